@@ -1,0 +1,45 @@
+import Joi from 'joi';
+import { sendTestEmail, sendTestTemplateEmail } from '../../services/email/outbox.js';
+import { verifyEmailProvider } from '../../services/email/settings.js';
+import { ADMINS } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+import { email } from '../schemas.js';
+
+export const verifyEmail = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/email/verify',
+  options: {
+    description: "Check the store's email provider with a real SMTP handshake",
+    tags: ['email'],
+    handler: async (request) => verifyEmailProvider(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});
+
+export const testEmail = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/email/test',
+  options: {
+    description: 'Send a test email through the store mailer; 502 with the SMTP error on failure',
+    tags: ['email'],
+    validate: { payload: Joi.object({ toEmail: email().required() }) },
+    handler: async (request) => {
+      const { toEmail } = request.payload as { toEmail: string };
+      return sendTestEmail(request.server.app.ctx, tenantOf(request).storeId, toEmail);
+    }
+  }
+});
+
+export const testTemplateEmail = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/email/test-template',
+  options: {
+    description: 'Render a template with sample data and send it',
+    tags: ['email'],
+    validate: { payload: Joi.object({ toEmail: email().required(), templateKey: Joi.string().trim().min(1).max(100).required() }) },
+    handler: async (request) => {
+      const { toEmail, templateKey } = request.payload as { toEmail: string; templateKey: string };
+      return sendTestTemplateEmail(request.server.app.ctx, tenantOf(request).storeId, toEmail, templateKey);
+    }
+  }
+});

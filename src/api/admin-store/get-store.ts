@@ -1,0 +1,14 @@
+import { getDashboard } from '../../services/stores.js';
+import { ANY_MEMBER } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+
+export const getStore = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/store',
+  options: {
+    description: 'Store dashboard: settings, stats, setup progress, recent orders, open issues',
+    tags: ['store'],
+    handler: async (request) => getDashboard(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});

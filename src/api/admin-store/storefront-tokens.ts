@@ -1,0 +1,52 @@
+import Joi from 'joi';
+import { ADMINS } from '../../services/roles.js';
+import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/storefront-tokens.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams, text } from '../schemas.js';
+
+export const listTokens = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/storefront-tokens',
+  options: {
+    description: 'List storefront tokens (never the secret)',
+    tags: ['storefront-tokens'],
+    handler: async (request) => ({ tokens: await listStorefrontTokens(request.server.app.ctx, tenantOf(request).storeId) })
+  }
+});
+
+export const createToken = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/storefront-tokens',
+  options: {
+    description: 'Create a storefront token; the secret is shown only in this response',
+    tags: ['storefront-tokens'],
+    validate: { payload: Joi.object({ name: text(100).min(1).required() }) },
+    handler: async (request, h) => {
+      const { name } = request.payload as { name: string };
+      return h.response(await createStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, name)).code(201);
+    }
+  }
+});
+
+export const rotateToken = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/storefront-tokens/{tokenId}/rotate',
+  options: {
+    description: 'Issue a new secret for a token; the old one stops working at once',
+    tags: ['storefront-tokens'],
+    validate: { params: idParams('tokenId') },
+    handler: async (request) => rotateStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, request.params.tokenId as string)
+  }
+});
+
+export const revokeToken = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/storefront-tokens/{tokenId}/revoke',
+  options: {
+    description: 'Revoke a storefront token',
+    tags: ['storefront-tokens'],
+    validate: { params: idParams('tokenId') },
+    handler: async (request) => revokeStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, request.params.tokenId as string)
+  }
+});

@@ -1,0 +1,20 @@
+import Joi from 'joi';
+import { forgotPassword, limitAuthAttempt } from '../../services/auth.js';
+import { email } from '../schemas.js';
+import { publicRoute } from '../route-helpers.js';
+
+export const postForgotPassword = publicRoute({
+  method: 'POST',
+  path: '/auth/forgot-password',
+  options: {
+    description: 'Email a single-use password reset link (always answers 200)',
+    tags: ['auth'],
+    validate: { payload: Joi.object({ email: email().required() }) },
+    handler: async (request) => {
+      const ctx = request.server.app.ctx;
+      const { email: address } = request.payload as { email: string };
+      await limitAuthAttempt(ctx, 'forgot', request.info.remoteAddress, address);
+      return forgotPassword(ctx, address);
+    }
+  }
+});

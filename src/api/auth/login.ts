@@ -1,0 +1,20 @@
+import Joi from 'joi';
+import { limitAuthAttempt, login } from '../../services/auth.js';
+import { email } from '../schemas.js';
+import { publicRoute } from '../route-helpers.js';
+
+export const postLogin = publicRoute({
+  method: 'POST',
+  path: '/auth/login',
+  options: {
+    description: 'Sign in with email and password',
+    tags: ['auth'],
+    validate: { payload: Joi.object({ email: email().required(), password: Joi.string().min(1).max(128).required() }) },
+    handler: async (request) => {
+      const ctx = request.server.app.ctx;
+      const { email: address, password } = request.payload as { email: string; password: string };
+      await limitAuthAttempt(ctx, 'login', request.info.remoteAddress, address);
+      return login(ctx, address, password);
+    }
+  }
+});

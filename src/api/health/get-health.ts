@@ -1,0 +1,19 @@
+import { publicRoute } from '../route-helpers.js';
+import { checkHealth } from '../../services/health.js';
+
+export const getHealth = publicRoute({
+  method: 'GET',
+  path: '/health',
+  options: {
+    description: 'Service health: probes the database and Redis',
+    tags: ['health'],
+    handler: async (request, h) => {
+      const health = await checkHealth(request.server.app.ctx);
+      const data = { status: health.status, database: health.database, redis: health.redis };
+      if (health.healthy) return data;
+      return h
+        .response({ success: false, data, error: { code: 'service_unavailable', message: 'A backing service is unavailable' }, meta: {} })
+        .code(503);
+    }
+  }
+});

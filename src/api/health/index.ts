@@ -1,0 +1,3 @@
+import { getHealth } from './get-health.js';
+
+export const healthRoutes = [getHealth];

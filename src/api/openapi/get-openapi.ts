@@ -1,0 +1,18 @@
+import { publicRoute } from '../route-helpers.js';
+import { buildOpenApiDocument } from './build-document.js';
+
+let cached: object | null = null;
+
+export const getOpenApi = publicRoute({
+  method: 'GET',
+  path: '/openapi.json',
+  options: {
+    description: 'OpenAPI 3 document generated from the route definitions',
+    tags: ['docs'],
+    // The raw document, not the envelope: tools that read OpenAPI expect it at the top level.
+    handler: (request, h) => {
+      cached ??= buildOpenApiDocument(request.server);
+      return h.response(JSON.stringify(cached)).type('application/json');
+    }
+  }
+});

@@ -1,0 +1,109 @@
+import Jwt from '@hapi/jwt';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { badRequest, forbidden, unauthenticated } from '../../errors.js';
+import { JWT_ALGORITHM } from '../../services/access-tokens.js';
+import { userForAccessToken } from '../../services/auth.js';
+import { LocalRateLimiter } from '../../services/rate-limit.js';
+import type { Role, Tenant } from '../../services/roles.js';
+import { authenticateStorefrontToken, STOREFRONT_TOKEN_PREFIX } from '../../services/storefront-tokens.js';
+import { findMembership } from '../../services/users.js';
+
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    /** Roles allowed on an admin route; set by `adminRoute`. */
+    tenancy?: { roles: readonly Role[] };
+  }
+  interface RequestApplicationState {
+    tenant?: Tenant;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function storefrontSecretFrom(request: Request): string | undefined {
+  const header = request.headers['x-storefront-token'];
+  if (typeof header === 'string' && header) return header.trim();
+  const authorization = request.headers.authorization as string | undefined;
+  if (authorization) {
+    const [scheme, value] = authorization.split(/\s+/, 2);
+    if (scheme?.toLowerCase() === 'bearer' && value?.startsWith(STOREFRONT_TOKEN_PREFIX)) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Three strategies: `admin` (JWT, for /admin/** and /auth/me), `storefront` (swsf_ token that
+ * selects the store), and the tenancy check that turns JWT + x-store-id into `request.app.tenant`.
+ */
+export const authPlugin: Plugin<void> = {
+  name: 'shopwright-auth',
+  dependencies: [],
+  async register(server) {
+    const ctx = server.app.ctx;
+    await server.register(Jwt);
+
+    server.auth.strategy('admin', 'jwt', {
+      keys: { key: ctx.config.jwtSecret, algorithms: [JWT_ALGORITHM] },
+      verify: {
+        aud: ctx.config.jwtAudience,
+        iss: ctx.config.jwtIssuer,
+        sub: false,
+        nbf: true,
+        exp: true,
+        // Without maxAgeSec @hapi/jwt accepts a token that carries no exp at all.
+        maxAgeSec: ctx.config.jwtTtlSec,
+        timeSkewSec: 15
+      },
+      validate: async (artifacts: { decoded: { payload: { sub: string; sv?: unknown; exp?: unknown } } }) => {
+        const payload = artifacts.decoded.payload;
+        if (typeof payload.exp !== 'number') return { isValid: false };
+        const user = await userForAccessToken(ctx, payload.sub, payload.sv);
+        return user ? { isValid: true, credentials: { userId: user.id, email: user.email } } : { isValid: false };
+      }
+    });
+
+    const storefrontLimiter = new LocalRateLimiter(ctx.config.rateLimits.storefrontPerTokenPerMinute);
+    server.auth.scheme('storefront-token', () => ({
+      authenticate: async (request: Request, h: ResponseToolkit) => {
+        const secret = storefrontSecretFrom(request);
+        if (!secret) throw unauthenticated('A storefront token is required (x-storefront-token)', 'Storefront');
+        const principal = await authenticateStorefrontToken(ctx, secret);
+        if (!principal) throw unauthenticated('The storefront token is invalid or revoked', 'Storefront');
+        storefrontLimiter.consume(principal.tokenId);
+        return h.authenticated({ credentials: { storeId: principal.storeId, tokenId: principal.tokenId } });
+      }
+    }));
+    server.auth.strategy('storefront', 'storefront-token');
+
+    server.ext('onPostAuth', async (request, h) => {
+      const tenancy = request.route.settings.plugins?.tenancy;
+      if (!tenancy) return h.continue;
+      const storeId = request.headers['x-store-id'];
+      if (typeof storeId !== 'string' || !storeId) {
+        throw badRequest('The x-store-id header is required', [{ path: 'x-store-id', message: 'x-store-id header is required' }]);
+      }
+      if (!UUID.test(storeId)) throw badRequest('The x-store-id header must be a store id', [{ path: 'x-store-id', message: 'must be a valid UUID' }]);
+      const userId = (request.auth.credentials as { userId: string }).userId;
+      const membership = await findMembership(ctx, storeId.toLowerCase(), userId);
+      if (!membership) throw forbidden('You are not a member of this store');
+      if (!tenancy.roles.includes(membership.role)) throw forbidden(`This action needs one of the roles: ${tenancy.roles.join(', ')}`);
+      request.app.tenant = { storeId: storeId.toLowerCase(), userId, role: membership.role };
+      return h.continue;
+    });
+  }
+};
+
+/** The tenant of an admin request; set by the tenancy check before any handler runs. */
+export function tenantOf(request: Request): Tenant {
+  const tenant = request.app.tenant;
+  if (!tenant) throw new Error('tenantOf called on a route without tenancy');
+  return tenant;
+}
+
+export function storefrontOf(request: Request): { storeId: string; tokenId: string } {
+  return request.auth.credentials as unknown as { storeId: string; tokenId: string };
+}
+
+export function userIdOf(request: Request): string {
+  return (request.auth.credentials as { userId: string }).userId;
+}

@@ -1,0 +1,87 @@
+import Boom from '@hapi/boom';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { AppError, isBackendDown } from '../../errors.js';
+
+/** Marks a handler result that carries `meta` (pagination, job info) beside its `data`. */
+export class Enveloped {
+  constructor(
+    readonly data: unknown,
+    readonly meta: Record<string, unknown> = {}
+  ) {}
+}
+
+export const withMeta = (data: unknown, meta: Record<string, unknown>) => new Enveloped(data, meta);
+
+const BOOM_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  502: 'upstream_failed',
+  503: 'service_unavailable',
+  504: 'upstream_failed'
+};
+
+function errorBody(code: string, message: string, details?: unknown[]) {
+  return { success: false, error: details ? { code, message, details } : { code, message }, meta: {} };
+}
+
+function renderError(request: Request, h: ResponseToolkit, error: Error) {
+  if (error instanceof AppError) {
+    const response = h.response(errorBody(error.code, error.message, error.details)).code(error.status);
+    for (const [name, value] of Object.entries(error.headers)) response.header(name, value);
+    return response;
+  }
+  const boom = Boom.isBoom(error) ? error : Boom.boomify(error);
+  let status = boom.output.statusCode;
+  // hapi's own request-parsing failures arrive as Boom errors with hapi's wording: keep the status,
+  // use our codes and a message that does not leak internals.
+  if (status >= 500) {
+    if (isBackendDown(error)) {
+      return h.response(errorBody('service_unavailable', 'A backing service is unavailable')).code(503);
+    }
+    request.log(['error'], error);
+    request.server.app.ctx.log.error({ err: { message: error.message, stack: error.stack }, requestId: request.info.id }, 'unhandled error');
+    status = status === 503 || status === 502 ? status : 500;
+    const message = status === 500 ? 'Something went wrong on our side' : boom.output.payload.message;
+    return h.response(errorBody(status === 500 ? 'internal_error' : BOOM_CODES[status]!, message)).code(status);
+  }
+  const code = BOOM_CODES[status] ?? 'bad_request';
+  const message = status === 400 && /JSON/i.test(boom.message) ? 'Malformed JSON body' : boom.output.payload.message;
+  const response = h.response(errorBody(code, message)).code(status);
+  for (const [name, value] of Object.entries(boom.output.headers)) {
+    if (value !== undefined) response.header(name, String(value));
+  }
+  return response;
+}
+
+/**
+ * Every response leaves in the contract's envelope: successes as `{ success, data, meta }`,
+ * failures (ours, joi's, hapi's own 404/413/415) as `{ success: false, error, meta }`.
+ */
+export const envelopePlugin: Plugin<void> = {
+  name: 'shopwright-envelope',
+  register(server) {
+    server.ext('onPreResponse', (request, h) => {
+      const response = request.response;
+      if (response instanceof Error) return renderError(request, h, response);
+      response.header('x-request-id', request.info.id);
+      if (response.variety !== 'plain') return h.continue;
+      const writable = response as { source: unknown };
+      const source = writable.source;
+      if (source instanceof Enveloped) {
+        writable.source = { success: true, data: source.data, meta: source.meta };
+      } else if (source !== null && typeof source === 'object' && !Buffer.isBuffer(source) && !('success' in source)) {
+        writable.source = { success: true, data: source, meta: {} };
+      }
+      return h.continue;
+    });
+  }
+};

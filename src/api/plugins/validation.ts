@@ -1,0 +1,16 @@
+import type { Lifecycle } from '@hapi/hapi';
+import type { ValidationError } from 'joi';
+import { validationFailed, type ErrorDetail } from '../../errors.js';
+
+/** joi failures become 422 `validation_failed` with one detail per bad field (never hapi's 400). */
+export const failValidation: Lifecycle.FailAction = (request, _h, error) => {
+  const joiError = error as ValidationError | undefined;
+  const source = (joiError as { output?: { payload?: { validation?: { source?: string } } } })?.output?.payload?.validation?.source;
+  const details: ErrorDetail[] = (joiError?.details ?? []).map((detail) => ({
+    path: detail.path.length ? detail.path.join('.') : (source ?? 'body'),
+    message: detail.message.replace(/"/g, '')
+  }));
+  throw validationFailed(details.length ? details : [{ path: source ?? 'body', message: joiError?.message ?? 'invalid' }]);
+};
+
+export const VALIDATION_OPTIONS = { abortEarly: false, convert: true, errors: { wrap: { label: false } } } as const;

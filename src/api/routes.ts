@@ -1,0 +1,17 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { adminDiscountRoutes } from './admin-discounts/index.js';
+import { adminStoreRoutes } from './admin-store/index.js';
+import { authRoutes } from './auth/index.js';
+import { healthRoutes } from './health/index.js';
+import { getOpenApi } from './openapi/get-openapi.js';
+import { storefrontRoutes } from './storefront/index.js';
+
+/** Every route group, mounted under /api/v1. One line per group. */
+export const ROUTE_GROUPS: ServerRoute[][] = [
+  healthRoutes,
+  [getOpenApi],
+  authRoutes,
+  adminStoreRoutes,
+  adminDiscountRoutes,
+  storefrontRoutes
+];

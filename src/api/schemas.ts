@@ -1,0 +1,15 @@
+import Joi from 'joi';
+
+/** Reusable joi pieces. Strings are trimmed and emails lower-cased everywhere, as the contract says. */
+export const id = () => Joi.string().uuid();
+export const email = () => Joi.string().trim().lowercase().email({ tlds: false }).max(254);
+export const text = (max = 255) => Joi.string().trim().max(max);
+export const money = () => Joi.number().integer().min(0).max(1_000_000_000_00);
+export const slug = () => Joi.string().trim().lowercase().min(1).max(120).pattern(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'slug');
+
+export const paginationQuery = {
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(1000)
+};
+
+export const idParams = (...names: string[]) => Joi.object(Object.fromEntries(names.map((name) => [name, id().required()])));

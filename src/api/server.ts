@@ -1,0 +1,50 @@
+import Hapi, { type Server } from '@hapi/hapi';
+import Joi from 'joi';
+import type { AppContext } from '../context.js';
+import { authPlugin } from './plugins/auth.js';
+import { envelopePlugin } from './plugins/envelope.js';
+import { notFoundPlugin } from './plugins/not-found.js';
+import { requestLogPlugin } from './plugins/request-log.js';
+import { failValidation, VALIDATION_OPTIONS } from './plugins/validation.js';
+import { ROUTE_GROUPS } from './routes.js';
+
+declare module '@hapi/hapi' {
+  interface ServerApplicationState {
+    ctx: AppContext;
+  }
+}
+
+export const API_PREFIX = '/api/v1';
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export async function createServer(ctx: AppContext, options: { port?: number; host?: string } = {}): Promise<Server> {
+  const server = Hapi.server({
+    port: options.port ?? ctx.config.port,
+    host: options.host ?? ctx.config.host,
+    router: { stripTrailingSlash: true },
+    routes: {
+      validate: { failAction: failValidation, options: VALIDATION_OPTIONS },
+      // hapi sets no server-side timeout by default; the socket timeout must exceed it.
+      timeout: { server: 25_000, socket: 30_000 },
+      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error' },
+      response: { emptyStatusCode: 204 },
+      security: { noOpen: true, noSniff: true, xframe: true, referrer: 'no-referrer', hsts: ctx.config.env === 'production' }
+    },
+    debug: false
+  });
+  server.app.ctx = ctx;
+  server.validator(Joi);
+
+  await server.register([envelopePlugin, requestLogPlugin, authPlugin]);
+  await server.register(
+    {
+      name: 'shopwright-routes',
+      register(routes) {
+        for (const group of ROUTE_GROUPS) routes.route(group);
+      }
+    },
+    { routes: { prefix: API_PREFIX } }
+  );
+  await server.register(notFoundPlugin);
+  return server;
+}

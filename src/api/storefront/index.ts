@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { getStorefrontStoreRoute } from './get-store.js';
+
+export const storefrontRoutes: ServerRoute[] = [getStorefrontStoreRoute];

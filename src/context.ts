@@ -1,0 +1,37 @@
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { createDb, type Db } from './db/knex.js';
+import { Queues } from './jobs/queues.js';
+import { createLogger, type Logger } from './logger.js';
+import { createFailFastRedis } from './redis.js';
+import { LocalCache } from './services/cache/local-cache.js';
+
+/**
+ * Everything a service needs from the outside world, built once per process. Services take it as
+ * their first argument; nothing reaches for module-level singletons, so tests can build several.
+ */
+export interface AppContext {
+  config: Config;
+  log: Logger;
+  db: Db;
+  redis: Redis;
+  queues: Queues;
+  cache: LocalCache;
+}
+
+export function createContext(config: Config, options: { log?: Logger; dbPoolMax?: number } = {}): AppContext {
+  const log = options.log ?? createLogger(config.logLevel);
+  const db = createDb(config.databaseUrl, { max: options.dbPoolMax ?? 10 });
+  const redis = createFailFastRedis(config.redisUrl);
+  redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
+  const queues = new Queues(redis, config.redisUrl, config.redisPrefix);
+  const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log);
+  return { config, log, db, redis, queues, cache };
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.queues.close();
+  await ctx.cache.close();
+  ctx.redis.disconnect();
+  await ctx.db.destroy();
+}

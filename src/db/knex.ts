@@ -1,0 +1,24 @@
+import knexFactory, { type Knex } from 'knex';
+import objection from 'objection';
+import pg from 'pg';
+
+// int8 (counts, sums) as JS numbers: every amount we keep fits well inside 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+// numeric (percentages) as JS numbers.
+pg.types.setTypeParser(1700, (value) => Number.parseFloat(value));
+
+export type Db = Knex;
+
+/**
+ * One knex instance per process and database. Identifiers are camelCase in code and snake_case in
+ * SQL (objection's mappers), so services write `where({ storeId })` and read `row.createdAt`.
+ */
+export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString: databaseUrl, application_name: 'shopwright' },
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    acquireConnectionTimeout: 10_000,
+    ...objection.knexSnakeCaseMappers()
+  });
+}

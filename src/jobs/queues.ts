@@ -1,0 +1,70 @@
+import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { bullmqConnection } from '../redis.js';
+import { isBackendDown, serviceUnavailable } from '../errors.js';
+
+/** One queue per domain, so a flood of campaign sends never delays a password-reset email. */
+export const QUEUE_NAMES = ['email', 'imports', 'campaigns', 'domains', 'sync', 'webhooks'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { age: 24 * 3600, count: 5_000 },
+  removeOnFail: { age: 7 * 24 * 3600 }
+};
+
+export class Queues {
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly events = new Map<QueueName, QueueEvents>();
+
+  constructor(
+    private readonly producerConnection: Redis,
+    private readonly redisUrl: string,
+    readonly prefix: string
+  ) {}
+
+  get(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        connection: this.producerConnection,
+        prefix: this.prefix,
+        defaultJobOptions: DEFAULT_JOB_OPTIONS
+      });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /**
+   * Adds a job; call it only after the transaction that motivates the job has committed. A Redis
+   * outage surfaces as 503 rather than a hung request.
+   */
+  async add<T extends object>(name: QueueName, jobName: string, data: T, options: JobsOptions = {}) {
+    try {
+      return await this.get(name).add(jobName, data, options);
+    } catch (error) {
+      if (isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
+      throw error;
+    }
+  }
+
+  /** Completion events for a queue, for the few synchronous routes that wait on a job (test email). */
+  async eventsFor(name: QueueName): Promise<QueueEvents> {
+    let events = this.events.get(name);
+    if (!events) {
+      events = new QueueEvents(name, { connection: bullmqConnection(this.redisUrl), prefix: this.prefix });
+      this.events.set(name, events);
+      await events.waitUntilReady();
+    }
+    return events;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.events.values()].map((e) => e.close()));
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.events.clear();
+    this.queues.clear();
+  }
+}

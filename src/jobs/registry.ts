@@ -1,0 +1,5 @@
+import type { JobDefinition } from './definition.js';
+import { sendEmailJob } from './send-email.js';
+
+/** Every job kind the workers run. Add new definitions here. */
+export const JOB_DEFINITIONS: JobDefinition<any, any>[] = [sendEmailJob];

@@ -1,0 +1,136 @@
+import type { AppContext } from '../context.js';
+import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../errors.js';
+import { issueAccessToken } from './access-tokens.js';
+import { enqueueEmail } from './email/outbox.js';
+import { consumeRateLimit } from './rate-limit.js';
+import { hashPassword, hashToken, randomSecret, verifyPassword } from './secrets.js';
+import { insertStorefrontToken, newStorefrontSecret } from './storefront-tokens.js';
+import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
+
+const RESET_TTL_MS = 3600_000;
+
+export interface SignupInput {
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+  storeName: string;
+  storeSlug: string;
+}
+
+/** Slugs that would shadow our own hosts or pages. */
+export const RESERVED_SLUGS = new Set([
+  'admin', 'api', 'app', 'apps', 'assets', 'auth', 'billing', 'blog', 'cdn', 'checkout', 'dashboard', 'docs',
+  'help', 'internal', 'login', 'logout', 'mail', 'media', 'public', 'root', 'settings', 'shop', 'shopwright',
+  'signup', 'static', 'status', 'store', 'stores', 'storefront', 'support', 'system', 'www'
+]);
+
+const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Email or password is incorrect', undefined, { 'WWW-Authenticate': 'Bearer' });
+
+/** Rate limits shared by the unauthenticated auth routes: per client IP and per email address. */
+export async function limitAuthAttempt(ctx: AppContext, action: string, ip: string, email?: string): Promise<void> {
+  await consumeRateLimit(ctx, `${action}:ip:${ip}`, ctx.config.rateLimits.authPerIpPerMinute);
+  if (email) await consumeRateLimit(ctx, `${action}:email:${email}`, ctx.config.rateLimits.authPerEmailPerMinute);
+}
+
+export async function signup(ctx: AppContext, input: SignupInput) {
+  if (RESERVED_SLUGS.has(input.storeSlug)) {
+    throw unprocessable('validation_failed', 'Request validation failed', [{ path: 'storeSlug', message: 'storeSlug is reserved' }]);
+  }
+  if (await findUserByEmail(ctx.db, input.email)) throw conflict('email_taken', 'An account with this email already exists', [{ path: 'email', message: 'email is taken' }]);
+  if (await ctx.db('stores').whereRaw('lower(slug) = ?', [input.storeSlug]).first('id')) {
+    throw conflict('slug_taken', 'This store slug is taken', [{ path: 'storeSlug', message: 'storeSlug is taken' }]);
+  }
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordHashCost);
+  const storefrontToken = newStorefrontSecret();
+  try {
+    const { user, store } = await ctx.db.transaction(async (trx) => {
+      const [user] = await trx('users')
+        .insert({ email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash })
+        .returning(['id', 'email', 'firstName', 'lastName', 'sessionVersion']);
+      const [store] = await trx('stores').insert({ name: input.storeName, slug: input.storeSlug, contactEmail: input.email }).returning(['id', 'name', 'slug']);
+      await trx('memberships').insert({ storeId: store.id, userId: user.id, role: 'owner' });
+      await insertStorefrontToken(trx, store.id, 'Default storefront', storefrontToken);
+      return { user, store };
+    });
+    return {
+      user: toUserDto(user),
+      store: { id: store.id, name: store.name, slug: store.slug },
+      memberships: [{ storeId: store.id, storeName: store.name, storeSlug: store.slug, role: 'owner' as const }],
+      storefrontToken,
+      accessToken: issueAccessToken(ctx.config, user)
+    };
+  } catch (error) {
+    // Two signups racing past the checks above: the unique indexes decide, nothing is half-created.
+    const constraint = uniqueViolation(error);
+    if (constraint === 'users_email_key') throw conflict('email_taken', 'An account with this email already exists', [{ path: 'email', message: 'email is taken' }]);
+    if (constraint === 'stores_slug_key') throw conflict('slug_taken', 'This store slug is taken', [{ path: 'storeSlug', message: 'storeSlug is taken' }]);
+    throw error;
+  }
+}
+
+// Verifying against a real hash when the email is unknown keeps both answers equally slow.
+let decoyHash: Promise<string> | null = null;
+
+export async function login(ctx: AppContext, email: string, password: string) {
+  const user = await findUserByEmail(ctx.db, email);
+  decoyHash ??= hashPassword(randomSecret(16), ctx.config.passwordHashCost);
+  const ok = await verifyPassword(password, user?.passwordHash ?? (await decoyHash));
+  if (!user || !ok) throw invalidCredentials();
+  return { user: toUserDto(user), memberships: await membershipsOf(ctx.db, user.id), accessToken: issueAccessToken(ctx.config, user) };
+}
+
+export async function currentUser(ctx: AppContext, userId: string) {
+  const user = await findUserById(ctx.db, userId);
+  if (!user) throw unauthenticated('Account no longer exists');
+  return { user: toUserDto(user), memberships: await membershipsOf(ctx.db, user.id) };
+}
+
+/** Resolves JWT claims to a live user; tokens from before a password reset no longer match. */
+export async function userForAccessToken(ctx: AppContext, userId: string, sessionVersion: unknown): Promise<UserRow | null> {
+  if (typeof userId !== 'string' || !/^[0-9a-f-]{36}$/i.test(userId)) return null;
+  const user = await findUserById(ctx.db, userId);
+  if (!user || user.sessionVersion !== sessionVersion) return null;
+  return user;
+}
+
+export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for that email, a reset link is on its way.';
+
+export async function forgotPassword(ctx: AppContext, email: string) {
+  const user = await findUserByEmail(ctx.db, email);
+  if (user) {
+    const token = randomSecret(32);
+    await ctx.db('passwordResets').insert({ userId: user.id, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + RESET_TTL_MS) });
+    await enqueueEmail(ctx, {
+      storeId: null,
+      to: user.email,
+      templateKey: 'password_reset',
+      data: {
+        user: toUserDto(user),
+        resetUrl: `${ctx.config.appUrl}/reset-password?token=${encodeURIComponent(token)}`,
+        expiresInMinutes: RESET_TTL_MS / 60_000
+      }
+    });
+  }
+  return { message: FORGOT_PASSWORD_MESSAGE };
+}
+
+export async function resetPassword(ctx: AppContext, token: string, password: string) {
+  const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
+  const done = await ctx.db.transaction(async (trx) => {
+    // Claiming the row in the UPDATE makes the link single-use even when two resets race.
+    const claimed = await trx('passwordResets')
+      .where({ tokenHash: hashToken(token) })
+      .whereNull('usedAt')
+      .where('expiresAt', '>', trx.fn.now())
+      .update({ usedAt: trx.fn.now() })
+      .returning(['userId']);
+    const userId = claimed[0]?.userId as string | undefined;
+    if (!userId) return false;
+    await trx('users').where({ id: userId }).update({ passwordHash, sessionVersion: trx.raw('session_version + 1'), updatedAt: trx.fn.now() });
+    await trx('passwordResets').where({ userId }).whereNull('usedAt').update({ usedAt: trx.fn.now() });
+    return true;
+  });
+  if (!done) throw unprocessable('invalid_token', 'This reset link is invalid or has expired', [{ path: 'token', message: 'token is invalid or expired' }]);
+  return { message: 'Your password has been reset. Sign in with the new password.' };
+}

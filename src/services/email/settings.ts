@@ -1,0 +1,108 @@
+import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/knex.js';
+import { decryptSecret, encryptSecret } from '../secrets.js';
+import { platformDefaultMailer, storeSmtpMailer, type Mailer } from './transport.js';
+
+export interface EmailSettingsInput {
+  fromName?: string | null;
+  fromEmail?: string | null;
+  replyTo?: string | null;
+  smtp?: { host: string; port: number; secure?: boolean; user?: string | null; password?: string | null } | null;
+}
+
+interface EmailSettingsRow {
+  storeId: string;
+  fromName: string | null;
+  fromEmail: string | null;
+  replyTo: string | null;
+  smtpHost: string | null;
+  smtpPort: number | null;
+  smtpSecure: boolean;
+  smtpUser: string | null;
+  smtpPasswordEncrypted: string | null;
+}
+
+/** What reads show: the SMTP password is write-only, reported only as `passwordSet`. */
+export function toEmailSettingsDto(row: EmailSettingsRow | undefined) {
+  return {
+    fromName: row?.fromName ?? null,
+    fromEmail: row?.fromEmail ?? null,
+    replyTo: row?.replyTo ?? null,
+    smtp: row?.smtpHost
+      ? { host: row.smtpHost, port: row.smtpPort, secure: row.smtpSecure, user: row.smtpUser, passwordSet: Boolean(row.smtpPasswordEncrypted) }
+      : null
+  };
+}
+
+export async function readEmailSettings(db: Db, storeId: string): Promise<EmailSettingsRow | undefined> {
+  return db('storeEmailSettings').where({ storeId }).first();
+}
+
+/** Upserts the store's email settings inside the caller's transaction. */
+export async function writeEmailSettings(db: Db, encryptionKey: string, storeId: string, input: EmailSettingsInput): Promise<void> {
+  const current = await readEmailSettings(db, storeId);
+  const row: Partial<EmailSettingsRow> & { storeId: string } = { storeId };
+  if (input.fromName !== undefined) row.fromName = input.fromName;
+  if (input.fromEmail !== undefined) row.fromEmail = input.fromEmail;
+  if (input.replyTo !== undefined) row.replyTo = input.replyTo;
+  if (input.smtp === null) {
+    Object.assign(row, { smtpHost: null, smtpPort: null, smtpSecure: false, smtpUser: null, smtpPasswordEncrypted: null });
+  } else if (input.smtp) {
+    row.smtpHost = input.smtp.host;
+    row.smtpPort = input.smtp.port;
+    row.smtpSecure = input.smtp.secure ?? input.smtp.port === 465;
+    if (input.smtp.user !== undefined) row.smtpUser = input.smtp.user;
+    // Absent password keeps the stored one (reads never return it, so clients cannot echo it back).
+    if (input.smtp.password !== undefined) {
+      row.smtpPasswordEncrypted = input.smtp.password ? encryptSecret(input.smtp.password, encryptionKey) : null;
+    }
+  }
+  if (current) await db('storeEmailSettings').where({ storeId }).update({ ...row, updatedAt: db.fn.now() });
+  else await db('storeEmailSettings').insert(row);
+}
+
+export interface ResolvedSender {
+  mailer: Mailer;
+  from: string;
+  replyTo: string | undefined;
+}
+
+function formatAddress(name: string | null | undefined, email: string): string {
+  return name ? `"${name.replace(/["\\\r\n]/g, '')}" <${email}>` : email;
+}
+
+/** The mailer and From line for a store (its own SMTP when configured), or the platform's for storeId null. */
+export async function resolveSender(ctx: AppContext, storeId: string | null): Promise<ResolvedSender> {
+  const platform = platformDefaultMailer(ctx.config);
+  if (!storeId) return { mailer: platform, from: ctx.config.emailFrom, replyTo: undefined };
+  const [settings, store] = await Promise.all([
+    readEmailSettings(ctx.db, storeId),
+    ctx.db('stores').where({ id: storeId }).first('name', 'contactEmail')
+  ]);
+  const replyTo = settings?.replyTo ?? store?.contactEmail ?? undefined;
+  if (settings?.smtpHost && settings.smtpPort) {
+    const password = settings.smtpPasswordEncrypted ? decryptSecret(settings.smtpPasswordEncrypted, ctx.config.encryptionKey) : null;
+    const mailer = storeSmtpMailer({ host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password });
+    const fromEmail = settings.fromEmail ?? settings.smtpUser ?? store?.contactEmail ?? 'no-reply@localhost';
+    return { mailer, from: formatAddress(settings.fromName ?? store?.name, fromEmail), replyTo };
+  }
+  // Platform mailer: our own From address (SPF/DKIM are ours), the store's name for display.
+  const platformAddress = /<([^>]+)>/.exec(ctx.config.emailFrom)?.[1] ?? ctx.config.emailFrom;
+  return { mailer: platform, from: formatAddress(settings?.fromName ?? store?.name, platformAddress), replyTo };
+}
+
+/** A real SMTP handshake (connect, STARTTLS/TLS, AUTH) against the store's server or the platform's. */
+export async function verifyEmailProvider(ctx: AppContext, storeId: string) {
+  const { mailer } = await resolveSender(ctx, storeId);
+  if (mailer.provider === 'local') {
+    return { ok: true, provider: 'local', message: 'No SMTP server is configured: messages are kept in the local outbox.' };
+  }
+  try {
+    await mailer.transporter.verify();
+    return { ok: true, provider: mailer.provider, message: 'SMTP connection and authentication succeeded.' };
+  } catch (error) {
+    return { ok: false, provider: mailer.provider, message: (error as Error).message };
+  } finally {
+    if (mailer.provider === 'smtp') mailer.transporter.close();
+  }
+}

@@ -1,0 +1,102 @@
+import { Liquid } from 'liquidjs';
+import { unprocessable } from '../../errors.js';
+
+export interface EmailTemplate {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+const layout = (body: string) =>
+  `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1f2933">${body}<p style="color:#7b8794;font-size:12px">{{ store.name }}</p></body></html>`;
+
+/** Built-in templates (Liquid). A store's marketing templates may add their own keys. */
+export const BUILT_IN_TEMPLATES: Record<string, EmailTemplate> = {
+  order_confirmation: {
+    subject: 'Order {{ order.number }} confirmed at {{ store.name }}',
+    html: layout(
+      '<h1>Thank you, {{ customer.firstName }}!</h1><p>We received order <strong>{{ order.number }}</strong>.</p><ul>{% for item in order.items %}<li>{{ item.quantity }} × {{ item.title }}</li>{% endfor %}</ul><p>Total: {{ order.totalFormatted }}</p><p><a href="{{ order.trackingUrl }}">Track your order</a></p>'
+    ),
+    text: 'Thank you, {{ customer.firstName }}! We received order {{ order.number }}.\n{% for item in order.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Total: {{ order.totalFormatted }}\nTrack it: {{ order.trackingUrl }}'
+  },
+  shipping_confirmation: {
+    subject: 'Order {{ order.number }} is on its way',
+    html: layout('<h1>Your order has shipped</h1><p>{{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }}</p><p><a href="{{ fulfillment.trackingUrl }}">Follow the parcel</a></p>'),
+    text: 'Your order {{ order.number }} has shipped: {{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }} {{ fulfillment.trackingUrl }}'
+  },
+  password_reset: {
+    subject: 'Reset your Shopwright password',
+    html: '<!doctype html><html><body><p>Hello {{ user.firstName }},</p><p><a href="{{ resetUrl }}">Choose a new password</a>. The link works once and for {{ expiresInMinutes }} minutes.</p><p>If you did not ask for this, ignore this email.</p></body></html>',
+    text: 'Hello {{ user.firstName }},\nChoose a new password: {{ resetUrl }}\nThe link works once and for {{ expiresInMinutes }} minutes. If you did not ask for this, ignore this email.'
+  },
+  team_invite: {
+    subject: '{{ inviter.firstName }} invited you to {{ store.name }}',
+    html: layout('<p>You are invited to join <strong>{{ store.name }}</strong> as {{ invite.role }}.</p><p><a href="{{ inviteUrl }}">Accept the invitation</a> (valid for 7 days).</p>'),
+    text: 'You are invited to join {{ store.name }} as {{ invite.role }}. Accept: {{ inviteUrl }} (valid for 7 days).'
+  },
+  newsletter_welcome: {
+    subject: 'Welcome to {{ store.name }}',
+    html: layout('<h1>Thanks for subscribing, {{ customer.firstName | default: "friend" }}!</h1><p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>'),
+    text: 'Thanks for subscribing to {{ store.name }}!\nUnsubscribe: {{ unsubscribeUrl }}'
+  },
+  campaign_default: {
+    subject: 'News from {{ store.name }}',
+    html: layout('<p>Hello {{ customer.firstName | default: "there" }},</p><div>{{ content }}</div><p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>'),
+    text: 'Hello {{ customer.firstName | default: "there" }},\n{{ content }}\nUnsubscribe: {{ unsubscribeUrl }}'
+  }
+};
+
+export const BUILT_IN_TEMPLATE_KEYS = Object.keys(BUILT_IN_TEMPLATES);
+
+/** Sample context for every built-in key, so a test send shows every placeholder filled. */
+export function sampleData(storeName: string, appUrl: string): Record<string, unknown> {
+  const store = { name: storeName };
+  const customer = { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com' };
+  const order = {
+    number: '#1001',
+    items: [
+      { title: 'Sample T-shirt', quantity: 2 },
+      { title: 'Sample mug', quantity: 1 }
+    ],
+    totalFormatted: '49.97 USD',
+    trackingUrl: `${appUrl}/track/sample`
+  };
+  return {
+    store,
+    customer,
+    order,
+    user: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com' },
+    fulfillment: { trackingCompany: 'UPS', trackingNumber: '1Z999AA10123456784', trackingUrl: 'https://example.com/track/1Z999' },
+    resetUrl: `${appUrl}/reset-password?token=sample`,
+    expiresInMinutes: 60,
+    inviter: { firstName: 'Alex' },
+    invite: { role: 'staff' },
+    inviteUrl: `${appUrl}/accept-invite?token=sample`,
+    unsubscribeUrl: `${appUrl}/unsubscribe?token=sample`,
+    content: 'This is a sample campaign body.'
+  };
+}
+
+const engine = new Liquid({ strictFilters: true, cache: 200, outputEscape: undefined });
+const htmlEngine = new Liquid({ strictFilters: true, cache: 200, outputEscape: 'escape' });
+
+export async function renderTemplate(template: EmailTemplate, data: Record<string, unknown>): Promise<RenderedEmail> {
+  const [subject, html, text] = await Promise.all([
+    engine.parseAndRender(template.subject, data),
+    htmlEngine.parseAndRender(template.html, data),
+    engine.parseAndRender(template.text, data)
+  ]);
+  return { subject: subject.trim(), html, text };
+}
+
+export function unknownTemplateKey(allowed: string[]) {
+  return unprocessable('validation_failed', `Unknown template key; allowed keys: ${allowed.join(', ')}`, [
+    { path: 'templateKey', message: `must be one of: ${allowed.join(', ')}` }
+  ]);
+}

@@ -1,0 +1,60 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../../config.js';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | null;
+  password: string | null;
+}
+
+export interface Mailer {
+  provider: 'smtp' | 'platform' | 'local';
+  transporter: Transporter;
+  /** Writes what the local outbox captured to disk (the local default has no server to send to). */
+  persist?: (messageId: string, raw: Buffer) => Promise<void>;
+}
+
+const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+
+export function storeSmtpMailer(smtp: SmtpSettings): Mailer {
+  const transporter = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
+    tls: { rejectUnauthorized: process.env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false' },
+    ...TIMEOUTS
+  });
+  return { provider: 'smtp', transporter };
+}
+
+let platformMailer: { url: string; mailer: Mailer } | null = null;
+
+/**
+ * The platform's own mailer: `SMTP_URL` when set; otherwise a local outbox that keeps every message
+ * as an .eml file under STORAGE_DIR/outbox, so a fresh `npm start` can send without any SMTP server.
+ */
+export function platformDefaultMailer(config: Config): Mailer {
+  const key = config.smtpUrl || `local:${config.storageDir}`;
+  if (platformMailer?.url === key) return platformMailer.mailer;
+  let mailer: Mailer;
+  if (config.smtpUrl) {
+    mailer = { provider: 'platform', transporter: nodemailer.createTransport(config.smtpUrl) };
+  } else {
+    const outbox = path.join(config.storageDir, 'outbox');
+    mailer = {
+      provider: 'local',
+      transporter: nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+      persist: async (messageId, raw) => {
+        await mkdir(outbox, { recursive: true });
+        await writeFile(path.join(outbox, `${messageId.replace(/[^a-zA-Z0-9._-]/g, '_')}.eml`), raw);
+      }
+    };
+  }
+  platformMailer = { url: key, mailer };
+  return mailer;
+}

@@ -1,0 +1,20 @@
+import type { AppContext } from '../context.js';
+
+const PROBE_TIMEOUT_MS = 1_500;
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('probe timed out')), PROBE_TIMEOUT_MS).unref())
+  ]);
+}
+
+/** Probes PostgreSQL and Redis for real (a query and a PING), each with a short timeout. */
+export async function checkHealth(ctx: AppContext) {
+  const [database, redis] = await Promise.all([
+    withTimeout(ctx.db.raw('select 1')).then(() => 'connected' as const, () => 'disconnected' as const),
+    withTimeout(ctx.redis.ping()).then(() => 'connected' as const, () => 'disconnected' as const)
+  ]);
+  const healthy = database === 'connected' && redis === 'connected';
+  return { healthy, status: healthy ? ('ok' as const) : ('degraded' as const), database, redis };
+}

@@ -1,0 +1,47 @@
+import type { AppContext } from '../context.js';
+import { rateLimited } from '../errors.js';
+
+/**
+ * Fixed-window counter in Redis, shared by every web process. Fails open when Redis is away:
+ * refusing every login because the limiter is down would be the worse outage.
+ */
+export async function consumeRateLimit(ctx: AppContext, bucket: string, limit: number, windowSec = 60): Promise<void> {
+  const window = Math.floor(Date.now() / 1000 / windowSec);
+  const key = `${ctx.config.redisPrefix}:rl:${bucket}:${window}`;
+  let count: number;
+  try {
+    const results = await ctx.redis.multi().incr(key).expire(key, windowSec + 1).exec();
+    count = Number(results?.[0]?.[1] ?? 0);
+  } catch (error) {
+    ctx.log.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable, allowing request');
+    return;
+  }
+  if (count > limit) {
+    const retryAfter = windowSec - (Math.floor(Date.now() / 1000) % windowSec);
+    throw rateLimited(Math.max(retryAfter, 1));
+  }
+}
+
+/** In-process fixed-window limiter for hot paths (storefront reads) where a Redis round trip per request costs too much. */
+export class LocalRateLimiter {
+  private readonly counts = new Map<string, { window: number; count: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowSec = 60
+  ) {}
+
+  consume(key: string): void {
+    const window = Math.floor(Date.now() / 1000 / this.windowSec);
+    const entry = this.counts.get(key);
+    if (!entry || entry.window !== window) {
+      if (this.counts.size > 50_000) this.counts.clear();
+      this.counts.set(key, { window, count: 1 });
+      return;
+    }
+    entry.count += 1;
+    if (entry.count > this.limit) {
+      throw rateLimited(Math.max(this.windowSec - (Math.floor(Date.now() / 1000) % this.windowSec), 1));
+    }
+  }
+}

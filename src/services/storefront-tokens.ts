@@ -1,0 +1,116 @@
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/knex.js';
+import { notFound } from '../errors.js';
+import { hashToken, randomSecret } from './secrets.js';
+
+export const STOREFRONT_TOKEN_PREFIX = 'swsf_';
+const DISPLAY_PREFIX_LENGTH = 12;
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+interface TokenRow {
+  id: string;
+  storeId: string;
+  name: string;
+  prefix: string;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface StorefrontPrincipal {
+  storeId: string;
+  tokenId: string;
+}
+
+export const toTokenDto = (row: TokenRow) => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  lastUsedAt: row.lastUsedAt,
+  createdAt: row.createdAt,
+  revokedAt: row.revokedAt
+});
+
+const cacheKey = (hash: string) => `sft:${hash}`;
+const COLUMNS = ['id', 'storeId', 'name', 'prefix', 'lastUsedAt', 'revokedAt', 'createdAt'];
+
+export function newStorefrontSecret(): string {
+  return `${STOREFRONT_TOKEN_PREFIX}${randomSecret(32)}`;
+}
+
+/** Inserts a token row for a fresh secret; used by signup inside its transaction. */
+export async function insertStorefrontToken(db: Db, storeId: string, name: string, secret: string): Promise<TokenRow> {
+  const [row] = await db('storefrontTokens')
+    .insert({ storeId, name, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), tokenHash: hashToken(secret) })
+    .returning(COLUMNS);
+  return row as TokenRow;
+}
+
+export async function listStorefrontTokens(ctx: AppContext, storeId: string) {
+  const rows: TokenRow[] = await ctx.db('storefrontTokens').where({ storeId }).orderBy([{ column: 'createdAt' }, { column: 'id' }]).select(COLUMNS);
+  return rows.map(toTokenDto);
+}
+
+export async function createStorefrontToken(ctx: AppContext, storeId: string, name: string) {
+  const secret = newStorefrontSecret();
+  const row = await insertStorefrontToken(ctx.db, storeId, name, secret);
+  return { token: toTokenDto(row), secret };
+}
+
+async function findToken(db: Db, storeId: string, tokenId: string): Promise<TokenRow & { tokenHash: string }> {
+  const row = await db('storefrontTokens').where({ storeId, id: tokenId }).first([...COLUMNS, 'tokenHash']);
+  if (!row) throw notFound('Storefront token');
+  return row;
+}
+
+/** A new secret for the same token record; the old secret stops working at once. */
+export async function rotateStorefrontToken(ctx: AppContext, storeId: string, tokenId: string) {
+  const existing = await findToken(ctx.db, storeId, tokenId);
+  const secret = newStorefrontSecret();
+  const [row] = await ctx.db('storefrontTokens')
+    .where({ storeId, id: tokenId })
+    .update({ tokenHash: hashToken(secret), prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), revokedAt: null, updatedAt: ctx.db.fn.now() })
+    .returning(COLUMNS);
+  await ctx.cache.invalidate(cacheKey(existing.tokenHash));
+  return { token: toTokenDto(row as TokenRow), secret };
+}
+
+export async function revokeStorefrontToken(ctx: AppContext, storeId: string, tokenId: string) {
+  const existing = await findToken(ctx.db, storeId, tokenId);
+  const [row] = await ctx.db('storefrontTokens')
+    .where({ storeId, id: tokenId })
+    .update({ revokedAt: existing.revokedAt ?? ctx.db.fn.now(), updatedAt: ctx.db.fn.now() })
+    .returning(COLUMNS);
+  await ctx.cache.invalidate(cacheKey(existing.tokenHash));
+  return { token: toTokenDto(row as TokenRow) };
+}
+
+const lastUsedWrites = new Map<string, number>();
+
+/**
+ * Resolves a presented secret to its store. Hot path of every storefront request: answered from the
+ * local cache after the first hit; `lastUsedAt` is written at most once a minute per token, off the
+ * request's critical path.
+ */
+export async function authenticateStorefrontToken(ctx: AppContext, secret: string): Promise<StorefrontPrincipal | null> {
+  if (!secret.startsWith(STOREFRONT_TOKEN_PREFIX) || secret.length < STOREFRONT_TOKEN_PREFIX.length + 32) return null;
+  const hash = hashToken(secret);
+  let principal = ctx.cache.get<StorefrontPrincipal | null>(cacheKey(hash));
+  if (principal === undefined) {
+    const row = await ctx.db('storefrontTokens').where({ tokenHash: hash }).whereNull('revokedAt').first('id', 'storeId');
+    principal = row ? { storeId: row.storeId, tokenId: row.id } : null;
+    if (principal) ctx.cache.set(cacheKey(hash), principal);
+  }
+  if (principal) touchLastUsed(ctx, principal.tokenId);
+  return principal;
+}
+
+function touchLastUsed(ctx: AppContext, tokenId: string): void {
+  const now = Date.now();
+  if ((lastUsedWrites.get(tokenId) ?? 0) > now - LAST_USED_WRITE_INTERVAL_MS) return;
+  lastUsedWrites.set(tokenId, now);
+  ctx.db('storefrontTokens')
+    .where({ id: tokenId })
+    .update({ lastUsedAt: ctx.db.fn.now() })
+    .catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'could not record token use'));
+}

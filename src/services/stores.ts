@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { conflict, notFound } from '../errors.js';
+import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
+import { storeStats } from './store-stats.js';
+
+export interface ShippingMethod {
+  id: string;
+  name: string;
+  price: number;
+  freeOverAmount: number | null;
+  countries: string[] | null;
+}
+
+export interface StoreRow {
+  id: string;
+  name: string;
+  slug: string;
+  currency: string;
+  contactEmail: string | null;
+  timezone: string;
+  shippingMethods: ShippingMethod[];
+  manualPaymentsEnabled: boolean;
+  logoUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface UpdateStoreInput {
+  name?: string;
+  contactEmail?: string | null;
+  timezone?: string;
+  currency?: string;
+  shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
+  manualPaymentsEnabled?: boolean;
+  logoUrl?: string | null;
+  email?: EmailSettingsInput;
+}
+
+const storefrontStoreKey = (storeId: string) => `sfstore:${storeId}`;
+
+export async function findStore(ctx: AppContext, storeId: string): Promise<StoreRow> {
+  const store = await ctx.db('stores').where({ id: storeId }).first();
+  if (!store) throw notFound('Store');
+  return store;
+}
+
+export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toEmailSettingsDto>) {
+  return {
+    id: store.id,
+    name: store.name,
+    slug: store.slug,
+    currency: store.currency,
+    contactEmail: store.contactEmail,
+    timezone: store.timezone,
+    shippingMethods: store.shippingMethods,
+    manualPaymentsEnabled: store.manualPaymentsEnabled,
+    logoUrl: store.logoUrl,
+    email,
+    createdAt: store.createdAt,
+    updatedAt: store.updatedAt
+  };
+}
+
+export async function getStoreSettings(ctx: AppContext, storeId: string) {
+  const [store, email] = await Promise.all([findStore(ctx, storeId), readEmailSettings(ctx.db, storeId)]);
+  return toStoreSettingsDto(store, toEmailSettingsDto(email));
+}
+
+/** The admin dashboard: store settings, headline numbers and what is left to set up. */
+export async function getDashboard(ctx: AppContext, storeId: string) {
+  const [store, stats] = await Promise.all([getStoreSettings(ctx, storeId), storeStats(ctx, storeId)]);
+  return {
+    store,
+    stats: stats.stats,
+    setup: {
+      paymentsConnected: stats.paymentsConnected,
+      domainVerified: stats.domainVerified,
+      emailConfigured: Boolean(store.email.smtp) || Boolean(ctx.config.smtpUrl),
+      hasProducts: stats.stats.productsCount > 0
+    },
+    recentOrders: stats.recentOrders,
+    openIssues: stats.openIssues
+  };
+}
+
+export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
+  await ctx.db.transaction(async (trx) => {
+    const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
+    if (!current) throw notFound('Store');
+    const changes: Record<string, unknown> = {};
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl'] as const) {
+      if (input[key] !== undefined) changes[key] = input[key];
+    }
+    if (input.currency !== undefined && input.currency !== current.currency) {
+      if (await storeHasOrders(ctx, trx, storeId)) {
+        throw conflict('conflict', 'The currency cannot change once the store has orders', [{ path: 'currency', message: 'store already has orders' }]);
+      }
+      changes.currency = input.currency;
+    }
+    if (input.shippingMethods !== undefined) {
+      const methods: ShippingMethod[] = input.shippingMethods.map((m) => ({
+        id: m.id ?? randomUUID(),
+        name: m.name,
+        price: m.price,
+        freeOverAmount: m.freeOverAmount ?? null,
+        countries: m.countries?.length ? m.countries : null
+      }));
+      changes.shippingMethods = JSON.stringify(methods);
+    }
+    if (Object.keys(changes).length) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
+    if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
+  });
+  await ctx.cache.invalidate(storefrontStoreKey(storeId));
+  return getStoreSettings(ctx, storeId);
+}
+
+async function storeHasOrders(ctx: AppContext, db: AppContext['db'], storeId: string): Promise<boolean> {
+  const exists = await db.raw(`select to_regclass('public.orders') is not null as present`);
+  if (!exists.rows[0]?.present) return false;
+  return Boolean(await db('orders').where({ storeId }).first('id'));
+}
+
+/** What a storefront shows about its store; cached, invalidated by `updateStore`. */
+export async function getStorefrontStore(ctx: AppContext, storeId: string) {
+  const key = storefrontStoreKey(storeId);
+  const cached = ctx.cache.get<object>(key);
+  if (cached) return cached;
+  const store = await findStore(ctx, storeId);
+  const countries = new Set<string>();
+  for (const method of store.shippingMethods) for (const country of method.countries ?? []) countries.add(country);
+  const dto = {
+    store: {
+      name: store.name,
+      slug: store.slug,
+      currency: store.currency,
+      contactEmail: store.contactEmail,
+      shippingCountries: [...countries].sort(),
+      logoUrl: store.logoUrl
+    }
+  };
+  ctx.cache.set(key, dto);
+  return dto;
+}
