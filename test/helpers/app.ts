@@ -97,7 +97,7 @@ export async function buildApp(
       } catch {
         // not JSON (CSV downloads, media)
       }
-      return { status: response.statusCode, headers: response.headers as ApiResponse['headers'], body, raw: response.payload };
+      return { status: response.statusCode, headers: response.headers as ApiResponse["headers"], body: body as any, raw: response.payload };
     }
   };
   if (options.workers) app.workers = await app.startWorkers(options.workers === true ? undefined : options.workers);

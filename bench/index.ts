@@ -1,0 +1,16 @@
+import { run as foundation } from './foundation.js';
+
+/**
+ * `npm run bench`: every benchmark in turn, each printing its own numbers. Run one with
+ * `npm run bench -- <name>`. Add a module here as `name: run`.
+ */
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  foundation
+};
+
+const only = process.argv.slice(2);
+for (const [name, run] of Object.entries(BENCHMARKS)) {
+  if (only.length && !only.includes(name)) continue;
+  await run();
+}
+process.exit(0);

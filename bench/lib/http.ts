@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+
+export interface BenchServer {
+  api: string;
+  bare: string;
+  stop(): Promise<void>;
+}
+
+/** Starts bench/lib/serve.ts in a child process against `databaseUrl`; resolves with its URLs. */
+export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/serve.ts'], {
+    env: { ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'development' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  });
+  const lines = readline.createInterface({ input: child.stdout! });
+  const [first] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(() => {
+      throw new Error('bench server exited before listening');
+    })
+  ])) as [string];
+  const urls = JSON.parse(first) as { api: string; bare: string };
+  return {
+    ...urls,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  };
+}
+
+export interface Measurement {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** Runs autocannon against one URL and prints one line: req/s, p50, p99. */
+export async function measure(
+  name: string,
+  url: string,
+  options: { headers?: Record<string, string>; connections?: number; duration?: number } = {}
+): Promise<Measurement> {
+  const result = await autocannon({
+    url,
+    headers: options.headers,
+    connections: options.connections ?? 50,
+    duration: options.duration ?? Number(process.env.BENCH_DURATION ?? 8)
+  });
+  const measurement = {
+    name,
+    reqPerSec: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx
+  };
+  console.log(
+    `${name.padEnd(44)} ${String(measurement.reqPerSec).padStart(7)} req/s   p50 ${String(measurement.p50).padStart(4)} ms   p99 ${String(measurement.p99).padStart(4)} ms${measurement.non2xx ? `   non-2xx ${measurement.non2xx}` : ''}`
+  );
+  return measurement;
+}
+
+export function ratio(part: Measurement, whole: Measurement): string {
+  return `${((part.reqPerSec / whole.reqPerSec) * 100).toFixed(1)}%`;
+}
