@@ -26,7 +26,8 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
       validate: { failAction: failValidation, options: VALIDATION_OPTIONS },
       // hapi sets no server-side timeout by default; the socket timeout must exceed it.
       timeout: { server: 25_000, socket: 30_000 },
-      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error' },
+      // JSON only unless a route says otherwise (CSV and multipart uploads, one-click unsubscribe).
+      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json' },
       response: { emptyStatusCode: 204 },
       security: { noOpen: true, noSniff: true, xframe: true, referrer: 'no-referrer', hsts: ctx.config.env === 'production' }
     },

@@ -6,10 +6,15 @@ import { validationFailed, type ErrorDetail } from '../../errors.js';
 export const failValidation: Lifecycle.FailAction = (request, _h, error) => {
   const joiError = error as ValidationError | undefined;
   const source = (joiError as { output?: { payload?: { validation?: { source?: string } } } })?.output?.payload?.validation?.source;
-  const details: ErrorDetail[] = (joiError?.details ?? []).map((detail) => ({
-    path: detail.path.length ? detail.path.join('.') : (source ?? 'body'),
-    message: detail.message.replace(/"/g, '')
-  }));
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const detail of joiError?.details ?? []) {
+    const path = detail.path.length ? detail.path.join('.') : (source ?? 'body');
+    // One message per field: the first rule it broke is the one to fix.
+    if (seen.has(path)) continue;
+    seen.add(path);
+    details.push({ path, message: detail.message.replace(/"/g, '') });
+  }
   throw validationFailed(details.length ? details : [{ path: source ?? 'body', message: joiError?.message ?? 'invalid' }]);
 };
 
