@@ -24,7 +24,7 @@ export function createContext(config: Config, options: { log?: Logger; dbPoolMax
   const db = createDb(config.databaseUrl, { max: options.dbPoolMax ?? 10 });
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
-  const queues = new Queues(redis, config.redisUrl, config.redisPrefix);
+  const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
   const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log);
   return { config, log, db, redis, queues, cache };
 }

@@ -1,5 +1,6 @@
 import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
 import { bullmqConnection } from '../redis.js';
 import { isBackendDown, serviceUnavailable } from '../errors.js';
 
@@ -21,7 +22,8 @@ export class Queues {
   constructor(
     private readonly producerConnection: Redis,
     private readonly redisUrl: string,
-    readonly prefix: string
+    readonly prefix: string,
+    private readonly log: Logger
   ) {}
 
   get(name: QueueName): Queue {
@@ -32,6 +34,7 @@ export class Queues {
         prefix: this.prefix,
         defaultJobOptions: DEFAULT_JOB_OPTIONS
       });
+      queue.on('error', (error) => this.log.warn({ queue: name, err: { message: error.message } }, 'queue connection error'));
       this.queues.set(name, queue);
     }
     return queue;

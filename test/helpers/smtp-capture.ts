@@ -22,6 +22,7 @@ export class SmtpCapture {
     this.server = new SMTPServer({
       secure: false,
       disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
       authOptional: !options.user,
       logger: false,
       onAuth: (auth, _session, callback) => {
