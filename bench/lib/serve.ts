@@ -15,3 +15,4 @@ bare.route({ method: 'GET', path: '/bare', handler: () => ({ ok: true }) });
 await bare.start();
 process.stdout.write(`${JSON.stringify({ api: api.info.uri, bare: `${bare.info.uri}/bare` })}\n`);
 process.on('SIGTERM', () => process.exit(0));
+process.on('SIGINT', () => process.exit(0));

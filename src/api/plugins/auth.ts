@@ -75,9 +75,14 @@ export const authPlugin: Plugin<void> = {
     }));
     server.auth.strategy('storefront', 'storefront-token');
 
-    server.ext('onPostAuth', async (request, h) => {
+    // Synchronous for routes without tenancy: no promise on the storefront's hot path.
+    server.ext('onPostAuth', (request, h) => {
       const tenancy = request.route.settings.plugins?.tenancy;
       if (!tenancy) return h.continue;
+      return resolveTenant(request, h, tenancy.roles);
+    });
+
+    const resolveTenant = async (request: Request, h: ResponseToolkit, roles: readonly Role[]) => {
       const storeId = request.headers['x-store-id'];
       if (typeof storeId !== 'string' || !storeId) {
         throw badRequest('The x-store-id header is required', [{ path: 'x-store-id', message: 'x-store-id header is required' }]);
@@ -86,10 +91,10 @@ export const authPlugin: Plugin<void> = {
       const userId = (request.auth.credentials as { userId: string }).userId;
       const membership = await findMembership(ctx, storeId.toLowerCase(), userId);
       if (!membership) throw forbidden('You are not a member of this store');
-      if (!tenancy.roles.includes(membership.role)) throw forbidden(`This action needs one of the roles: ${tenancy.roles.join(', ')}`);
+      if (!roles.includes(membership.role)) throw forbidden(`This action needs one of the roles: ${roles.join(', ')}`);
       request.app.tenant = { storeId: storeId.toLowerCase(), userId, role: membership.role };
       return h.continue;
-    });
+    };
   }
 };
 
