@@ -1,18 +1,32 @@
 import { pino, type Logger } from 'pino';
 
-/** Keys whose values never reach a log line, wherever they appear in a logged object. */
-const REDACTED_KEYS = [
-  'password', 'newPassword', 'token', 'secret', 'apiKey', 'accessToken', 'storefrontToken',
-  'authorization', 'cookie', 'x-storefront-token', 'stripe-signature', 'x-webhook-signature',
-  'smtpPassword', 'webhookSecret', 'clientSecret', 'card'
-];
+/** Keys whose values never reach a log line, at any depth of a logged object (compared lower-cased). */
+const SECRET_KEYS = new Set([
+  'password', 'newpassword', 'passwordhash', 'token', 'secret', 'apikey', 'accesstoken', 'storefronttoken',
+  'authorization', 'cookie', 'set-cookie', 'x-storefront-token', 'stripe-signature', 'x-webhook-signature',
+  'smtppassword', 'smtppasswordencrypted', 'webhooksecret', 'clientsecret', 'card', 'tokenhash'
+]);
+
+const CENSOR = '[redacted]';
+
+/** A copy of `value` with every secret-named key censored, however deep it sits. */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (value instanceof Error) return { message: value.message, name: value.name };
+  if (value instanceof Date) return value;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = SECRET_KEYS.has(key.toLowerCase()) ? CENSOR : redactSecrets(item, depth + 1);
+  }
+  return out;
+}
 
 export function createLogger(level: string): Logger {
-  const paths = REDACTED_KEYS.flatMap((key) => [`${key}`, `*.${key}`, `*.*.${key}`, `headers["${key}"]`]);
   return pino({
     level,
-    redact: { paths, censor: '[redacted]' },
-    base: { service: 'shopwright' }
+    base: { service: 'shopwright' },
+    formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> }
   });
 }
 
