@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
+import * as customers from './20261122000300_customers.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
  * tsx and compiled to dist/, with no loader tricks. Add new migrations at the end.
  */
 export const migrations: Array<{ name: string; module: Knex.Migration }> = [
-  { name: '20261122000100_foundation', module: foundation }
+  { name: '20261122000100_foundation', module: foundation },
+  { name: '20261122000300_customers', module: customers }
 ];

@@ -1,9 +1,12 @@
 import type { ServerRoute } from '@hapi/hapi';
+import { adminCustomerRoutes } from './admin-customers/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
+import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
 import { getOpenApi } from './openapi/get-openapi.js';
+import { publicRoutes } from './public/index.js';
 import { storefrontRoutes } from './storefront/index.js';
 
 /** Every route group, mounted under /api/v1. One line per group. */
@@ -13,5 +16,8 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   authRoutes,
   adminStoreRoutes,
   adminDiscountRoutes,
+  adminCustomerRoutes,
+  adminJobRoutes,
+  publicRoutes,
   storefrontRoutes
 ];

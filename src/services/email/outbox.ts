@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound, upstreamFailed } from '../../errors.js';
 import { BUILT_IN_TEMPLATES, BUILT_IN_TEMPLATE_KEYS, renderTemplate, sampleData, unknownTemplateKey, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
+import { isSubscribed } from '../customers/unsubscribe.js';
 
 export const SEND_EMAIL_JOB = 'send-email';
 
@@ -15,6 +16,8 @@ export interface SendEmailPayload {
   data?: Record<string, unknown>;
   content?: { subject: string; html: string; text: string };
   headers?: Record<string, string>;
+  /** Marketing email: sent only if this customer is still subscribed when the job runs. */
+  marketingCustomerId?: string;
 }
 
 export interface EnqueueEmailInput {
@@ -24,6 +27,7 @@ export interface EnqueueEmailInput {
   data?: Record<string, unknown>;
   content?: { subject: string; html: string; text: string };
   headers?: Record<string, string>;
+  marketingCustomerId?: string;
 }
 
 /**
@@ -47,7 +51,8 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, jo
     templateKey: input.templateKey ?? null,
     data: input.data,
     content: input.content,
-    headers: input.headers
+    headers: input.headers,
+    ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
   };
   const job = await ctx.queues.add('email', SEND_EMAIL_JOB, payload, { jobId: emailLogId, ...jobOptions });
   return { emailLogId, job };
@@ -79,6 +84,10 @@ export interface DeliveryResult {
 export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): Promise<DeliveryResult> {
   const logged = await ctx.db('emailLog').where({ id: payload.emailLogId }).first('status', 'providerMessageId');
   if (logged?.status === 'sent') return { messageId: logged.providerMessageId, accepted: [payload.to] };
+  if (payload.marketingCustomerId && payload.storeId && !(await isSubscribed(ctx, payload.storeId, payload.marketingCustomerId))) {
+    await ctx.db('emailLog').where({ id: payload.emailLogId }).update({ status: 'failed', error: 'skipped: the recipient is not subscribed' });
+    return { messageId: '', accepted: [] };
+  }
 
   let content = payload.content;
   if (!content) {

@@ -1,0 +1,62 @@
+import Joi from 'joi';
+import {
+  getCustomer,
+  listCustomers,
+  updateCustomer,
+  type CustomerFilters,
+  type CustomerPatch
+} from '../../services/customers/customers.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { ANY_MEMBER } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { withMeta } from '../plugins/envelope.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams, paginationQuery } from '../schemas.js';
+import { listCustomersQuery, updateCustomerPayload } from './schemas.js';
+
+export const listCustomersRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/customers',
+  options: {
+    description: 'List customers (newest first); q is a prefix of email, first, last or full name',
+    tags: ['customers'],
+    validate: { query: Joi.object({ ...paginationQuery, ...listCustomersQuery }) },
+    handler: async (request) => {
+      const { limit, cursor, ...filters } = request.query as unknown as { limit: number; cursor?: string } & CustomerFilters;
+      const result = await listCustomers(request.server.app.ctx, tenantOf(request).storeId, filters, { limit, cursor });
+      return withMeta({ customers: result.customers }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const getCustomerRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/customers/{customerId}',
+  options: {
+    description: 'Get a customer with their recent orders',
+    tags: ['customers'],
+    validate: { params: idParams('customerId') },
+    handler: async (request) => getCustomer(request.server.app.ctx, tenantOf(request).storeId, request.params.customerId as string)
+  }
+});
+
+export const updateCustomerRoute = adminRoute(ANY_MEMBER, {
+  method: 'PATCH',
+  path: '/admin/customers/{customerId}',
+  options: {
+    description: 'Update a customer (partial); an email another customer has gets 409 email_taken',
+    tags: ['customers'],
+    validate: { params: idParams('customerId'), payload: updateCustomerPayload },
+    handler: async (request) => {
+      const tenant = tenantOf(request);
+      const patch = Object.fromEntries(
+        Object.entries(request.payload as CustomerPatch).map(([key, value]) => [key, value === '' ? null : value])
+      ) as CustomerPatch;
+      const customer = await updateCustomer(request.server.app.ctx, tenant.storeId, request.params.customerId as string, patch, {
+        source: 'admin',
+        ip: request.info.remoteAddress ?? null
+      });
+      return { customer };
+    }
+  }
+});

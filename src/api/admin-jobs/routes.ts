@@ -1,0 +1,57 @@
+import Joi from 'joi';
+import { openStoredFile } from '../../services/jobs/files.js';
+import { getJob, jobFileKey, listJobs } from '../../services/jobs/jobs.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { ADMINS } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { withMeta } from '../plugins/envelope.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams, paginationQuery } from '../schemas.js';
+
+export const listJobsRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/jobs',
+  options: {
+    description: 'List background jobs of the store (newest first), e.g. ?type=customers.import',
+    tags: ['jobs'],
+    validate: { query: Joi.object({ ...paginationQuery, type: Joi.string().trim().max(100) }) },
+    handler: async (request) => {
+      const { limit, cursor, type } = request.query as { limit: number; cursor?: string; type?: string };
+      const result = await listJobs(request.server.app.ctx, tenantOf(request).storeId, { type }, { limit, cursor });
+      return withMeta({ jobs: result.jobs }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const getJobRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/jobs/{jobId}',
+  options: {
+    description: 'A job: status (queued/active/completed/failed), progress, result, error',
+    tags: ['jobs'],
+    validate: { params: idParams('jobId') },
+    handler: async (request) => ({ job: await getJob(request.server.app.ctx, tenantOf(request).storeId, request.params.jobId as string) })
+  }
+});
+
+export const downloadJobFileRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/jobs/{jobId}/download',
+  options: {
+    description: "A completed export job's file (text/csv); 404 for other jobs",
+    tags: ['jobs'],
+    validate: { params: idParams('jobId') },
+    handler: async (request, h) => {
+      const ctx = request.server.app.ctx;
+      const { fileKey, createdAt } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);
+      const { stream, bytes } = await openStoredFile(ctx, fileKey);
+      const name = `customers-${createdAt.toISOString().slice(0, 10)}.csv`;
+      return h
+        .response(stream)
+        .type('text/csv; charset=utf-8')
+        .bytes(bytes)
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .header('cache-control', 'private, no-store');
+    }
+  }
+});

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { describeUnsubscribeRoute, unsubscribeRoute } from './unsubscribe.js';
+
+export const publicRoutes: ServerRoute[] = [unsubscribeRoute, describeUnsubscribeRoute];

@@ -1,0 +1,54 @@
+import Joi from 'joi';
+import { describeUnsubscribe, unsubscribeByToken } from '../../services/customers/unsubscribe.js';
+import { validationFailed } from '../../errors.js';
+import { publicRoute } from '../route-helpers.js';
+
+const token = Joi.string().trim().max(200);
+
+/**
+ * One POST serves both contract routes: `?token=T` (the RFC 8058 one-click target: body
+ * `List-Unsubscribe=One-Click` form-encoded or multipart, or no body) and a JSON body `{ token }`.
+ */
+export const unsubscribeRoute = publicRoute({
+  method: 'POST',
+  path: '/public/unsubscribe',
+  options: {
+    description:
+      'Unsubscribe from marketing email with ?token= (RFC 8058 one-click: body List-Unsubscribe=One-Click, or empty) or JSON { token }: ' +
+      '200 { unsubscribed: true, email } every time; 422 invalid_token for a bad token',
+    tags: ['newsletter'],
+    payload: {
+      parse: true,
+      output: 'data',
+      maxBytes: 16 * 1024,
+      multipart: { output: 'data' },
+      allow: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'],
+      failAction: 'error'
+    },
+    validate: {
+      query: Joi.object({ token }),
+      payload: Joi.alternatives(
+        Joi.object({ token, 'List-Unsubscribe': Joi.string().valid('One-Click') }),
+        Joi.string().allow(''),
+        Joi.any().valid(null)
+      )
+    },
+    handler: async (request) => {
+      const body = request.payload && typeof request.payload === 'object' ? (request.payload as { token?: string }) : {};
+      const value = (request.query as { token?: string }).token ?? body.token;
+      if (!value) throw validationFailed([{ path: 'token', message: 'token is required (query or body)' }]);
+      return unsubscribeByToken(request.server.app.ctx, value, request.info.remoteAddress ?? null);
+    }
+  }
+});
+
+export const describeUnsubscribeRoute = publicRoute({
+  method: 'GET',
+  path: '/public/unsubscribe',
+  options: {
+    description: 'What an unsubscribe link points at, for a confirmation page; changes nothing (mail scanners follow links)',
+    tags: ['newsletter'],
+    validate: { query: Joi.object({ token: token.required() }) },
+    handler: async (request) => describeUnsubscribe(request.server.app.ctx, (request.query as { token: string }).token)
+  }
+});

@@ -1,0 +1,28 @@
+import Joi from 'joi';
+import { subscribeToNewsletter, type SubscribeInput } from '../../services/customers/newsletter.js';
+import { storefrontOf } from '../plugins/auth.js';
+import { storefrontRoute } from '../route-helpers.js';
+import { email, text } from '../schemas.js';
+
+export const newsletterSubscribeRoute = storefrontRoute({
+  method: 'POST',
+  path: '/storefront/newsletter/subscribe',
+  options: {
+    description:
+      'Subscribe an email to the store newsletter: 200 { subscribed, email, emailMarketing } whether new or already subscribed ' +
+      '(idempotent; the newsletter_welcome email goes out once, when the customer becomes subscribed)',
+    tags: ['newsletter'],
+    validate: {
+      payload: Joi.object({ email: email().required(), firstName: text(255).allow(''), lastName: text(255).allow('') })
+    },
+    handler: async (request) => {
+      const input = request.payload as SubscribeInput;
+      return subscribeToNewsletter(
+        request.server.app.ctx,
+        storefrontOf(request).storeId,
+        { email: input.email, firstName: input.firstName || undefined, lastName: input.lastName || undefined },
+        request.info.remoteAddress ?? null
+      );
+    }
+  }
+});

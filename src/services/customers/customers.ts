@@ -1,0 +1,173 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound, uniqueViolation } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../pagination.js';
+
+export const EMAIL_MARKETING_STATES = ['subscribed', 'unsubscribed', 'not_subscribed'] as const;
+export type EmailMarketing = (typeof EMAIL_MARKETING_STATES)[number];
+
+export interface CustomerRow {
+  id: string;
+  storeId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  tags: string[];
+  note: string | null;
+  emailMarketing: EmailMarketing;
+  emailMarketingUpdatedAt: Date | null;
+  emailMarketingSource: string | null;
+  emailMarketingIp: string | null;
+  ordersCount: number;
+  totalSpent: number;
+  lastOrderAt: Date | null;
+  source: string | null;
+  externalId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const toCustomerDto = (row: CustomerRow) => ({
+  id: row.id,
+  email: row.email,
+  firstName: row.firstName,
+  lastName: row.lastName,
+  phone: row.phone,
+  tags: row.tags ?? [],
+  note: row.note,
+  emailMarketing: row.emailMarketing,
+  emailMarketingUpdatedAt: row.emailMarketingUpdatedAt,
+  emailMarketingSource: row.emailMarketingSource,
+  ordersCount: row.ordersCount,
+  totalSpent: Number(row.totalSpent),
+  lastOrderAt: row.lastOrderAt,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+});
+export type CustomerDto = ReturnType<typeof toCustomerDto>;
+
+export const emailTaken = () => conflict('email_taken', 'Another customer of this store has this email', [{ path: 'email', message: 'email is taken' }]);
+
+const likePrefix = (q: string) => `${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export interface CustomerFilters {
+  q?: string | undefined;
+  emailMarketing?: EmailMarketing | undefined;
+  tag?: string | undefined;
+}
+
+/** Newest first. `q` is a case-insensitive prefix of the email, first name, last name or full name. */
+export async function listCustomers(ctx: AppContext, storeId: string, filters: CustomerFilters, page: PageRequest) {
+  const query = ctx.db('customers').where({ storeId });
+  if (filters.q) {
+    const pattern = likePrefix(filters.q);
+    query.where((w) => {
+      w.whereRaw('lower(email) like ?', [pattern])
+        .orWhereRaw('lower(first_name) like ?', [pattern])
+        .orWhereRaw('lower(last_name) like ?', [pattern]);
+      const [first, ...rest] = filters.q!.trim().split(/\s+/);
+      if (first && rest.length) {
+        w.orWhereRaw('(lower(first_name) = ? and lower(last_name) like ?)', [first.toLowerCase(), likePrefix(rest.join(' '))]);
+      }
+    });
+  }
+  if (filters.emailMarketing) query.where({ emailMarketing: filters.emailMarketing });
+  if (filters.tag) query.whereRaw('tags @> array[?]::text[]', [filters.tag]);
+  const result = await keysetPage<CustomerRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  return { customers: result.items.map(toCustomerDto), nextCursor: result.nextCursor };
+}
+
+export async function findCustomerRow(db: Knex, storeId: string, customerId: string): Promise<CustomerRow | undefined> {
+  return db('customers').where({ storeId, id: customerId }).first();
+}
+
+const knownColumns = new Map<string, boolean>();
+async function hasColumn(ctx: AppContext, table: string, column: string): Promise<boolean> {
+  const key = `${table}.${column}`;
+  if (knownColumns.get(key)) return true;
+  const present = await ctx.db.schema.hasColumn(table, column);
+  if (present) knownColumns.set(key, true);
+  return present;
+}
+
+/** The customer's latest orders, once the orders module has created its table. */
+async function recentOrdersOf(ctx: AppContext, storeId: string, customerId: string) {
+  if (!(await hasColumn(ctx, 'orders', 'customer_id'))) return [];
+  return ctx
+    .db('orders')
+    .where({ storeId, customerId })
+    .orderBy('createdAt', 'desc')
+    .limit(5)
+    .select('id', 'number', 'status', 'total', 'currency', 'createdAt');
+}
+
+export async function getCustomer(ctx: AppContext, storeId: string, customerId: string) {
+  const row = await findCustomerRow(ctx.db, storeId, customerId);
+  if (!row) throw notFound('Customer');
+  return { customer: toCustomerDto(row), recentOrders: await recentOrdersOf(ctx, storeId, customerId) };
+}
+
+export interface CustomerPatch {
+  email?: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+  tags?: string[];
+  note?: string | null;
+  emailMarketing?: EmailMarketing;
+}
+
+export interface ConsentChange {
+  source: string;
+  ip?: string | null;
+}
+
+/** Columns that record a consent change: the state with the time, source and IP it changed. */
+export function consentColumns(db: Knex, state: EmailMarketing, change: ConsentChange) {
+  return { emailMarketing: state, emailMarketingUpdatedAt: db.fn.now(), emailMarketingSource: change.source, emailMarketingIp: change.ip ?? null };
+}
+
+export async function updateCustomer(ctx: AppContext, storeId: string, customerId: string, patch: CustomerPatch, change: ConsentChange) {
+  try {
+    return await ctx.db.transaction(async (trx) => {
+      const current: CustomerRow | undefined = await trx('customers').where({ storeId, id: customerId }).forUpdate().first();
+      if (!current) throw notFound('Customer');
+      const { emailMarketing, ...fields } = patch;
+      const columns: Record<string, unknown> = { ...fields, updatedAt: trx.fn.now() };
+      if (emailMarketing && emailMarketing !== current.emailMarketing) Object.assign(columns, consentColumns(trx, emailMarketing, change));
+      const [row] = await trx('customers').where({ storeId, id: customerId }).update(columns).returning('*');
+      return toCustomerDto(row);
+    });
+  } catch (error) {
+    if (uniqueViolation(error) === 'customers_store_email_key') throw emailTaken();
+    throw error;
+  }
+}
+
+/**
+ * The store's customer for an email, created when missing (checkout, newsletter, sync all go through
+ * here or the same unique key): one row per store and lower(email).
+ */
+export async function findOrCreateCustomer(
+  db: Knex,
+  storeId: string,
+  input: { email: string; firstName?: string | null; lastName?: string | null; source: string }
+): Promise<{ row: CustomerRow; created: boolean }> {
+  const result = await db.raw(
+    `insert into customers as c (store_id, email, first_name, last_name, source)
+     values (?, ?, ?, ?, ?)
+     on conflict (store_id, lower(email)) do update
+       set first_name = coalesce(c.first_name, excluded.first_name),
+           last_name = coalesce(c.last_name, excluded.last_name)
+     returning *, (xmax = 0) as inserted`,
+    [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, input.source]
+  );
+  const { inserted, ...row } = camelRow(result.rows[0]);
+  return { row: row as CustomerRow, created: Boolean(inserted) };
+}
+
+/** Raw query rows come back snake_case (the mappers only touch query-builder results). */
+export function camelRow(row: Record<string, unknown>): Record<string, any> {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()), value]));
+}

@@ -1,0 +1,109 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import type { AppContext } from '../../context.js';
+import { completeJob, findJobRow, reportJobProgress } from '../jobs/jobs.js';
+import { storagePath } from '../jobs/files.js';
+import { EXPORT_COLUMNS } from './csv-columns.js';
+import { csvLine, TAG_SEPARATOR } from './csv-format.js';
+
+export const CUSTOMERS_EXPORT_JOB_TYPE = 'customers.export';
+const PAGE_SIZE = 5_000;
+
+export interface CustomerExportResult {
+  rows: number;
+  bytes: number;
+  fileName: string;
+}
+
+interface ExportRow {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  tags: string[];
+  note: string | null;
+  email_marketing: string;
+  orders_count: number;
+  total_spent: number;
+  last_order_at: Date | null;
+  created_at: Date;
+  cursor_at: string;
+}
+
+export const exportFileKey = (storeId: string, jobId: string) => `exports/${storeId}/${jobId}.csv`;
+
+/**
+ * The export job's work: keyset pages of the store's customers (oldest first, on the list index)
+ * streamed into a CSV file under the storage dir; every cell formula-guarded. The file is written
+ * under a temporary name and renamed when complete, so a retry simply starts over.
+ */
+export async function runCustomerExport(ctx: AppContext, jobId: string): Promise<CustomerExportResult> {
+  const job = await findJobRow(ctx, jobId);
+  if (!job || !job.storeId) throw new Error(`export job ${jobId} not found`);
+  if (job.status === 'completed' && job.result) return job.result as unknown as CustomerExportResult;
+  const storeId = job.storeId;
+  const key = exportFileKey(storeId, jobId);
+  const target = storagePath(ctx, key);
+  const temporary = `${target}.partial`;
+  await mkdir(path.dirname(target), { recursive: true });
+
+  const total = Number((await ctx.db('customers').where({ storeId }).count<{ count: number }[]>('* as count'))[0]?.count ?? 0);
+  const out = createWriteStream(temporary, { encoding: 'utf8' });
+  const closed = once(out, 'close');
+  let rows = 0;
+  let bytes = 0;
+  const write = async (text: string) => {
+    bytes += Buffer.byteLength(text);
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  try {
+    await write(csvLine([...EXPORT_COLUMNS]));
+    let after: [string, string] | null = null;
+    for (;;) {
+      const result = await ctx.db.raw(
+        `select id, created_at::text as cursor_at, email, first_name, last_name, phone, tags, note, email_marketing, orders_count, total_spent, last_order_at, created_at
+           from customers
+          where store_id = ? ${after ? 'and (created_at, id) > (?::timestamptz, ?)' : ''}
+          order by created_at, id
+          limit ?`,
+        after ? [storeId, after[0], after[1], PAGE_SIZE] : [storeId, PAGE_SIZE]
+      );
+      const page = result.rows as ExportRow[];
+      if (page.length === 0) break;
+      let chunk = '';
+      for (const row of page) {
+        chunk += csvLine([
+          row.email,
+          row.first_name,
+          row.last_name,
+          row.phone,
+          (row.tags ?? []).join(TAG_SEPARATOR),
+          row.note,
+          row.email_marketing,
+          row.orders_count,
+          Number(row.total_spent),
+          row.last_order_at ? row.last_order_at.toISOString() : null,
+          row.created_at.toISOString()
+        ]);
+      }
+      await write(chunk);
+      rows += page.length;
+      const last = page[page.length - 1]!;
+      after = [last.cursor_at, last.id];
+      await reportJobProgress(ctx, jobId, { percent: total ? Math.min(99, Math.floor((rows / total) * 100)) : 99, processedRows: rows });
+      if (page.length < PAGE_SIZE) break;
+    }
+    out.end();
+    await closed;
+  } catch (error) {
+    out.destroy();
+    throw error;
+  }
+  await rename(temporary, target);
+  const result: CustomerExportResult = { rows, bytes, fileName: `customers-${new Date().toISOString().slice(0, 10)}.csv` };
+  await completeJob(ctx, jobId, result as unknown as Record<string, unknown>, key);
+  return result;
+}

@@ -1,0 +1,282 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import Papa from 'papaparse';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { AppContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
+import { completeJob, findJobRow, reportJobProgress } from '../jobs/jobs.js';
+import { removeStoredFile, storagePath } from '../jobs/files.js';
+import { mapHeader, type ColumnMap } from './csv-columns.js';
+import { stagingLine, validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
+
+export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
+export const IMPORT_BATCH_SIZE = 5_000;
+/** Bad rows kept in the job result; `invalidRows` still counts all of them. */
+export const MAX_REPORTED_ERRORS = 10_000;
+
+export interface CustomerImportInput {
+  fileKey: string;
+  dryRun: boolean;
+}
+
+export interface ImportCounts {
+  totalRows: number;
+  validRows: number;
+  invalidRows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  /** Rows whose email appears again later in the file (the later row wins). */
+  duplicateRows: number;
+}
+
+/** Committed with each batch, in the same transaction: a retry resumes after the last committed batch. */
+interface Checkpoint {
+  rowsDone: number;
+  counts: ImportCounts;
+  errors: RowError[];
+}
+
+export interface CustomerImportResult extends ImportCounts {
+  dryRun: boolean;
+  errors: RowError[];
+  errorsTruncated: boolean;
+}
+
+interface Batch {
+  customers: Map<string, StagedCustomer>;
+  records: number;
+  lastRow: number;
+  invalid: number;
+  duplicates: number;
+  errors: RowError[];
+  bytesRead: number;
+}
+
+const emptyCounts = (): ImportCounts => ({ totalRows: 0, validRows: 0, invalidRows: 0, created: 0, updated: 0, unchanged: 0, duplicateRows: 0 });
+const newBatch = (): Batch => ({ customers: new Map(), records: 0, lastRow: 0, invalid: 0, duplicates: 0, errors: [], bytesRead: 0 });
+
+const STAGE_TABLE = `create temp table if not exists customer_import_stage (
+  email text not null, first_name text, last_name text, phone text, tags text, note text, email_marketing text
+) on commit delete rows`;
+
+/**
+ * One statement per batch. Empty cells keep what is stored; a customer who unsubscribed is only
+ * re-subscribed when the row says `subscribed` explicitly and the store allows it. Rows whose values
+ * would not change are not rewritten (and count as unchanged).
+ */
+function upsertSql(allowResubscribe: boolean): string {
+  const marketing = `(case
+      when excluded.email_marketing_source is null then c.email_marketing
+      when c.email_marketing = 'unsubscribed' and not (excluded.email_marketing = 'subscribed' and ${allowResubscribe ? 'true' : 'false'}) then c.email_marketing
+      else excluded.email_marketing end)`;
+  const fields = {
+    first_name: 'coalesce(excluded.first_name, c.first_name)',
+    last_name: 'coalesce(excluded.last_name, c.last_name)',
+    phone: 'coalesce(excluded.phone, c.phone)',
+    tags: 'case when cardinality(excluded.tags) > 0 then excluded.tags else c.tags end',
+    note: 'coalesce(excluded.note, c.note)',
+    email_marketing: marketing
+  };
+  const changedMarketing = `${marketing} is distinct from c.email_marketing`;
+  return `with up as (
+    insert into customers as c (store_id, email, first_name, last_name, phone, tags, note, source,
+        email_marketing, email_marketing_updated_at, email_marketing_source)
+      select $1, s.email, s.first_name, s.last_name, s.phone, coalesce(string_to_array(s.tags, E'\\x1f'), '{}'), s.note, 'import',
+        coalesce(s.email_marketing, 'not_subscribed'),
+        case when s.email_marketing is not null then now() end,
+        case when s.email_marketing is not null then 'import' end
+      from customer_import_stage s
+    on conflict (store_id, lower(email)) do update set
+      ${Object.entries(fields).map(([column, expression]) => `${column} = ${expression}`).join(',\n      ')},
+      email_marketing_updated_at = case when ${changedMarketing} then now() else c.email_marketing_updated_at end,
+      email_marketing_source = case when ${changedMarketing} then 'import' else c.email_marketing_source end,
+      email_marketing_ip = case when ${changedMarketing} then null else c.email_marketing_ip end,
+      updated_at = now()
+    where (c.first_name, c.last_name, c.phone, c.tags, c.note, c.email_marketing)
+      is distinct from (${Object.values(fields).join(', ')})
+    returning (xmax = 0) as inserted
+  )
+  select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated from up`;
+}
+
+export interface RunImportOptions {
+  batchSize?: number;
+  /** Aborting stops the import between batches (what a worker shutdown or crash looks like). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The import job's work: streams the stored upload through papaparse (memory stays flat whatever
+ * the size), validates each record, and loads each batch with COPY into a staging table and one
+ * INSERT ... ON CONFLICT. The batch and the job's checkpoint commit together, so a retried job skips
+ * the rows already applied and the counts stay exact.
+ */
+export async function runCustomerImport(ctx: AppContext, jobId: string, options: RunImportOptions = {}): Promise<CustomerImportResult> {
+  const job = await findJobRow(ctx, jobId);
+  if (!job || !job.storeId) throw new Error(`import job ${jobId} not found`);
+  if (job.status === 'completed' && job.result) return job.result as unknown as CustomerImportResult;
+  const storeId = job.storeId;
+  const input = job.input as unknown as CustomerImportInput;
+  const batchSize = options.batchSize ?? IMPORT_BATCH_SIZE;
+  const store = await ctx.db('stores').where({ id: storeId }).first('allowImportResubscribe');
+  const sql = upsertSql(Boolean(store?.allowImportResubscribe));
+
+  const saved = job.checkpoint as unknown as Checkpoint | null;
+  const checkpoint: Checkpoint = saved ?? { rowsDone: 0, counts: emptyCounts(), errors: [] };
+  const resumeAfter = checkpoint.rowsDone;
+  const filePath = storagePath(ctx, input.fileKey);
+  const totalBytes = (await stat(filePath)).size || 1;
+
+  const connection = (await ctx.db.client.acquireConnection()) as pg.Client;
+  try {
+    if (!input.dryRun) await connection.query(STAGE_TABLE);
+
+    const flush = async (batch: Batch) => {
+      if (options.signal?.aborted) throw new Error('import aborted');
+      let next: Checkpoint;
+      if (input.dryRun) {
+        next = nextCheckpoint(checkpoint, batch, await countExisting(connection, storeId, batch));
+        await saveCheckpoint(connection, jobId, next, null);
+      } else {
+        next = await applyBatch(connection, sql, storeId, batch, checkpoint, jobId);
+      }
+      Object.assign(checkpoint, next);
+      await reportJobProgress(ctx, jobId, progressOf(checkpoint, batch.bytesRead, totalBytes));
+    };
+
+    const file = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+    let bytesRead = 0;
+    file.on('data', (chunk) => {
+      bytesRead += Buffer.byteLength(chunk as string);
+    });
+    const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { skipEmptyLines: 'greedy' }) as unknown as NodeJS.ReadWriteStream;
+    const piping = pipeline(file, parser as unknown as NodeJS.WritableStream).catch((error: unknown) => {
+      parser.emit('error', error);
+    });
+
+    let columns: ColumnMap | undefined;
+    let rowNumber = 0;
+    let batch = newBatch();
+    let inflight: Promise<void> | null = null;
+    for await (const record of parser as unknown as AsyncIterable<string[]>) {
+      rowNumber += 1;
+      if (columns === undefined) {
+        const mapped = mapHeader(record);
+        if (!mapped) throw badRequest('The CSV file has no header row with an Email column');
+        columns = mapped;
+        continue;
+      }
+      if (rowNumber - 1 <= resumeAfter) continue;
+      const staged = validateRecord(record, rowNumber, columns);
+      batch.records += 1;
+      batch.lastRow = rowNumber;
+      if (Array.isArray(staged)) {
+        batch.invalid += 1;
+        batch.errors.push(...staged);
+      } else {
+        if (batch.customers.delete(staged.email)) batch.duplicates += 1;
+        batch.customers.set(staged.email, staged);
+      }
+      if (batch.records >= batchSize) {
+        batch.bytesRead = bytesRead;
+        if (inflight) await inflight;
+        inflight = flush(batch);
+        inflight.catch(() => undefined);
+        batch = newBatch();
+      }
+    }
+    await piping;
+    if (inflight) await inflight;
+    if (columns === undefined) throw badRequest('The CSV file is empty');
+    if (batch.records > 0) {
+      batch.bytesRead = totalBytes;
+      await flush(batch);
+    }
+  } finally {
+    ctx.db.client.releaseConnection(connection);
+  }
+
+  const result: CustomerImportResult = {
+    dryRun: input.dryRun,
+    ...checkpoint.counts,
+    errors: checkpoint.errors,
+    errorsTruncated: checkpoint.counts.invalidRows > checkpoint.errors.length
+  };
+  await completeJob(ctx, jobId, result as unknown as Record<string, unknown>);
+  await removeStoredFile(ctx, input.fileKey);
+  return result;
+}
+
+const progressOf = (checkpoint: Checkpoint, bytesRead: number, totalBytes: number) => ({
+  percent: Math.min(99, Math.floor((bytesRead / totalBytes) * 100)),
+  processedRows: checkpoint.counts.totalRows,
+  invalidRows: checkpoint.counts.invalidRows
+});
+
+async function saveCheckpoint(connection: pg.Client, jobId: string, checkpoint: Checkpoint, expectedRowsDone: number | null) {
+  const result = await connection.query(
+    `update jobs set checkpoint = $2, updated_at = now()
+     where id = $1 and ($3::int is null or coalesce((checkpoint->>'rowsDone')::int, 0) = $3::int)`,
+    [jobId, JSON.stringify(checkpoint), expectedRowsDone]
+  );
+  return result.rowCount === 1;
+}
+
+/** COPY + one upsert + the checkpoint, in one transaction: a batch is applied exactly once. */
+async function applyBatch(connection: pg.Client, sql: string, storeId: string, batch: Batch, checkpoint: Checkpoint, jobId: string) {
+  await connection.query('begin');
+  try {
+    let applied = { created: 0, updated: 0 };
+    if (batch.customers.size > 0) {
+      const copy = connection.query(copyFrom('copy customer_import_stage (email, first_name, last_name, phone, tags, note, email_marketing) from stdin (format csv)'));
+      const lines: string[] = [];
+      for (const customer of batch.customers.values()) lines.push(stagingLine(customer));
+      await new Promise<void>((resolve, reject) => {
+        copy.on('error', reject);
+        copy.on('finish', resolve);
+        copy.end(lines.join(''));
+      });
+      const result = await connection.query(sql, [storeId]);
+      applied = { created: result.rows[0].created, updated: result.rows[0].updated };
+    }
+    // Guarded on the previous checkpoint, so two runners of the same job can never both apply a batch.
+    const next = nextCheckpoint(checkpoint, batch, applied);
+    if (!(await saveCheckpoint(connection, jobId, next, checkpoint.rowsDone))) throw new Error('another worker is running this import');
+    await connection.query('commit');
+    return next;
+  } catch (error) {
+    await connection.query('rollback').catch(() => undefined);
+    throw error;
+  }
+}
+
+function nextCheckpoint(checkpoint: Checkpoint, batch: Batch, applied: { created: number; updated: number }): Checkpoint {
+  const counts = checkpoint.counts;
+  return {
+    rowsDone: batch.lastRow - 1,
+    counts: {
+      totalRows: counts.totalRows + batch.records,
+      validRows: counts.validRows + batch.records - batch.invalid,
+      invalidRows: counts.invalidRows + batch.invalid,
+      created: counts.created + applied.created,
+      updated: counts.updated + applied.updated,
+      unchanged: counts.unchanged + batch.customers.size - applied.created - applied.updated,
+      duplicateRows: counts.duplicateRows + batch.duplicates
+    },
+    errors: checkpoint.errors.length >= MAX_REPORTED_ERRORS ? checkpoint.errors : [...checkpoint.errors, ...batch.errors].slice(0, MAX_REPORTED_ERRORS)
+  };
+}
+
+/** Dry run: what the batch would do, from which of its emails already exist. */
+async function countExisting(connection: pg.Client, storeId: string, batch: Batch) {
+  if (batch.customers.size === 0) return { created: 0, updated: 0 };
+  const result = await connection.query('select count(*)::int as n from customers where store_id = $1 and lower(email) = any($2::text[])', [
+    storeId,
+    [...batch.customers.keys()]
+  ]);
+  const existing = result.rows[0].n as number;
+  return { created: batch.customers.size - existing, updated: existing };
+}

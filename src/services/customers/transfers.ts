@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { AppContext } from '../../context.js';
+import type { Tenant } from '../roles.js';
+import { createJob } from '../jobs/jobs.js';
+import { moveIntoStorage } from '../jobs/files.js';
+import { assertImportableCsv } from './csv-columns.js';
+import { CUSTOMERS_EXPORT_JOB_TYPE } from './export.js';
+import { CUSTOMERS_IMPORT_JOB_TYPE, type CustomerImportInput } from './import.js';
+
+/** BullMQ job names (the `imports` queue carries both directions). */
+export const CUSTOMERS_IMPORT_JOB = 'customers-import';
+export const CUSTOMERS_EXPORT_JOB = 'customers-export';
+
+/**
+ * Takes an uploaded CSV (already streamed to a temporary file by hapi): checks it looks like a
+ * customer CSV (400 otherwise), stores it under the job's key and queues the import job.
+ */
+export async function startCustomerImport(ctx: AppContext, tenant: Tenant, upload: { path: string; bytes: number }, options: { dryRun: boolean }) {
+  try {
+    await assertImportableCsv(upload.path);
+  } catch (error) {
+    await rm(upload.path, { force: true });
+    throw error;
+  }
+  const jobId = randomUUID();
+  const fileKey = `imports/${tenant.storeId}/${jobId}.csv`;
+  await moveIntoStorage(ctx, upload.path, fileKey);
+  const input: CustomerImportInput = { fileKey, dryRun: options.dryRun };
+  return createJob(ctx, {
+    id: jobId,
+    storeId: tenant.storeId,
+    type: CUSTOMERS_IMPORT_JOB_TYPE,
+    queue: 'imports',
+    name: CUSTOMERS_IMPORT_JOB,
+    input: { ...input, bytes: upload.bytes },
+    createdBy: tenant.userId,
+    options: { attempts: 3 }
+  });
+}
+
+export async function startCustomerExport(ctx: AppContext, tenant: Tenant) {
+  return createJob(ctx, {
+    storeId: tenant.storeId,
+    type: CUSTOMERS_EXPORT_JOB_TYPE,
+    queue: 'imports',
+    name: CUSTOMERS_EXPORT_JOB,
+    createdBy: tenant.userId,
+    options: { attempts: 3 }
+  });
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { JobsOptions } from 'bullmq';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { QueueName } from '../../jobs/queues.js';
+import { keysetPage, type PageRequest } from '../pagination.js';
+
+export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export interface JobRow {
+  id: string;
+  storeId: string | null;
+  type: string;
+  queue: string;
+  status: JobStatus;
+  progress: Record<string, unknown>;
+  input: Record<string, unknown>;
+  checkpoint: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  fileKey: string | null;
+  attempts: number;
+  createdBy: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  updatedAt: Date;
+}
+
+/** What a job carries through BullMQ: the PostgreSQL row is the record, the payload only points at it. */
+export interface TrackedJobPayload {
+  jobId: string;
+  storeId: string;
+}
+
+export const toJobDto = (row: JobRow) => ({
+  id: row.id,
+  type: row.type,
+  status: row.status,
+  progress: row.progress,
+  result: row.result,
+  error: row.error,
+  createdAt: row.createdAt,
+  startedAt: row.startedAt,
+  finishedAt: row.finishedAt
+});
+export type JobDto = ReturnType<typeof toJobDto>;
+
+export interface CreateJobInput {
+  storeId: string;
+  type: string;
+  queue: QueueName;
+  /** BullMQ job name the workers dispatch on. */
+  name: string;
+  input?: Record<string, unknown>;
+  createdBy?: string | null;
+  id?: string;
+  options?: JobsOptions;
+}
+
+/**
+ * Records the job in PostgreSQL, then queues it with the same id. Call it outside any open
+ * transaction (the row must be committed before a worker can pick the job up).
+ */
+export async function createJob(ctx: AppContext, input: CreateJobInput): Promise<JobDto> {
+  const id = input.id ?? randomUUID();
+  const [row] = await ctx
+    .db('jobs')
+    .insert({ id, storeId: input.storeId, type: input.type, queue: input.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
+    .returning('*');
+  try {
+    const payload: TrackedJobPayload = { jobId: id, storeId: input.storeId };
+    await ctx.queues.add(input.queue, input.name, payload, { ...input.options, jobId: id });
+  } catch (error) {
+    await ctx.db('jobs').where({ id }).update({ status: 'failed', error: 'The job could not be queued', finishedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });
+    throw error;
+  }
+  return toJobDto(row);
+}
+
+export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow | undefined> {
+  return ctx.db('jobs').where({ id: jobId }).first();
+}
+
+/** A worker picked the job up (first attempt or retry). */
+export async function markJobActive(ctx: AppContext, jobId: string): Promise<void> {
+  await ctx
+    .db('jobs')
+    .where({ id: jobId })
+    .whereIn('status', ['queued', 'active'])
+    .update({
+      status: 'active',
+      attempts: ctx.db.raw('attempts + 1'),
+      startedAt: ctx.db.raw('coalesce(started_at, now())'),
+      updatedAt: ctx.db.fn.now()
+    });
+}
+
+export async function reportJobProgress(ctx: AppContext, jobId: string, progress: Record<string, unknown>): Promise<void> {
+  await ctx.db('jobs').where({ id: jobId }).update({ progress, updatedAt: ctx.db.fn.now() });
+}
+
+export async function completeJob(ctx: AppContext, jobId: string, result: Record<string, unknown>, fileKey?: string): Promise<void> {
+  await ctx
+    .db('jobs')
+    .where({ id: jobId })
+    .update({
+      status: 'completed',
+      result,
+      error: null,
+      progress: ctx.db.raw(`progress || '{"percent": 100}'::jsonb`),
+      ...(fileKey ? { fileKey } : {}),
+      finishedAt: ctx.db.fn.now(),
+      updatedAt: ctx.db.fn.now()
+    });
+}
+
+/** A failed attempt: `final` when no retry will follow (the job is failed for good). */
+export async function recordJobFailure(ctx: AppContext, jobId: string, message: string, final: boolean): Promise<void> {
+  await ctx
+    .db('jobs')
+    .where({ id: jobId })
+    .whereNot({ status: 'completed' })
+    .update({
+      status: final ? 'failed' : 'queued',
+      error: message.slice(0, 2000),
+      ...(final ? { finishedAt: ctx.db.fn.now() } : {}),
+      updatedAt: ctx.db.fn.now()
+    });
+}
+
+export async function listJobs(ctx: AppContext, storeId: string, filters: { type?: string }, page: PageRequest) {
+  const query = ctx.db('jobs').where({ storeId });
+  if (filters.type) query.where({ type: filters.type });
+  const result = await keysetPage<JobRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  return { jobs: result.items.map(toJobDto), nextCursor: result.nextCursor };
+}
+
+export async function getJob(ctx: AppContext, storeId: string, jobId: string): Promise<JobDto> {
+  const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
+  if (!row) throw notFound('Job');
+  return toJobDto(row);
+}
+
+/** The stored file of a completed job of this store (exports); 404 otherwise. */
+export async function jobFileKey(ctx: AppContext, storeId: string, jobId: string): Promise<{ fileKey: string; type: string; createdAt: Date }> {
+  const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
+  if (!row || row.status !== 'completed' || !row.fileKey) throw notFound('Job file');
+  return { fileKey: row.fileKey, type: row.type, createdAt: row.createdAt };
+}

@@ -1,0 +1,111 @@
+import t from 'tap';
+import { buildApp, signupOwner } from './helpers/app.js';
+import { customerByEmail, importAndWait, importCsv, waitForJob } from './helpers/jobs.js';
+
+t.test('CSV import: bad rows reported per row, good rows kept, last duplicate wins', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  const csv = [
+    'email,firstName,lastName,phone,tags,note,emailMarketing',
+    'ann@example.com,Ann,First,,vip,,subscribed',
+    ',No,Email,,,,',
+    'not-an-email,Bad,Email,,,,',
+    'BOB@example.com,Bob,Early,,,,',
+    'carl@example.com,Carl,Marketing,,,,maybe',
+    'bob@example.com,Bob,Late,555,"a, b",hello,not_subscribed'
+  ].join('\n');
+  const response = await importCsv(app, owner, csv);
+  t.equal(response.status, 202);
+  t.equal(response.body.data.job.type, 'customers.import');
+  t.equal(response.body.data.job.status, 'queued');
+  const job = await waitForJob(app, owner, response.body.data.job.id);
+  t.equal(job.status, 'completed', job.error ?? '');
+  t.equal(job.progress.percent, 100);
+  t.match(job.result, { dryRun: false, totalRows: 6, validRows: 3, invalidRows: 3, created: 2, duplicateRows: 1 });
+  t.same(
+    job.result.errors.map((e: { row: number; column: string }) => [e.row, e.column]),
+    [
+      [3, 'email'],
+      [4, 'email'],
+      [6, 'emailMarketing']
+    ]
+  );
+  t.match(job.result.errors[1].message, /not a valid email/);
+  const bob = await customerByEmail(app, owner.store.id, 'bob@example.com');
+  t.equal(bob.lastName, 'Late', 'the later row wins');
+  t.same(bob.tags, ['a', 'b']);
+  t.equal(bob.email, 'bob@example.com');
+  const ann = await customerByEmail(app, owner.store.id, 'ann@example.com');
+  t.equal(ann.emailMarketing, 'subscribed');
+  t.equal(ann.emailMarketingSource, 'import');
+  t.equal(await app.ctx.db('customers').where({ storeId: owner.store.id }).count('* as n').first().then((r) => Number(r!.n)), 2);
+});
+
+t.test('Shopify export format, BOM, CRLF, quoted commas and newlines', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  const shopify =
+    '\uFEFFFirst Name,Last Name,Email,Accepts Email Marketing,Default Address Company,Default Address Address1,Phone,Tags,Note,Tax Exempt\r\n' +
+    'Dana,"Smith, Jr.",dana@example.com,yes,"Acme, Inc.","1 Main St",+15550001,"wholesale, vip","line one\r\nline two",no\r\n' +
+    'Eve,Jones,EVE@Example.com,no,,,,,,no\r\n';
+  const job = await importAndWait(app, owner, Buffer.from(shopify, 'utf8'));
+  t.equal(job.status, 'completed', job.error ?? '');
+  t.match(job.result, { totalRows: 2, validRows: 2, invalidRows: 0, created: 2 });
+  const dana = await customerByEmail(app, owner.store.id, 'dana@example.com');
+  t.equal(dana.firstName, 'Dana', 'BOM stripped from the first header');
+  t.equal(dana.lastName, 'Smith, Jr.');
+  t.equal(dana.phone, '+15550001');
+  t.same(dana.tags, ['wholesale', 'vip']);
+  t.equal(dana.note, 'line one\r\nline two');
+  t.equal(dana.emailMarketing, 'subscribed');
+  const eve = await customerByEmail(app, owner.store.id, 'eve@example.com');
+  t.equal(eve.email, 'eve@example.com');
+  t.equal(eve.emailMarketing, 'not_subscribed');
+});
+
+t.test('multipart upload, dry run writes nothing, non-CSV is 400', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  await app.ctx.db('customers').insert({ storeId: owner.store.id, email: 'old@example.com', firstName: 'Old' });
+
+  const dry = await importAndWait(app, owner, 'Email,First Name\nold@example.com,New\nfresh@example.com,Fresh\nbad,x\n', '?dryRun=true');
+  t.equal(dry.status, 'completed');
+  t.match(dry.result, { dryRun: true, totalRows: 3, validRows: 2, invalidRows: 1, created: 1, updated: 1 });
+  t.equal((await customerByEmail(app, owner.store.id, 'old@example.com')).firstName, 'Old', 'dry run changed nothing');
+  t.notOk(await customerByEmail(app, owner.store.id, 'fresh@example.com'));
+
+  const boundary = '----sw' + Date.now();
+  const body =
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n` +
+    'email,firstName\r\nmulti@example.com,Multi\r\n' +
+    `\r\n--${boundary}--\r\n`;
+  const multipart = await app.request({
+    method: 'POST',
+    url: '/admin/customers/import',
+    payload: body,
+    token: owner.accessToken,
+    storeId: owner.store.id,
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }
+  });
+  t.equal(multipart.status, 202, multipart.raw);
+  const job = await waitForJob(app, owner, multipart.body.data.job.id);
+  t.equal(job.result.created, 1);
+  t.equal((await customerByEmail(app, owner.store.id, 'multi@example.com')).firstName, 'Multi');
+
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.alloc(64)]);
+  const binary = await importCsv(app, owner, png);
+  t.equal(binary.status, 400);
+  t.equal(binary.body.error.code, 'bad_request');
+  const noEmail = await importCsv(app, owner, 'name,city\nx,y\n');
+  t.equal(noEmail.status, 400);
+  const wrongType = await app.request({
+    method: 'POST',
+    url: '/admin/customers/import',
+    payload: { email: 'x@example.com' },
+    token: owner.accessToken,
+    storeId: owner.store.id
+  });
+  t.equal(wrongType.status, 415);
+  const jobs = await app.request({ url: '/admin/jobs?type=customers.import', token: owner.accessToken, storeId: owner.store.id });
+  t.equal(jobs.body.data.jobs.length, 2, 'refused uploads queue no job');
+});
