@@ -2,13 +2,14 @@ import { createServer } from './api/server.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext } from './context.js';
 import { runMigrations } from './db/migrate.js';
+import { runMain, stopOnSignals } from './lifecycle.js';
 import { startWorkers } from './workers/run-workers.js';
 
 /**
  * `npm start`: for one machine. Creates the database if needed, applies migrations, then runs the
  * API and every worker in this one process. Production runs them as separate Procfile processes.
  */
-async function main() {
+runMain(async () => {
   const config = loadConfig();
   const applied = await runMigrations(config.databaseUrl);
   const ctx = createContext(config);
@@ -18,24 +19,9 @@ async function main() {
   const server = await createServer(ctx);
   await server.start();
   ctx.log.info({ uri: server.info.uri }, 'shopwright running (api + workers)');
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    ctx.log.info({ signal }, 'shutting down');
-    const forced = setTimeout(() => process.exit(1), 28_000);
-    forced.unref();
+  stopOnSignals(ctx.log, async () => {
     await server.stop({ timeout: 15_000 });
     await pool.close();
     await closeContext(ctx);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  });
 });
