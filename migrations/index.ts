@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
+import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
 
 /**
@@ -8,5 +9,6 @@ import * as customers from './20261122000300_customers.js';
  */
 export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261122000100_foundation', module: foundation },
+  { name: '20261122000200_catalog', module: catalog },
   { name: '20261122000300_customers', module: customers }
 ];

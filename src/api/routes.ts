@@ -1,10 +1,13 @@
 import type { ServerRoute } from '@hapi/hapi';
 import { adminCustomerRoutes } from './admin-customers/index.js';
+import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
+import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
+import { publicMediaRoutes } from './public/media.js';
 import { getOpenApi } from './openapi/get-openapi.js';
 import { publicRoutes } from './public/index.js';
 import { storefrontRoutes } from './storefront/index.js';
@@ -16,6 +19,9 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   authRoutes,
   adminStoreRoutes,
   adminDiscountRoutes,
+  adminProductRoutes,
+  adminCollectionRoutes,
+  publicMediaRoutes,
   adminCustomerRoutes,
   adminJobRoutes,
   publicRoutes,

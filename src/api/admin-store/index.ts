@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import { testEmail, testTemplateEmail, verifyEmail } from './email.js';
 import { getStore } from './get-store.js';
+import { uploadMedia } from './media.js';
 import { createToken, listTokens, revokeToken, rotateToken } from './storefront-tokens.js';
 import { patchStore } from './update-store.js';
 
@@ -13,5 +14,6 @@ export const adminStoreRoutes: ServerRoute[] = [
   revokeToken,
   verifyEmail,
   testEmail,
-  testTemplateEmail
+  testTemplateEmail,
+  uploadMedia
 ];

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { createCollectionRoute, getCollectionRoute, listCollectionsRoute, updateCollectionRoute } from './routes.js';
+
+export const adminCollectionRoutes: ServerRoute[] = [listCollectionsRoute, createCollectionRoute, getCollectionRoute, updateCollectionRoute];

@@ -1,0 +1,77 @@
+import Joi from 'joi';
+import { createCollection, getCollection, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/collections.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { ANY_MEMBER } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { withMeta } from '../plugins/envelope.js';
+import { adminRoute } from '../route-helpers.js';
+import { id, idParams, paginationQuery, slug, text } from '../schemas.js';
+
+const collectionFields = {
+  title: text(255).min(1),
+  slug: slug(),
+  description: text(50_000).allow(''),
+  productIds: Joi.array().items(id()).max(5000).unique(),
+  isPublished: Joi.boolean(),
+  mediaId: id().allow(null)
+};
+
+export const listCollectionsRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/collections',
+  options: {
+    description: 'List collections (newest first)',
+    tags: ['catalog'],
+    validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(200).allow(''), isPublished: Joi.boolean() }) },
+    handler: async (request) => {
+      const { limit, cursor, q, isPublished } = request.query as { limit: number; cursor?: string; q?: string; isPublished?: boolean };
+      const result = await listCollections(request.server.app.ctx, tenantOf(request).storeId, { q, isPublished }, { limit, cursor });
+      return withMeta({ collections: result.collections }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const createCollectionRoute = adminRoute(ANY_MEMBER, {
+  method: 'POST',
+  path: '/admin/collections',
+  options: {
+    description: 'Create a collection; productIds in display order',
+    tags: ['catalog'],
+    validate: { payload: Joi.object({ ...collectionFields, title: collectionFields.title.required() }) },
+    handler: async (request, h) => {
+      const collection = await createCollection(request.server.app.ctx, tenantOf(request).storeId, request.payload as CollectionInput & { title: string });
+      return h.response({ collection }).code(201);
+    }
+  }
+});
+
+export const getCollectionRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/collections/{collectionId}',
+  options: {
+    description: 'Get a collection with its products in order',
+    tags: ['catalog'],
+    validate: { params: idParams('collectionId') },
+    handler: async (request) => ({
+      collection: await getCollection(request.server.app.ctx, tenantOf(request).storeId, request.params.collectionId as string)
+    })
+  }
+});
+
+export const updateCollectionRoute = adminRoute(ANY_MEMBER, {
+  method: 'PATCH',
+  path: '/admin/collections/{collectionId}',
+  options: {
+    description: 'Partial update; productIds replaces the membership and its order',
+    tags: ['catalog'],
+    validate: { params: idParams('collectionId'), payload: Joi.object(collectionFields).min(1) },
+    handler: async (request) => ({
+      collection: await updateCollection(
+        request.server.app.ctx,
+        tenantOf(request).storeId,
+        request.params.collectionId as string,
+        request.payload as CollectionInput
+      )
+    })
+  }
+});

@@ -1,0 +1,11 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { adjustInventoryRoute, createProductRoute, getProductRoute, listProductsRoute, productStatusRoute, updateProductRoute } from './routes.js';
+
+export const adminProductRoutes: ServerRoute[] = [
+  listProductsRoute,
+  createProductRoute,
+  getProductRoute,
+  updateProductRoute,
+  productStatusRoute,
+  adjustInventoryRoute
+];

@@ -1,0 +1,108 @@
+import Joi from 'joi';
+import { adjustInventory, setInventory } from '../../services/catalog/inventory.js';
+import { createProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
+import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/read-models.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { ANY_MEMBER } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { withMeta } from '../plugins/envelope.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams, paginationQuery } from '../schemas.js';
+import { createProductPayload, inventoryPayload, listProductsQuery, statusPayload, updateProductPayload } from './schemas.js';
+
+export const listProductsRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/products',
+  options: {
+    description: 'List products (newest first); filters status, q (full-text or exact SKU), collectionId',
+    tags: ['catalog'],
+    validate: { query: Joi.object({ ...paginationQuery, ...listProductsQuery }) },
+    handler: async (request) => {
+      const { limit, cursor, status, q, collectionId } = request.query as { limit: number; cursor?: string; status?: ProductStatus; q?: string; collectionId?: string };
+      const result = await listProducts(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined, collectionId }, { limit, cursor });
+      return withMeta({ products: result.products }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const createProductRoute = adminRoute(ANY_MEMBER, {
+  method: 'POST',
+  path: '/admin/products',
+  options: {
+    description: 'Create a product with its options, variants and media; slug derived from the title when absent',
+    tags: ['catalog'],
+    validate: { payload: createProductPayload },
+    handler: async (request, h) => {
+      const tenant = tenantOf(request);
+      const product = await createProduct(request.server.app.ctx, tenant.storeId, tenant.userId, request.payload as ProductInput & { title: string });
+      return h.response({ product }).code(201);
+    }
+  }
+});
+
+export const getProductRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/products/{productId}',
+  options: {
+    description: 'Get a product with variants, media and collections',
+    tags: ['catalog'],
+    validate: { params: idParams('productId') },
+    handler: async (request) => ({
+      product: await getProduct(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string)
+    })
+  }
+});
+
+export const updateProductRoute = adminRoute(ANY_MEMBER, {
+  method: 'PATCH',
+  path: '/admin/products/{productId}',
+  options: {
+    description: 'Partial update; variants matched by id, new ones created, missing ones removed (archived when ordered)',
+    tags: ['catalog'],
+    validate: { params: idParams('productId'), payload: updateProductPayload },
+    handler: async (request) => {
+      const tenant = tenantOf(request);
+      return {
+        product: await updateProduct(request.server.app.ctx, tenant.storeId, tenant.userId, request.params.productId as string, request.payload as ProductInput)
+      };
+    }
+  }
+});
+
+export const productStatusRoute = adminRoute(ANY_MEMBER, {
+  method: 'PATCH',
+  path: '/admin/products/{productId}/status',
+  options: {
+    description: 'Set a product status: draft, active or archived',
+    tags: ['catalog'],
+    validate: { params: idParams('productId'), payload: statusPayload },
+    handler: async (request) => ({
+      product: await setProductStatus(
+        request.server.app.ctx,
+        tenantOf(request).storeId,
+        request.params.productId as string,
+        (request.payload as { status: ProductStatus }).status
+      )
+    })
+  }
+});
+
+export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
+  method: 'POST',
+  path: '/admin/products/{productId}/variants/{variantId}/inventory',
+  options: {
+    description: 'Adjust stock by delta or set it to quantity, atomically, with a ledger entry; 409 insufficient_inventory below zero',
+    tags: ['catalog'],
+    validate: { params: idParams('productId', 'variantId'), payload: inventoryPayload },
+    handler: async (request) => {
+      const tenant = tenantOf(request);
+      const { delta, quantity, reason } = request.payload as { delta?: number; quantity?: number; reason?: string | null };
+      const change = { userId: tenant.userId, reason: reason || (delta !== undefined ? 'adjustment' : 'stock_count'), productId: request.params.productId as string };
+      const db = request.server.app.ctx.db;
+      const variantId = request.params.variantId as string;
+      const result =
+        delta !== undefined ? await adjustInventory(db, tenant.storeId, variantId, delta, change) : await setInventory(db, tenant.storeId, variantId, quantity!, change);
+      return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment };
+    }
+  }
+});

@@ -1,0 +1,52 @@
+import { createMedia, MEDIA_MAX_BYTES, payloadTooLarge, type UploadedFile } from '../../services/catalog/media.js';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import { validationFailed } from '../../errors.js';
+import { ANY_MEMBER } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+
+/** Multipart framing around the file (boundaries, part headers, the alt field). */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+const isFile = (value: unknown): value is UploadedFile => Boolean(value && typeof value === 'object' && 'path' in value && 'bytes' in value);
+
+/**
+ * hapi streams the file part to a temporary file as it arrives (never the whole body in memory),
+ * counting bytes and answering 413 past the limit; the service sniffs, measures and stores it.
+ */
+export const uploadMedia = adminRoute(ANY_MEMBER, {
+  method: 'POST',
+  path: '/admin/store/media',
+  options: {
+    description: 'Upload an image (multipart field `file`, optional `alt`); JPEG, PNG, WebP, GIF or AVIF, up to 10 MB',
+    tags: ['media'],
+    payload: {
+      output: 'stream',
+      parse: true,
+      multipart: { output: 'file' },
+      uploads: os.tmpdir(),
+      maxBytes: MEDIA_MAX_BYTES + MULTIPART_OVERHEAD,
+      allow: 'multipart/form-data',
+      timeout: 60_000
+    },
+    handler: async (request, h) => {
+      const payload = (request.payload ?? {}) as Record<string, unknown>;
+      const files = Object.values(payload).flat().filter(isFile);
+      try {
+        const unknown = Object.keys(payload).filter((key) => key !== 'file' && key !== 'alt');
+        if (unknown.length) throw validationFailed(unknown.map((key) => ({ path: key, message: `${key} is not allowed` })));
+        const file = payload.file;
+        if (!isFile(file)) throw validationFailed([{ path: 'file', message: 'exactly one file is required in the field `file`' }]);
+        if (file.bytes > MEDIA_MAX_BYTES) throw payloadTooLarge();
+        const alt = typeof payload.alt === 'string' ? payload.alt.trim().slice(0, 500) || null : null;
+        if (payload.alt !== undefined && typeof payload.alt !== 'string') throw validationFailed([{ path: 'alt', message: 'alt must be text' }]);
+        const media = await createMedia(request.server.app.ctx, tenantOf(request).storeId, file, alt);
+        return h.response({ media }).code(201);
+      } finally {
+        // createMedia removes its own file; this catches every other part and the error paths.
+        await Promise.all(files.map((f) => rm(f.path, { force: true })));
+      }
+    }
+  }
+});

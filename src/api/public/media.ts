@@ -1,0 +1,24 @@
+import { openMedia } from '../../services/catalog/media.js';
+import { publicRoute } from '../route-helpers.js';
+import { idParams } from '../schemas.js';
+
+export const getPublicMediaRoute = publicRoute({
+  method: 'GET',
+  path: '/public/media/{mediaId}',
+  options: {
+    description: 'An uploaded image, with a year-long immutable cache lifetime (media never changes under its id)',
+    tags: ['media'],
+    validate: { params: idParams('mediaId') },
+    handler: async (request, h) => {
+      const media = await openMedia(request.server.app.ctx, request.params.mediaId as string);
+      return h
+        .response(media.body)
+        .type(media.row.contentType)
+        .bytes(media.size)
+        .etag(media.row.id)
+        .header('cache-control', 'public, max-age=31536000, immutable');
+    }
+  }
+});
+
+export const publicMediaRoutes = [getPublicMediaRoute];

@@ -1,0 +1,47 @@
+import Joi from 'joi';
+import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/storefront.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { storefrontOf } from '../plugins/auth.js';
+import { withMeta } from '../plugins/envelope.js';
+import { storefrontRoute } from '../route-helpers.js';
+import { money, paginationQuery, text } from '../schemas.js';
+
+export const listStorefrontProductsRoute = storefrontRoute({
+  method: 'GET',
+  path: '/storefront/products',
+  options: {
+    description: 'Active products; full-text q, filters collection (slug), tag, minPrice, maxPrice, inStock; sort newest|price_asc|price_desc|title (relevance when q)',
+    tags: ['catalog'],
+    validate: {
+      query: Joi.object({
+        ...paginationQuery,
+        q: Joi.string().trim().max(200).allow(''),
+        collection: text(120).allow(''),
+        tag: text(64).allow(''),
+        minPrice: money(),
+        maxPrice: money(),
+        inStock: Joi.boolean(),
+        sort: Joi.string().valid(...STOREFRONT_SORTS)
+      })
+    },
+    handler: async (request) => {
+      const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
+      const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
+      const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
+      return withMeta({ products: result.products }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const getStorefrontProductRoute = storefrontRoute({
+  method: 'GET',
+  path: '/storefront/products/{slug}',
+  options: {
+    description: 'An active product by slug (404 for drafts and archived products)',
+    tags: ['catalog'],
+    validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
+    handler: async (request) => ({
+      product: await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string)
+    })
+  }
+});

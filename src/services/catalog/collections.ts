@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../pagination.js';
+import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
+import { nextFreeSlug, slugify } from './slugs.js';
+
+export interface CollectionInput {
+  title?: string;
+  slug?: string;
+  description?: string;
+  productIds?: string[];
+  isPublished?: boolean;
+  mediaId?: string | null;
+}
+
+export interface CollectionRow {
+  id: string;
+  storeId: string;
+  title: string;
+  slug: string;
+  description: string;
+  isPublished: boolean;
+  mediaId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  productsCount?: number;
+}
+
+const slugTaken = () => conflict('slug_taken', 'A collection with this slug already exists', [{ path: 'slug', message: 'slug is taken' }]);
+
+async function mediaById(db: Knex, ids: Array<string | null>): Promise<Map<string, MediaRow>> {
+  const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
+  if (!wanted.length) return new Map();
+  const rows: MediaRow[] = await db('media').whereIn('id', wanted);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+function toCollectionDto(ctx: AppContext, row: CollectionRow, media: Map<string, MediaRow>) {
+  const image = row.mediaId ? media.get(row.mediaId) : undefined;
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    description: row.description,
+    isPublished: row.isPublished,
+    mediaId: row.mediaId,
+    image: image ? toMediaDto(ctx, image) : null,
+    productsCount: Number(row.productsCount ?? 0),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt
+  };
+}
+
+const withProductsCount = (db: Knex) =>
+  db.raw('(select count(*) from collection_products cp where cp.collection_id = collections.id) as products_count');
+
+async function replaceMembership(trx: Knex.Transaction, storeId: string, collectionId: string, productIds: string[]) {
+  if (productIds.length) {
+    const rows: Array<{ id: string }> = await trx('products').where({ storeId }).whereIn('id', productIds).select('id');
+    const found = new Set(rows.map((row) => row.id));
+    const missing = productIds.findIndex((id) => !found.has(id));
+    if (missing >= 0) throw validationFailed([{ path: `productIds.${missing}`, message: 'unknown product id' }]);
+  }
+  await trx('collectionProducts').where({ collectionId }).delete();
+  if (productIds.length) await trx('collectionProducts').insert(productIds.map((productId, position) => ({ collectionId, productId, position })));
+}
+
+async function checkMedia(trx: Knex.Transaction, storeId: string, mediaId: string | null | undefined) {
+  if (!mediaId) return;
+  try {
+    await assertStoreMedia(trx, storeId, [mediaId], 'mediaId');
+  } catch {
+    throw validationFailed([{ path: 'mediaId', message: 'unknown media id' }]);
+  }
+}
+
+export async function listCollections(ctx: AppContext, storeId: string, filters: { q?: string; isPublished?: boolean }, page: PageRequest) {
+  const query = ctx.db('collections').where({ storeId }).select('collections.*', withProductsCount(ctx.db));
+  if (filters.isPublished !== undefined) query.where({ isPublished: filters.isPublished });
+  if (filters.q) query.whereRaw('lower(title) like ?', [`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+  const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  const media = await mediaById(ctx.db, result.items.map((row) => row.mediaId));
+  return { collections: result.items.map((row) => toCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };
+}
+
+export async function getCollection(ctx: AppContext, storeId: string, collectionId: string) {
+  const row: CollectionRow | undefined = await ctx.db('collections').where({ storeId, id: collectionId }).first('collections.*', withProductsCount(ctx.db));
+  if (!row) throw notFound('Collection');
+  const [media, products] = await Promise.all([
+    mediaById(ctx.db, [row.mediaId]),
+    ctx.db('collectionProducts as cp')
+      .join('products as p', 'p.id', 'cp.productId')
+      .where({ 'cp.collectionId': row.id, 'p.storeId': storeId })
+      .orderBy([{ column: 'cp.position' }, { column: 'p.id' }])
+      .select('p.id', 'p.title', 'p.slug', 'p.status', 'p.minPrice as price', 'cp.position')
+  ]);
+  return { ...toCollectionDto(ctx, row, media), productIds: products.map((p: { id: string }) => p.id), products };
+}
+
+export async function createCollection(ctx: AppContext, storeId: string, input: CollectionInput & { title: string }) {
+  const id = await ctx.db.transaction(async (trx) => {
+    await checkMedia(trx, storeId, input.mediaId);
+    let row: CollectionRow | undefined;
+    for (let attempt = 0; !row; attempt++) {
+      const slug = input.slug ?? (await nextFreeSlug(trx, 'collections', storeId, slugify(input.title, 'collection')));
+      try {
+        [row] = await trx.transaction((savepoint) =>
+          savepoint('collections')
+            .insert({ storeId, title: input.title, slug, description: input.description ?? '', isPublished: input.isPublished ?? false, mediaId: input.mediaId ?? null })
+            .returning('*')
+        );
+      } catch (error) {
+        if (uniqueViolation(error) !== 'collections_store_slug_key') throw error;
+        if (input.slug || attempt >= 5) throw slugTaken();
+      }
+    }
+    await replaceMembership(trx, storeId, row.id, input.productIds ?? []);
+    return row.id;
+  });
+  return getCollection(ctx, storeId, id);
+}
+
+export async function updateCollection(ctx: AppContext, storeId: string, collectionId: string, input: CollectionInput) {
+  await ctx.db.transaction(async (trx) => {
+    const current: CollectionRow | undefined = await trx('collections').where({ storeId, id: collectionId }).forUpdate().first();
+    if (!current) throw notFound('Collection');
+    await checkMedia(trx, storeId, input.mediaId);
+    const changes: Record<string, unknown> = {};
+    for (const key of ['title', 'description', 'isPublished', 'mediaId'] as const) if (input[key] !== undefined) changes[key] = input[key];
+    if (input.slug !== undefined && input.slug !== current.slug) changes.slug = input.slug;
+    try {
+      await trx.transaction((savepoint) => savepoint('collections').where({ id: collectionId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
+    } catch (error) {
+      if (uniqueViolation(error) === 'collections_store_slug_key') throw slugTaken();
+      throw error;
+    }
+    if (input.productIds !== undefined) await replaceMembership(trx, storeId, collectionId, input.productIds);
+  });
+  return getCollection(ctx, storeId, collectionId);
+}
+
+/* Storefront: published collections only. */
+
+const toStorefrontCollectionDto = (ctx: AppContext, row: CollectionRow, media: Map<string, MediaRow>) => {
+  const { id, title, slug, description, image, createdAt, updatedAt } = toCollectionDto(ctx, row, media);
+  return { id, title, slug, description, image: image ? { id: image.id, url: image.url, alt: image.alt, width: image.width, height: image.height } : null, createdAt, updatedAt };
+};
+
+export async function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest) {
+  const query = ctx.db('collections').where({ storeId, isPublished: true });
+  const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  const media = await mediaById(ctx.db, result.items.map((row) => row.mediaId));
+  return { collections: result.items.map((row) => toStorefrontCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };
+}
+
+export async function findPublishedCollection(ctx: AppContext, storeId: string, slug: string): Promise<CollectionRow> {
+  const row: CollectionRow | undefined = await ctx.db('collections').where({ storeId, isPublished: true }).whereRaw('lower(slug) = lower(?)', [slug]).first();
+  if (!row) throw notFound('Collection');
+  return row;
+}
+
+export async function storefrontCollectionDto(ctx: AppContext, row: CollectionRow) {
+  return toStorefrontCollectionDto(ctx, row, await mediaById(ctx.db, [row.mediaId]));
+}

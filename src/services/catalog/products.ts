@@ -1,0 +1,161 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound, uniqueViolation } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../pagination.js';
+import { assertStoreMedia } from './media.js';
+import {
+  hydrateProducts,
+  loadProductMedia,
+  loadVariants,
+  productColumns,
+  toAdminProductDto,
+  type ProductOption,
+  type ProductRow,
+  type ProductStatus,
+  type VariantRow
+} from './read-models.js';
+import { nextFreeSlug, slugify } from './slugs.js';
+import { syncVariants, type VariantInput } from './variants.js';
+
+export interface ProductInput {
+  title?: string;
+  slug?: string;
+  description?: string;
+  status?: ProductStatus;
+  tags?: string[];
+  options?: ProductOption[];
+  variants?: VariantInput[];
+  mediaIds?: string[];
+  seo?: { title?: string | null; description?: string | null };
+}
+
+export interface ProductFilters {
+  status?: ProductStatus;
+  q?: string;
+  collectionId?: string;
+}
+
+const slugTaken = () => conflict('slug_taken', 'A product with this slug already exists', [{ path: 'slug', message: 'slug is taken' }]);
+
+/** Tags trimmed by validation; duplicates (case-insensitive) dropped, first spelling kept. */
+function cleanTags(tags: string[]): string[] {
+  const seen = new Set<string>();
+  return tags.filter((tag) => {
+    const key = tag.toLowerCase();
+    if (!tag || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function replaceProductMedia(trx: Knex.Transaction, storeId: string, productId: string, mediaIds: string[]) {
+  await assertStoreMedia(trx, storeId, mediaIds, 'mediaIds');
+  await trx('productMedia').where({ productId }).delete();
+  if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
+}
+
+/** Inserts with the given slug (409 when taken) or a derived one (next free suffix, retried on a race). */
+async function insertProduct(trx: Knex.Transaction, storeId: string, columns: Record<string, unknown>, explicitSlug: string | undefined, title: string) {
+  for (let attempt = 0; ; attempt++) {
+    const slug = explicitSlug ?? (await nextFreeSlug(trx, 'products', storeId, slugify(title, 'product')));
+    try {
+      const [row] = await trx.transaction((savepoint) => savepoint('products').insert({ ...columns, storeId, slug }).returning(productColumns()));
+      return row as ProductRow;
+    } catch (error) {
+      if (uniqueViolation(error) !== 'products_store_slug_key') throw error;
+      if (explicitSlug || attempt >= 5) throw slugTaken();
+    }
+  }
+}
+
+export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
+  const row: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
+  if (!row) throw notFound('Product');
+  const [variants, media, collections] = await Promise.all([
+    loadVariants(ctx.db, [row.id]),
+    loadProductMedia(ctx.db, [row.id]),
+    ctx.db('collectionProducts as cp')
+      .join('collections as c', 'c.id', 'cp.collectionId')
+      .where({ 'cp.productId': row.id, 'c.storeId': storeId })
+      .orderBy('c.title')
+      .select('c.id', 'c.title', 'c.slug', 'c.isPublished')
+  ]);
+  return { ...toAdminProductDto(ctx, row, variants.get(row.id) ?? [], media.get(row.id) ?? []), collections };
+}
+
+export async function listProducts(ctx: AppContext, storeId: string, filters: ProductFilters, page: PageRequest) {
+  const query = ctx.db('products').where({ storeId }).select(productColumns());
+  if (filters.status) query.where({ status: filters.status });
+  if (filters.q) {
+    const q = filters.q;
+    query.where((w) =>
+      w
+        .whereRaw(`search @@ websearch_to_tsquery('english', ?)`, [q])
+        .orWhereRaw(`exists (select 1 from product_variants v where v.store_id = ? and lower(v.sku) = lower(?) and v.product_id = products.id)`, [storeId, q])
+    );
+  }
+  if (filters.collectionId) {
+    query.whereExists((sub) =>
+      sub.select(ctx.db.raw('1')).from('collectionProducts as cp').where('cp.collectionId', filters.collectionId!).whereRaw('cp.product_id = products.id')
+    );
+  }
+  const result = await keysetPage<ProductRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  return { products: await hydrateProducts(ctx, result.items, toAdminProductDto), nextCursor: result.nextCursor };
+}
+
+export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
+  const productId = await ctx.db.transaction(async (trx) => {
+    const row = await insertProduct(
+      trx,
+      storeId,
+      {
+        title: input.title,
+        description: input.description ?? '',
+        status: input.status ?? 'draft',
+        tags: cleanTags(input.tags ?? []),
+        options: JSON.stringify(input.options ?? []),
+        seo: JSON.stringify(input.seo ?? {})
+      },
+      input.slug,
+      input.title
+    );
+    await syncVariants(trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
+    if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
+    return row.id;
+  });
+  return getProduct(ctx, storeId, productId);
+}
+
+/** Partial update: only the fields present change. The slug stays put on rename unless given. */
+export async function updateProduct(ctx: AppContext, storeId: string, userId: string | null, productId: string, input: ProductInput) {
+  await ctx.db.transaction(async (trx) => {
+    const current: ProductRow | undefined = await trx('products').where({ storeId, id: productId }).forUpdate().first(productColumns());
+    if (!current) throw notFound('Product');
+    const changes: Record<string, unknown> = {};
+    for (const key of ['title', 'description', 'status'] as const) if (input[key] !== undefined) changes[key] = input[key];
+    if (input.tags !== undefined) changes.tags = cleanTags(input.tags);
+    if (input.options !== undefined) changes.options = JSON.stringify(input.options);
+    if (input.seo !== undefined) changes.seo = JSON.stringify({ ...current.seo, ...input.seo });
+    if (input.slug !== undefined && input.slug !== current.slug) changes.slug = input.slug;
+    try {
+      await trx.transaction((savepoint) => savepoint('products').where({ id: productId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
+    } catch (error) {
+      if (uniqueViolation(error) === 'products_store_slug_key') throw slugTaken();
+      throw error;
+    }
+    if (input.variants !== undefined || input.options !== undefined) {
+      const existing: VariantRow[] = await trx('productVariants').where({ productId, storeId }).whereNull('archivedAt').orderBy('position').forUpdate();
+      // Options changed without variants: the current variants must still fit the new options.
+      const variants = input.variants ?? existing.map((v) => ({ id: v.id }));
+      await syncVariants(trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
+    }
+    if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
+  });
+  return getProduct(ctx, storeId, productId);
+}
+
+export async function setProductStatus(ctx: AppContext, storeId: string, productId: string, status: ProductStatus) {
+  const updated = await ctx.db('products').where({ storeId, id: productId }).update({ status, updatedAt: ctx.db.fn.now() });
+  if (!updated) throw notFound('Product');
+  return getProduct(ctx, storeId, productId);
+}
