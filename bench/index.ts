@@ -1,3 +1,6 @@
+import { run as catalog } from './catalog.js';
+import { run as catalogExplain } from './catalog-explain.js';
+import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 
 /**
@@ -5,7 +8,10 @@ import { run as foundation } from './foundation.js';
  * `npm run bench -- <name>`. Add a module here as `name: run`.
  */
 const BENCHMARKS: Record<string, () => Promise<void>> = {
-  foundation
+  foundation,
+  catalog,
+  'catalog-explain': catalogExplain,
+  customers: customersCsv
 };
 
 const only = process.argv.slice(2);

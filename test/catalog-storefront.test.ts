@@ -91,3 +91,32 @@ t.test('storefront catalog: visibility, search, filters, sorts, pagination', asy
   t.equal((await app.request({ url: '/storefront/products/amber-candle', ...sf })).status, 404, 'archiving hides it at once');
   t.same(titles(await app.request({ url: '/storefront/products?q=cedarwood', ...sf })), []);
 });
+
+t.test('storefront catalog: cached reads follow every write at once', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const product = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ sku: 'LAMP', price: 900, inventoryQuantity: 1 }] });
+  const read = async () => (await app.request({ url: '/storefront/products/lamp', ...sf })).body.data.product;
+  const list = async () => (await app.request({ url: '/storefront/products', ...sf })).body.data.products;
+  t.equal((await read()).available, true);
+  t.equal((await list())[0].available, true);
+
+  const sold = await app.request({ method: 'POST', url: `/admin/products/${product.id}/variants/${product.variants[0].id}/inventory`, payload: { delta: -1 }, ...admin(owner) });
+  t.equal(sold.status, 200);
+  t.equal((await read()).available, false, 'stock change visible immediately on the product');
+  t.equal((await list())[0].available, false, 'and in the list');
+
+  await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { title: 'Desk Lamp', variants: [{ id: product.variants[0].id, price: 1100 }] }, ...admin(owner) });
+  t.equal((await read()).title, 'Desk Lamp', 'rename visible');
+  t.equal((await list())[0].price, 1100, 'price change visible');
+
+  await app.request({ method: 'PATCH', url: `/admin/products/${product.id}/status`, payload: { status: 'draft' }, ...admin(owner) });
+  t.equal((await app.request({ url: '/storefront/products/lamp', ...sf })).status, 404, 'unpublishing visible');
+  t.same(await list(), []);
+
+  const collection = await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Lights', isPublished: true }, ...admin(owner) });
+  t.equal((await app.request({ url: '/storefront/collections', ...sf })).body.data.collections.length, 1);
+  await app.request({ method: 'PATCH', url: `/admin/collections/${collection.body.data.collection.id}`, payload: { isPublished: false }, ...admin(owner) });
+  t.same((await app.request({ url: '/storefront/collections', ...sf })).body.data.collections, [], 'collection unpublish visible');
+});

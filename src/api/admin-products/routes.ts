@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { adjustInventory, setInventory } from '../../services/catalog/inventory.js';
 import { createProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
 import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/read-models.js';
+import { invalidateStorefrontCatalog } from '../../services/catalog/storefront-cache.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -102,6 +103,7 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
       const variantId = request.params.variantId as string;
       const result =
         delta !== undefined ? await adjustInventory(db, tenant.storeId, variantId, delta, change) : await setInventory(db, tenant.storeId, variantId, quantity!, change);
+      if (result.adjustment) await invalidateStorefrontCatalog(request.server.app.ctx, tenant.storeId);
       return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment };
     }
   }

@@ -4,6 +4,7 @@ import { conflict, notFound, uniqueViolation, validationFailed } from '../../err
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { nextFreeSlug, slugify } from './slugs.js';
+import { cachedStorefrontRead, invalidateStorefrontCatalog } from './storefront-cache.js';
 
 export interface CollectionInput {
   title?: string;
@@ -118,6 +119,7 @@ export async function createCollection(ctx: AppContext, storeId: string, input: 
     await replaceMembership(trx, storeId, row.id, input.productIds ?? []);
     return row.id;
   });
+  await invalidateStorefrontCatalog(ctx, storeId);
   return getCollection(ctx, storeId, id);
 }
 
@@ -137,6 +139,7 @@ export async function updateCollection(ctx: AppContext, storeId: string, collect
     }
     if (input.productIds !== undefined) await replaceMembership(trx, storeId, collectionId, input.productIds);
   });
+  await invalidateStorefrontCatalog(ctx, storeId);
   return getCollection(ctx, storeId, collectionId);
 }
 
@@ -147,7 +150,11 @@ const toStorefrontCollectionDto = (ctx: AppContext, row: CollectionRow, media: M
   return { id, title, slug, description, image: image ? { id: image.id, url: image.url, alt: image.alt, width: image.width, height: image.height } : null, createdAt, updatedAt };
 };
 
-export async function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest) {
+export function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest) {
+  return cachedStorefrontRead(ctx, storeId, `collections:${JSON.stringify(page)}`, () => loadStorefrontCollections(ctx, storeId, page));
+}
+
+async function loadStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest) {
   const query = ctx.db('collections').where({ storeId, isPublished: true });
   const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
   const media = await mediaById(ctx.db, result.items.map((row) => row.mediaId));

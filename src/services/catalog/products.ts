@@ -15,6 +15,7 @@ import {
   type VariantRow
 } from './read-models.js';
 import { nextFreeSlug, slugify } from './slugs.js';
+import { invalidateStorefrontCatalog } from './storefront-cache.js';
 import { syncVariants, type VariantInput } from './variants.js';
 
 export interface ProductInput {
@@ -123,6 +124,7 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
     return row.id;
   });
+  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }
 
@@ -151,11 +153,13 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
   });
+  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }
 
 export async function setProductStatus(ctx: AppContext, storeId: string, productId: string, status: ProductStatus) {
   const updated = await ctx.db('products').where({ storeId, id: productId }).update({ status, updatedAt: ctx.db.fn.now() });
   if (!updated) throw notFound('Product');
+  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }

@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { encodeCursor } from '../src/services/pagination.js';
+import { seedCatalog, signupBenchStore } from './lib/catalog-seed.js';
+import { freshBenchDatabase } from './lib/database.js';
+import { measure, ratio, startBenchServer } from './lib/http.js';
+
+/**
+ * Issue 3 targets, 10,000 products × 3 variants, 50 connections: storefront list (page of 20)
+ * >= 25% of the bare route's req/s, p99 < 50 ms, and a deep page (after 9,000 products) within
+ * 20% of page 1's latency.
+ */
+export async function run(): Promise<void> {
+  console.log('\n# catalog: storefront product list and search, 10,000 products x 3 variants (50 connections)');
+  const databaseUrl = await freshBenchDatabase('catalog');
+  const server = await startBenchServer(databaseUrl);
+  try {
+    const { storeId, storefrontToken } = await signupBenchStore(server.api, 'bench-catalog');
+    const seededAt = Date.now();
+    await seedCatalog(databaseUrl, storeId, 10_000, 3);
+    console.log(`seeded 10,000 products and 30,000 variants in ${Date.now() - seededAt} ms`);
+
+    // The cursor the API would hand out after product 9,000 of the newest-first list.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query(
+      `SELECT created_at, id FROM products WHERE store_id = $1 AND status = 'active' ORDER BY created_at DESC, id DESC OFFSET 8999 LIMIT 1`,
+      [storeId]
+    );
+    await client.end();
+    const deepCursor = encodeCursor(['newest', (rows[0].created_at as Date).toISOString(), rows[0].id]);
+
+    const headers = { 'x-storefront-token': storefrontToken };
+    const base = `${server.api}/api/v1/storefront/products`;
+    const check = await fetch(`${base}?limit=20&cursor=${deepCursor}`, { headers });
+    const checkBody = (await check.json()) as { data: { products: Array<{ title: string }> } };
+    if (check.status !== 200 || checkBody.data.products.length !== 20) throw new Error(`deep page broken: ${check.status}`);
+
+    const bare = await measure('GET bare hapi route', server.bare);
+    const list = await measure('GET /storefront/products (page 1 of 20)', `${base}?limit=20`, { headers });
+    const deep = await measure('GET /storefront/products (after 9,000)', `${base}?limit=20&cursor=${deepCursor}`, { headers });
+    const priced = await measure('GET /storefront/products?sort=price_asc', `${base}?limit=20&sort=price_asc`, { headers });
+    const search = await measure('GET /storefront/products?q=linen shirt', `${base}?limit=20&q=${encodeURIComponent('linen shirt')}`, { headers });
+    const filtered = await measure('GET /storefront/products?tag&inStock&price', `${base}?limit=20&tag=home&inStock=true&minPrice=1200&maxPrice=1800`, {
+      headers
+    });
+
+    const deepDelta = ((deep.p50 - list.p50) / Math.max(list.p50, 1)) * 100;
+    console.log(`list: ${ratio(list, bare)} of bare (target >= 25%), p99 ${list.p99} ms (target < 50 ms)`);
+    console.log(`search: ${ratio(search, bare)} of bare, p99 ${search.p99} ms (target < 50 ms)`);
+    console.log(`price sort: ${ratio(priced, bare)} of bare, p99 ${priced.p99} ms; filtered: ${ratio(filtered, bare)} of bare, p99 ${filtered.p99} ms`);
+    console.log(
+      `deep page: p50 ${deep.p50} ms vs page 1 p50 ${list.p50} ms (${deepDelta >= 0 ? '+' : ''}${deepDelta.toFixed(1)}%, target within 20%); ` +
+        `req/s ${deep.reqPerSec} vs ${list.reqPerSec}`
+    );
+  } finally {
+    await server.stop();
+  }
+}

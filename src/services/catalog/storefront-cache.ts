@@ -1,0 +1,45 @@
+import type { AppContext } from '../../context.js';
+
+/**
+ * Storefront catalog reads, cached in-process per store. Every catalog write calls
+ * `invalidateStorefrontCatalog`, which drops the store's whole entry set here and, through the
+ * LocalCache's Redis pub/sub, in every other process. A result computed while a write happened is
+ * stored into the set it started with, which the write already detached, so it is never served.
+ * Entries also expire after a short TTL, bounding staleness from writes that bypass the services
+ * (stock taken by a checkout that forgets to invalidate shows as available for at most that long;
+ * checkout itself still enforces stock).
+ */
+const MAX_ENTRIES_PER_STORE = 1000;
+
+interface Entry {
+  value: unknown;
+  expiresAt: number;
+}
+
+const storeKey = (storeId: string) => `sfcatalog:${storeId}`;
+
+function ttlMs(): number {
+  const value = Number.parseInt(process.env.STOREFRONT_CACHE_TTL_MS ?? '', 10);
+  return Number.isFinite(value) && value >= 0 ? value : 10_000;
+}
+
+export async function cachedStorefrontRead<T>(ctx: AppContext, storeId: string, key: string, load: () => Promise<T>): Promise<T> {
+  const ttl = ttlMs();
+  if (ttl === 0) return load();
+  let entries = ctx.cache.get<Map<string, Entry>>(storeKey(storeId));
+  if (!entries) {
+    entries = new Map();
+    ctx.cache.set(storeKey(storeId), entries);
+  }
+  const hit = entries.get(key);
+  if (hit && hit.expiresAt > Date.now()) return hit.value as T;
+  const value = await load();
+  if (entries.size >= MAX_ENTRIES_PER_STORE) entries.clear();
+  entries.set(key, { value, expiresAt: Date.now() + ttl });
+  return value;
+}
+
+/** Call after any change a storefront could see: products, variants, stock, collections, media links. */
+export async function invalidateStorefrontCatalog(ctx: AppContext, storeId: string): Promise<void> {
+  await ctx.cache.invalidate(storeKey(storeId));
+}
