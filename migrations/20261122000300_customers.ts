@@ -33,12 +33,12 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
-    CREATE UNIQUE INDEX customers_store_email_key ON customers (store_id, lower(email));
+    -- One customer per store and email; text_pattern_ops also serves the ?q= email prefix search.
+    CREATE UNIQUE INDEX customers_store_email_key ON customers (store_id, lower(email) text_pattern_ops);
     CREATE UNIQUE INDEX customers_store_external_key ON customers (store_id, external_id) WHERE external_id IS NOT NULL;
     CREATE INDEX customers_store_list_idx ON customers (store_id, created_at DESC, id DESC);
     CREATE INDEX customers_store_marketing_idx ON customers (store_id, email_marketing, created_at DESC, id DESC);
-    -- ?q= is a prefix search over email, first and last name (btree prefix scans, cheap to maintain on bulk imports).
-    CREATE INDEX customers_email_prefix_idx ON customers (store_id, lower(email) text_pattern_ops);
+    -- ?q= is also a prefix search over first and last name (btree prefix scans, cheap to maintain on bulk imports).
     CREATE INDEX customers_first_name_prefix_idx ON customers (store_id, lower(first_name) text_pattern_ops);
     CREATE INDEX customers_last_name_prefix_idx ON customers (store_id, lower(last_name) text_pattern_ops);
     CREATE INDEX customers_tags_idx ON customers USING gin (tags);
