@@ -52,6 +52,22 @@ export async function run(): Promise<void> {
       `deep page: p50 ${deep.p50} ms vs page 1 p50 ${list.p50} ms (${deepDelta >= 0 ? '+' : ''}${deepDelta.toFixed(1)}%, target within 20%); ` +
         `req/s ${deep.reqPerSec} vs ${list.reqPerSec}`
     );
+
+    // The same pages with the storefront cache off: the database path on its own.
+    const raw = await startBenchServer(databaseUrl, { STOREFRONT_CACHE_TTL_MS: '0' });
+    try {
+      const rawBase = `${raw.api}/api/v1/storefront/products`;
+      const rawList = await measure('cache off: page 1', `${rawBase}?limit=20`, { headers });
+      const rawDeep = await measure('cache off: after 9,000', `${rawBase}?limit=20&cursor=${deepCursor}`, { headers });
+      const rawSearch = await measure('cache off: q=linen shirt', `${rawBase}?limit=20&q=${encodeURIComponent('linen shirt')}`, { headers });
+      const rawDelta = ((rawDeep.p50 - rawList.p50) / Math.max(rawList.p50, 1)) * 100;
+      console.log(
+        `cache off: list ${ratio(rawList, bare)} of bare, p99 ${rawList.p99} ms; search ${ratio(rawSearch, bare)}, p99 ${rawSearch.p99} ms; ` +
+          `deep p50 ${rawDeep.p50} ms vs page 1 ${rawList.p50} ms (${rawDelta >= 0 ? '+' : ''}${rawDelta.toFixed(1)}%)`
+      );
+    } finally {
+      await raw.stop();
+    }
   } finally {
     await server.stop();
   }

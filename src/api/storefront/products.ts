@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/storefront.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { storefrontOf } from '../plugins/auth.js';
-import { withMeta } from '../plugins/envelope.js';
+import { envelopeJson } from './cached-json.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { money, paginationQuery, text } from '../schemas.js';
 
@@ -24,11 +24,11 @@ export const listStorefrontProductsRoute = storefrontRoute({
         sort: Joi.string().valid(...STOREFRONT_SORTS)
       })
     },
-    handler: async (request) => {
+    handler: async (request, h) => {
       const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
       const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
-      return withMeta({ products: result.products }, paginationMeta(limit, result.nextCursor));
+      return envelopeJson(h, result, () => ({ data: { products: result.products }, meta: paginationMeta(limit, result.nextCursor) }));
     }
   }
 });
@@ -40,8 +40,9 @@ export const getStorefrontProductRoute = storefrontRoute({
     description: 'An active product by slug (404 for drafts and archived products)',
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
-    handler: async (request) => ({
-      product: await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string)
-    })
+    handler: async (request, h) => {
+      const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string);
+      return envelopeJson(h, product, () => ({ data: { product }, meta: {} }));
+    }
   }
 });
