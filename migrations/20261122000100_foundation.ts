@@ -9,8 +9,8 @@ export async function up(knex: Knex): Promise<void> {
       last_name text NOT NULL,
       password_hash text NOT NULL,
       session_version integer NOT NULL DEFAULT 0,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now()
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now()
     );
     CREATE UNIQUE INDEX users_email_key ON users (lower(email));
 
@@ -24,8 +24,8 @@ export async function up(knex: Knex): Promise<void> {
       shipping_methods jsonb NOT NULL DEFAULT '[]',
       manual_payments_enabled boolean NOT NULL DEFAULT false,
       logo_url text,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now()
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now()
     );
     CREATE UNIQUE INDEX stores_slug_key ON stores (lower(slug));
 
@@ -34,7 +34,7 @@ export async function up(knex: Knex): Promise<void> {
       store_id uuid NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
       user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
       role text NOT NULL CHECK (role IN ('owner', 'admin', 'staff')),
-      created_at timestamptz NOT NULL DEFAULT now(),
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
       UNIQUE (store_id, user_id)
     );
     CREATE INDEX memberships_user_idx ON memberships (user_id);
@@ -45,10 +45,10 @@ export async function up(knex: Knex): Promise<void> {
       name text NOT NULL,
       prefix text NOT NULL,
       token_hash text NOT NULL UNIQUE,
-      last_used_at timestamptz,
-      revoked_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now()
+      last_used_at timestamptz(3),
+      revoked_at timestamptz(3),
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now()
     );
     CREATE INDEX storefront_tokens_store_idx ON storefront_tokens (store_id, created_at, id);
 
@@ -57,8 +57,8 @@ export async function up(knex: Knex): Promise<void> {
       user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
       token_hash text NOT NULL UNIQUE,
       expires_at timestamptz NOT NULL,
-      used_at timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now()
+      used_at timestamptz(3),
+      created_at timestamptz(3) NOT NULL DEFAULT now()
     );
     CREATE INDEX password_resets_user_idx ON password_resets (user_id);
 
@@ -71,11 +71,11 @@ export async function up(knex: Knex): Promise<void> {
       is_active boolean NOT NULL DEFAULT true,
       usage_limit integer CHECK (usage_limit IS NULL OR usage_limit >= 0),
       usage_count integer NOT NULL DEFAULT 0,
-      starts_at timestamptz,
-      ends_at timestamptz,
+      starts_at timestamptz(3),
+      ends_at timestamptz(3),
       minimum_order_amount integer,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      updated_at timestamptz NOT NULL DEFAULT now(),
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      updated_at timestamptz(3) NOT NULL DEFAULT now(),
       CONSTRAINT discounts_usage_within_limit CHECK (usage_limit IS NULL OR usage_count <= usage_limit)
     );
     CREATE UNIQUE INDEX discounts_store_code_key ON discounts (store_id, lower(code));
@@ -91,7 +91,7 @@ export async function up(knex: Knex): Promise<void> {
       smtp_secure boolean NOT NULL DEFAULT false,
       smtp_user text,
       smtp_password_encrypted text,
-      updated_at timestamptz NOT NULL DEFAULT now()
+      updated_at timestamptz(3) NOT NULL DEFAULT now()
     );
 
     CREATE TABLE email_log (
@@ -104,8 +104,8 @@ export async function up(knex: Knex): Promise<void> {
       provider text,
       provider_message_id text,
       error text,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      sent_at timestamptz
+      created_at timestamptz(3) NOT NULL DEFAULT now(),
+      sent_at timestamptz(3)
     );
     CREATE INDEX email_log_store_idx ON email_log (store_id, created_at DESC);
   `);

@@ -35,6 +35,9 @@ export interface KeysetOrder {
 /**
  * Keyset pagination: `WHERE (col, id) < (last col, last id)` on an index, so page 500 costs what
  * page 1 costs. Fetches one extra row to know whether a next page exists.
+ *
+ * Timestamp sort columns must be stored at millisecond precision (`timestamptz(3)`): the cursor
+ * carries a JS Date, and a microsecond remainder would make the comparison skip rows.
  */
 export async function keysetPage<Row extends Record<string, any>>(
   query: Knex.QueryBuilder,
