@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import Papa from 'papaparse';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -55,9 +54,7 @@ interface Batch {
   bytesRead: number;
 }
 
-const YIELD_EVERY = 200;
 const ANALYZE_AFTER_CREATED = 10_000;
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const emptyCounts = (): ImportCounts => ({ totalRows: 0, validRows: 0, invalidRows: 0, created: 0, updated: 0, unchanged: 0, duplicateRows: 0 });
 const newBatch = (): Batch => ({ customers: new Map(), records: 0, lastRow: 0, invalid: 0, duplicates: 0, errors: [], bytesRead: 0 });
@@ -151,29 +148,20 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
       await reportJobProgress(ctx, jobId, progressOf(checkpoint, batch.bytesRead, totalBytes));
     };
 
-    const file = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 256 * 1024 });
-    let bytesRead = 0;
-    file.on('data', (chunk) => {
-      bytesRead += Buffer.byteLength(chunk as string);
-    });
-    const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { skipEmptyLines: 'greedy' }) as unknown as NodeJS.ReadWriteStream;
-    const piping = pipeline(file, parser as unknown as NodeJS.WritableStream).catch((error: unknown) => {
-      parser.emit('error', error);
-    });
-
     let columns: ColumnMap | undefined;
     let rowNumber = 0;
     let batch = newBatch();
     let inflight: Promise<void> | null = null;
-    for await (const record of parser as unknown as AsyncIterable<string[]>) {
+    const ready: Batch[] = [];
+    const take = (record: string[]) => {
       rowNumber += 1;
       if (columns === undefined) {
         const mapped = mapHeader(record);
         if (!mapped) throw badRequest('The CSV file has no header row with an Email column');
         columns = mapped;
-        continue;
+        return;
       }
-      if (rowNumber - 1 <= resumeAfter) continue;
+      if (rowNumber - 1 <= resumeAfter) return;
       const staged = validateRecord(record, rowNumber, columns);
       batch.records += 1;
       batch.lastRow = rowNumber;
@@ -184,18 +172,49 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
         if (batch.customers.delete(staged.email)) batch.duplicates += 1;
         batch.customers.set(staged.email, staged);
       }
-      // Records already buffered arrive as microtasks only: yield now and then so the batch being
-      // written (COPY, upsert, commit round trips) progresses while this one is parsed.
-      if (batch.records % YIELD_EVERY === 0) await yieldToIo();
       if (batch.records >= batchSize) {
-        batch.bytesRead = bytesRead;
-        if (inflight) await inflight;
-        inflight = flush(batch);
-        inflight.catch(() => undefined);
+        ready.push(batch);
         batch = newBatch();
       }
-    }
-    await piping;
+    };
+
+    // papaparse parses each chunk of the file synchronously as it arrives. When batches are ready
+    // the file is paused until the previous batch is written, so at most one batch is parsed ahead
+    // (memory stays flat) while parsing and the database overlap.
+    const file = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+    let bytesRead = 0;
+    await new Promise<void>((resolve, reject) => {
+      const fail = (error: unknown) => {
+        file.destroy();
+        reject(error);
+      };
+      Papa.parse(file as unknown as never, {
+        skipEmptyLines: 'greedy',
+        chunk: (results: Papa.ParseResult<string[]>) => {
+          bytesRead = file.bytesRead;
+          try {
+            for (const record of results.data) take(record);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          if (ready.length === 0) return;
+          file.pause();
+          const batches = ready.splice(0);
+          void (async () => {
+            for (const next of batches) {
+              next.bytesRead = bytesRead;
+              if (inflight) await inflight;
+              inflight = flush(next);
+              inflight.catch(() => undefined);
+            }
+            file.resume();
+          })().catch(fail);
+        },
+        complete: () => resolve(),
+        error: (error: Error) => fail(error)
+      } as unknown as never);
+    });
     if (inflight) await inflight;
     if (columns === undefined) throw badRequest('The CSV file is empty');
     if (batch.records > 0) {
