@@ -64,12 +64,22 @@ export async function up(knex: Knex): Promise<void> {
     );
     CREATE INDEX jobs_store_list_idx ON jobs (store_id, created_at DESC, id DESC);
     CREATE INDEX jobs_store_type_idx ON jobs (store_id, type, created_at DESC, id DESC);
+
+    -- Per-row problems of an import job, appended with each batch (the job result lists them).
+    CREATE TABLE job_row_errors (
+      id bigserial PRIMARY KEY,
+      job_id uuid NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+      row_number integer NOT NULL,
+      column_name text NOT NULL,
+      message text NOT NULL
+    );
+    CREATE INDEX job_row_errors_job_idx ON job_row_errors (job_id, row_number, id);
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    DROP TABLE IF EXISTS jobs, customers CASCADE;
+    DROP TABLE IF EXISTS job_row_errors, jobs, customers CASCADE;
     ALTER TABLE stores DROP COLUMN IF EXISTS allow_import_resubscribe;
   `);
 }

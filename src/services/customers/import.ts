@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
-import { completeJob, findJobRow, reportJobProgress } from '../jobs/jobs.js';
+import { completeJob, findJobRow } from '../jobs/jobs.js';
 import { removeStoredFile, storagePath } from '../jobs/files.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
 import { stagingLine, validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
@@ -31,11 +31,17 @@ export interface ImportCounts {
   duplicateRows: number;
 }
 
-/** Committed with each batch, in the same transaction: a retry resumes after the last committed batch. */
+/**
+ * Committed with each batch, in the same transaction: a retry resumes after the last committed
+ * batch. Bad rows go to `job_row_errors` in that transaction too (append-only, so memory and the
+ * per-batch write stay flat however many there are).
+ */
 interface Checkpoint {
   rowsDone: number;
   counts: ImportCounts;
-  errors: RowError[];
+  reportedErrors: number;
+  /** Problems found so far (a bad row may have several); more than reportedErrors once the cap is hit. */
+  errorEntries: number;
 }
 
 export interface CustomerImportResult extends ImportCounts {
@@ -126,7 +132,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
   const sql = upsertSql(Boolean(store?.allowImportResubscribe));
 
   const saved = job.checkpoint as unknown as Checkpoint | null;
-  const checkpoint: Checkpoint = saved ?? { rowsDone: 0, counts: emptyCounts(), errors: [] };
+  const checkpoint: Checkpoint = saved ?? { rowsDone: 0, counts: emptyCounts(), reportedErrors: 0, errorEntries: 0 };
   const resumeAfter = checkpoint.rowsDone;
   const filePath = storagePath(ctx, input.fileKey);
   const totalBytes = (await stat(filePath)).size || 1;
@@ -137,15 +143,8 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
 
     const flush = async (batch: Batch) => {
       if (options.signal?.aborted) throw new Error('import aborted');
-      let next: Checkpoint;
-      if (input.dryRun) {
-        next = nextCheckpoint(checkpoint, batch, await countExisting(connection, storeId, batch));
-        await saveCheckpoint(connection, jobId, next, null);
-      } else {
-        next = await applyBatch(connection, sql, storeId, batch, checkpoint, jobId);
-      }
+      const next = await applyBatch(connection, { sql, storeId, jobId, dryRun: input.dryRun, totalBytes }, batch, checkpoint);
       Object.assign(checkpoint, next);
-      await reportJobProgress(ctx, jobId, progressOf(checkpoint, batch.bytesRead, totalBytes));
     };
 
     let columns: ColumnMap | undefined;
@@ -227,11 +226,14 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
 
   // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
   if (!input.dryRun && checkpoint.counts.created >= ANALYZE_AFTER_CREATED) await ctx.db.raw('analyze customers');
+  const errors: RowError[] = (
+    await ctx.db('jobRowErrors').where({ jobId }).orderBy(['rowNumber', 'id']).limit(MAX_REPORTED_ERRORS).select('rowNumber', 'columnName', 'message')
+  ).map((e: { rowNumber: number; columnName: string; message: string }) => ({ row: e.rowNumber, column: e.columnName, message: e.message }));
   const result: CustomerImportResult = {
     dryRun: input.dryRun,
     ...checkpoint.counts,
-    errors: checkpoint.errors,
-    errorsTruncated: checkpoint.counts.invalidRows > checkpoint.errors.length
+    errors,
+    errorsTruncated: checkpoint.reportedErrors < checkpoint.errorEntries
   };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>);
   await removeStoredFile(ctx, input.fileKey);
@@ -244,39 +246,55 @@ const progressOf = (checkpoint: Checkpoint, bytesRead: number, totalBytes: numbe
   invalidRows: checkpoint.counts.invalidRows
 });
 
-async function saveCheckpoint(connection: pg.Client, jobId: string, checkpoint: Checkpoint, expectedRowsDone: number | null) {
-  const result = await connection.query(
-    `update jobs set checkpoint = $2, updated_at = now()
-     where id = $1 and ($3::int is null or coalesce((checkpoint->>'rowsDone')::int, 0) = $3::int)`,
-    [jobId, JSON.stringify(checkpoint), expectedRowsDone]
-  );
-  return result.rowCount === 1;
+interface BatchTarget {
+  sql: string;
+  storeId: string;
+  jobId: string;
+  dryRun: boolean;
+  totalBytes: number;
 }
 
-/** COPY + one upsert + the checkpoint, in one transaction: a batch is applied exactly once. */
-async function applyBatch(connection: pg.Client, sql: string, storeId: string, batch: Batch, checkpoint: Checkpoint, jobId: string) {
-  // Not waiting for the WAL flush is safe here: a batch lost in a crash is lost together with its
-  // checkpoint, and the retried job simply applies it again.
+/**
+ * One transaction per batch: COPY into the staging table + one upsert (or, for a dry run, only a
+ * count of the emails that exist), the batch's bad rows, and the checkpoint with the progress.
+ * The checkpoint is guarded on its previous value, so two runners of one job never both apply a batch.
+ */
+async function applyBatch(connection: pg.Client, target: BatchTarget, batch: Batch, checkpoint: Checkpoint): Promise<Checkpoint> {
+  // Not waiting for the WAL flush is safe: a batch lost in a crash is lost together with its
+  // checkpoint, and the retried job applies it again.
   await connection.query('begin; set local synchronous_commit = off');
   try {
     let applied = { created: 0, updated: 0 };
-    if (batch.customers.size > 0) {
+    if (target.dryRun) {
+      applied = await countExisting(connection, target.storeId, batch);
+    } else if (batch.customers.size > 0) {
       const copy = connection.query(copyFrom('copy customer_import_stage (email, first_name, last_name, phone, tags, note, email_marketing) from stdin (format csv)'));
-      const lines: string[] = [];
-      for (const customer of batch.customers.values()) lines.push(stagingLine(customer));
+      let lines = '';
+      for (const customer of batch.customers.values()) lines += stagingLine(customer);
       await new Promise<void>((resolve, reject) => {
         copy.on('error', reject);
         copy.on('finish', resolve);
-        copy.end(lines.join(''));
+        copy.end(lines);
       });
-      const result = await connection.query(sql, [storeId]);
+      const result = await connection.query(target.sql, [target.storeId]);
       applied = { created: result.rows[0].created, updated: result.rows[0].updated };
     }
-    // Guarded on the previous checkpoint, so two runners of the same job can never both apply a batch.
-    const next = nextCheckpoint(checkpoint, batch, applied);
-    if (!(await saveCheckpoint(connection, jobId, next, checkpoint.rowsDone))) throw new Error('another worker is running this import');
+    const reported = batch.errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS - checkpoint.reportedErrors));
+    if (reported.length > 0) {
+      await connection.query(
+        `insert into job_row_errors (job_id, row_number, column_name, message)
+         select $1, * from unnest($2::int[], $3::text[], $4::text[])`,
+        [target.jobId, reported.map((e) => e.row), reported.map((e) => e.column), reported.map((e) => e.message)]
+      );
+    }
+    const next = nextCheckpoint(checkpoint, batch, applied, reported.length);
+    const saved = await connection.query(
+      `update jobs set checkpoint = $2, progress = $3, updated_at = now()
+       where id = $1 and coalesce((checkpoint->>'rowsDone')::int, 0) = $4::int`,
+      [target.jobId, JSON.stringify(next), JSON.stringify(progressOf(next, batch.bytesRead, target.totalBytes)), checkpoint.rowsDone]
+    );
+    if (saved.rowCount !== 1) throw new Error('another worker is running this import');
     await connection.query('commit');
-
     return next;
   } catch (error) {
     await connection.query('rollback').catch(() => undefined);
@@ -284,7 +302,7 @@ async function applyBatch(connection: pg.Client, sql: string, storeId: string, b
   }
 }
 
-function nextCheckpoint(checkpoint: Checkpoint, batch: Batch, applied: { created: number; updated: number }): Checkpoint {
+function nextCheckpoint(checkpoint: Checkpoint, batch: Batch, applied: { created: number; updated: number }, reported: number): Checkpoint {
   const counts = checkpoint.counts;
   return {
     rowsDone: batch.lastRow - 1,
@@ -297,7 +315,8 @@ function nextCheckpoint(checkpoint: Checkpoint, batch: Batch, applied: { created
       unchanged: counts.unchanged + batch.customers.size - applied.created - applied.updated,
       duplicateRows: counts.duplicateRows + batch.duplicates
     },
-    errors: checkpoint.errors.length >= MAX_REPORTED_ERRORS ? checkpoint.errors : [...checkpoint.errors, ...batch.errors].slice(0, MAX_REPORTED_ERRORS)
+    reportedErrors: checkpoint.reportedErrors + reported,
+    errorEntries: checkpoint.errorEntries + batch.errors.length
   };
 }
 
