@@ -63,6 +63,8 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
 
   // An unsubscribe is honoured by a send queued before it.
   const { enqueueEmail } = await import('../src/services/email/outbox.js');
+  // Listen before enqueuing: QueueEvents only sees events published after it connects.
+  const emailEvents = await app.ctx.queues.eventsFor('email');
   const queued = await enqueueEmail(app.ctx, {
     storeId: owner.store.id,
     to: 'jane@example.com',
@@ -70,7 +72,7 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
     data: { store: { name: 'x' }, customer: {}, unsubscribeUrl: url.toString() },
     marketingCustomerId: customer.id
   });
-  await queued.job.waitUntilFinished(await app.ctx.queues.eventsFor('email'), 10_000);
+  await queued.job.waitUntilFinished(emailEvents, 10_000);
   const log = await app.ctx.db('emailLog').where({ id: queued.emailLogId }).first();
   t.equal(log.status, 'failed');
   t.match(log.error, /not subscribed/);
