@@ -106,7 +106,7 @@ interface ChildOutcome {
 }
 
 async function runChild(env: NodeJS.ProcessEnv, mode: 'import' | 'export', jobId: string): Promise<ChildOutcome> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/customers-csv-child.ts', mode, jobId], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'bench/lib/customers-csv-child.ts', mode, jobId], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();

@@ -2,6 +2,7 @@ import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
+import { settle } from './lib/settle.js';
 
 /**
  * `npm run bench`: every benchmark in turn, each printing its own numbers. Run one with
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHMARKS)) {
   if (only.length && !only.includes(name)) continue;
+  await settle();
   await run();
 }
 process.exit(0);

@@ -46,6 +46,8 @@ export async function measure(
   url: string,
   options: { headers?: Record<string, string>; connections?: number; duration?: number } = {}
 ): Promise<Measurement> {
+  // A short unmeasured run first, so JIT warm-up and cold caches do not count against the route.
+  await autocannon({ url, headers: options.headers, connections: options.connections ?? 50, duration: 1 });
   const result = await autocannon({
     url,
     headers: options.headers,
