@@ -4,7 +4,7 @@ import Papa from 'papaparse';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { AppContext } from '../../context.js';
-import { badRequest } from '../../errors.js';
+import { AppError, badRequest } from '../../errors.js';
 import { completeJob, findJobRow } from '../jobs/jobs.js';
 import { removeStoredFile, storagePath } from '../jobs/files.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
@@ -135,7 +135,10 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
   const checkpoint: Checkpoint = saved ?? { rowsDone: 0, counts: emptyCounts(), reportedErrors: 0, errorEntries: 0 };
   const resumeAfter = checkpoint.rowsDone;
   const filePath = storagePath(ctx, input.fileKey);
-  const totalBytes = (await stat(filePath)).size || 1;
+  const fileInfo = await stat(filePath).catch(() => null);
+  // Retrying cannot bring a vanished upload back: fail the job for good with a clear reason.
+  if (!fileInfo) throw new AppError(422, 'validation_failed', 'The uploaded file is no longer available; upload it again');
+  const totalBytes = fileInfo.size || 1;
 
   const connection = (await ctx.db.client.acquireConnection()) as pg.Client;
   try {

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import type { QueueName } from '../../jobs/queues.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import { removeStoredFile } from './files.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -116,9 +117,12 @@ export async function completeJob(ctx: AppContext, jobId: string, result: Record
     });
 }
 
-/** A failed attempt: `final` when no retry will follow (the job is failed for good). */
+/**
+ * A failed attempt: `final` when no retry will follow (the job is failed for good). A job failed
+ * for good no longer needs its uploaded input file, so that is removed too.
+ */
 export async function recordJobFailure(ctx: AppContext, jobId: string, message: string, final: boolean): Promise<void> {
-  await ctx
+  const [row] = await ctx
     .db('jobs')
     .where({ id: jobId })
     .whereNot({ status: 'completed' })
@@ -127,7 +131,10 @@ export async function recordJobFailure(ctx: AppContext, jobId: string, message: 
       error: message.slice(0, 2000),
       ...(final ? { finishedAt: ctx.db.fn.now() } : {}),
       updatedAt: ctx.db.fn.now()
-    });
+    })
+    .returning(['input']);
+  const inputFile = (row?.input as { fileKey?: unknown } | undefined)?.fileKey;
+  if (final && typeof inputFile === 'string') await removeStoredFile(ctx, inputFile);
 }
 
 export async function listJobs(ctx: AppContext, storeId: string, filters: { type?: string }, page: PageRequest) {
