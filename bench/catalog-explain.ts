@@ -29,8 +29,7 @@ export async function run(): Promise<void> {
     );
 
     // Explain the database path, not the in-process cache.
-    process.env.STOREFRONT_CACHE_TTL_MS = '0';
-    const ctx = { config: loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), db } as unknown as AppContext;
+    const ctx = { config: loadConfig({ ...process.env, LOG_LEVEL: 'silent', STOREFRONT_CACHE_TTL_MS: '0' }), db } as unknown as AppContext;
     const cases: Array<[string, StorefrontProductFilters, string?]> = [
       ['list newest, page 1', {}],
       ['list newest, after 90,000', {}, encodeCursor(['newest', (deep.rows[0].created_at as Date).toISOString(), deep.rows[0].id])],

@@ -26,6 +26,10 @@ export interface Config {
   queueDashboardUser: string;
   queueDashboardPassword: string;
   logLevel: string;
+  /** How long storefront catalog reads are cached per process; 0 turns the cache off. */
+  storefrontCacheTtlMs: number;
+  /** Whether store SMTP servers must present a valid TLS certificate. */
+  smtpTlsRejectUnauthorized: boolean;
   /** scrypt cost; lowered only by tests to keep suites fast. */
   passwordHashCost: number;
   rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
@@ -81,6 +85,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
     queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? DEV_SECRET,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    storefrontCacheTtlMs: Math.max(0, int(env.STOREFRONT_CACHE_TTL_MS, 10_000)),
+    smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',
     passwordHashCost: int(env.PASSWORD_HASH_COST, 16384),
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),

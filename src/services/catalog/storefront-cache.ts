@@ -18,13 +18,8 @@ interface Entry {
 
 const storeKey = (storeId: string) => `sfcatalog:${storeId}`;
 
-function ttlMs(): number {
-  const value = Number.parseInt(process.env.STOREFRONT_CACHE_TTL_MS ?? '', 10);
-  return Number.isFinite(value) && value >= 0 ? value : 10_000;
-}
-
 export async function cachedStorefrontRead<T>(ctx: AppContext, storeId: string, key: string, load: () => Promise<T>): Promise<T> {
-  const ttl = ttlMs();
+  const ttl = ctx.config.storefrontCacheTtlMs;
   if (ttl === 0) return load();
   let entries = ctx.cache.get<Map<string, Entry>>(storeKey(storeId));
   if (!entries) {

@@ -82,7 +82,7 @@ export async function resolveSender(ctx: AppContext, storeId: string | null): Pr
   const replyTo = settings?.replyTo ?? store?.contactEmail ?? undefined;
   if (settings?.smtpHost && settings.smtpPort) {
     const password = settings.smtpPasswordEncrypted ? decryptSecret(settings.smtpPasswordEncrypted, ctx.config.encryptionKey) : null;
-    const mailer = storeSmtpMailer({ host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password });
+    const mailer = storeSmtpMailer({ host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password }, ctx.config.smtpTlsRejectUnauthorized);
     const fromEmail = settings.fromEmail ?? settings.smtpUser ?? store?.contactEmail ?? 'no-reply@localhost';
     return { mailer, from: formatAddress(settings.fromName ?? store?.name, fromEmail), replyTo };
   }

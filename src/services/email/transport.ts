@@ -20,13 +20,13 @@ export interface Mailer {
 
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
-export function storeSmtpMailer(smtp: SmtpSettings): Mailer {
+export function storeSmtpMailer(smtp: SmtpSettings, rejectUnauthorized: boolean): Mailer {
   const transporter = nodemailer.createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,
     auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
-    tls: { rejectUnauthorized: process.env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false' },
+    tls: { rejectUnauthorized },
     ...TIMEOUTS
   });
   return { provider: 'smtp', transporter };
