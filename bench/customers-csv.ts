@@ -105,8 +105,11 @@ interface ChildOutcome {
   summary: Record<string, number>;
 }
 
+/** The Procfile's worker runs with a capped heap; the benchmark's job process mirrors it. */
+const WORKER_NODE_FLAGS = ['--max-old-space-size=192'];
+
 async function runChild(env: NodeJS.ProcessEnv, mode: 'import' | 'export', jobId: string): Promise<ChildOutcome> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'bench/lib/customers-csv-child.ts', mode, jobId], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...WORKER_NODE_FLAGS, '--import', 'tsx', 'bench/lib/customers-csv-child.ts', mode, jobId], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();

@@ -32,16 +32,28 @@ export interface ImportCounts {
 }
 
 /**
- * Committed with each batch, in the same transaction: a retry resumes after the last committed
- * batch. Bad rows go to `job_row_errors` in that transaction too (append-only, so memory and the
- * per-batch write stay flat however many there are).
+ * Rows are split into partitions by email (bad rows by row number), each loaded over its own
+ * connection, so PostgreSQL works on two batches at once. Every row of one email lands in one
+ * partition, in file order: the last row still wins, and partitions never touch the same customer.
  */
-interface Checkpoint {
+export const IMPORT_PARTITIONS = 2;
+
+/**
+ * One partition's progress, committed with each of its batches in the same transaction: a retry
+ * resumes each partition after its last committed batch. Bad rows go to `job_row_errors` in that
+ * transaction too (append-only, so memory and the per-batch write stay flat however many there are).
+ */
+interface PartitionCheckpoint {
+  /** Data rows (1-based, header excluded) of this partition up to here are applied. */
   rowsDone: number;
   counts: ImportCounts;
   reportedErrors: number;
   /** Problems found so far (a bad row may have several); more than reportedErrors once the cap is hit. */
   errorEntries: number;
+}
+
+interface Checkpoint {
+  partitions: PartitionCheckpoint[];
 }
 
 export interface CustomerImportResult extends ImportCounts {
@@ -63,6 +75,26 @@ interface Batch {
 const ANALYZE_AFTER_CREATED = 10_000;
 
 const emptyCounts = (): ImportCounts => ({ totalRows: 0, validRows: 0, invalidRows: 0, created: 0, updated: 0, unchanged: 0, duplicateRows: 0 });
+const emptyPartition = (): PartitionCheckpoint => ({ rowsDone: 0, counts: emptyCounts(), reportedErrors: 0, errorEntries: 0 });
+const emptyCheckpoint = (): Checkpoint => ({ partitions: Array.from({ length: IMPORT_PARTITIONS }, emptyPartition) });
+
+function sumCounts(partitions: PartitionCheckpoint[]): ImportCounts {
+  const total = emptyCounts();
+  for (const partition of partitions) {
+    for (const key of Object.keys(total) as Array<keyof ImportCounts>) total[key] += partition.counts[key];
+  }
+  return total;
+}
+
+/** FNV-1a: a cheap, stable spread of emails over the partitions. */
+function partitionOfEmail(email: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < email.length; i++) {
+    hash ^= email.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % IMPORT_PARTITIONS;
+}
 const newBatch = (): Batch => ({ customers: new Map(), records: 0, lastRow: 0, invalid: 0, duplicates: 0, errors: [], bytesRead: 0 });
 
 const STAGE_TABLE = `create temp table if not exists customer_import_stage (
@@ -131,30 +163,41 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
   const store = await ctx.db('stores').where({ id: storeId }).first('allowImportResubscribe');
   const sql = upsertSql(Boolean(store?.allowImportResubscribe));
 
-  const saved = job.checkpoint as unknown as Checkpoint | null;
-  const checkpoint: Checkpoint = saved ?? { rowsDone: 0, counts: emptyCounts(), reportedErrors: 0, errorEntries: 0 };
-  const resumeAfter = checkpoint.rowsDone;
+  const saved = job.checkpoint as unknown as Partial<Checkpoint> | null;
+  const checkpoint: Checkpoint = saved?.partitions?.length === IMPORT_PARTITIONS ? (saved as Checkpoint) : emptyCheckpoint();
+  const resumeAfter = checkpoint.partitions.map((partition) => partition.rowsDone);
   const filePath = storagePath(ctx, input.fileKey);
   const fileInfo = await stat(filePath).catch(() => null);
   // Retrying cannot bring a vanished upload back: fail the job for good with a clear reason.
   if (!fileInfo) throw new AppError(422, 'validation_failed', 'The uploaded file is no longer available; upload it again');
   const totalBytes = fileInfo.size || 1;
 
-  const connection = (await ctx.db.client.acquireConnection()) as pg.Client;
+  const connections: pg.Client[] = [];
+  const inflight: Array<Promise<void> | null> = [];
   try {
-    if (!input.dryRun) await connection.query(STAGE_TABLE);
-
-    const flush = async (batch: Batch) => {
+    for (let p = 0; p < IMPORT_PARTITIONS; p++) {
+      const connection = (await ctx.db.client.acquireConnection()) as pg.Client;
+      connections.push(connection);
+      if (!input.dryRun) await connection.query(STAGE_TABLE);
+    }
+    const target = { sql, storeId, jobId, dryRun: input.dryRun, totalBytes };
+    const flush = async (partition: number, batch: Batch) => {
       if (options.signal?.aborted) throw new Error('import aborted');
-      const next = await applyBatch(connection, { sql, storeId, jobId, dryRun: input.dryRun, totalBytes }, batch, checkpoint);
-      Object.assign(checkpoint, next);
+      const next = await applyBatch(connections[partition]!, target, partition, batch, checkpoint);
+      checkpoint.partitions[partition] = next;
+    };
+    /** Starts a partition's batch once that partition's previous batch is done (one in flight each). */
+    const enqueueFlush = async (partition: number, batch: Batch) => {
+      await inflight[partition];
+      const running = flush(partition, batch);
+      running.catch(() => undefined);
+      inflight[partition] = running;
     };
 
     let columns: ColumnMap | undefined;
     let rowNumber = 0;
-    let batch = newBatch();
-    let inflight: Promise<void> | null = null;
-    const ready: Batch[] = [];
+    const batches = connections.map(() => newBatch());
+    const ready: Array<[number, Batch]> = [];
     const take = (record: string[]) => {
       rowNumber += 1;
       if (columns === undefined) {
@@ -163,8 +206,10 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
         columns = mapped;
         return;
       }
-      if (rowNumber - 1 <= resumeAfter) return;
       const staged = validateRecord(record, rowNumber, columns);
+      const partition = Array.isArray(staged) ? rowNumber % IMPORT_PARTITIONS : partitionOfEmail(staged.email);
+      if (rowNumber - 1 <= resumeAfter[partition]!) return;
+      const batch = batches[partition]!;
       batch.records += 1;
       batch.lastRow = rowNumber;
       if (Array.isArray(staged)) {
@@ -175,14 +220,15 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
         batch.customers.set(staged.email, staged);
       }
       if (batch.records >= batchSize) {
-        ready.push(batch);
-        batch = newBatch();
+        ready.push([partition, batch]);
+        batches[partition] = newBatch();
       }
     };
 
     // papaparse parses each chunk of the file synchronously as it arrives. When batches are ready
-    // the file is paused until the previous batch is written, so at most one batch is parsed ahead
-    // (memory stays flat) while parsing and the database overlap.
+    // the file is paused until each can start (its partition's previous batch written), so parsing
+    // stays at most one batch per partition ahead (memory flat) while parsing and both partitions'
+    // database work overlap.
     const file = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 256 * 1024 });
     let bytesRead = 0;
     await new Promise<void>((resolve, reject) => {
@@ -202,13 +248,11 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
           }
           if (ready.length === 0) return;
           file.pause();
-          const batches = ready.splice(0);
+          const started = ready.splice(0);
           void (async () => {
-            for (const next of batches) {
-              next.bytesRead = bytesRead;
-              if (inflight) await inflight;
-              inflight = flush(next);
-              inflight.catch(() => undefined);
+            for (const [partition, batch] of started) {
+              batch.bytesRead = bytesRead;
+              await enqueueFlush(partition, batch);
             }
             file.resume();
           })().catch(fail);
@@ -217,37 +261,39 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
         error: (error: Error) => fail(error)
       } as unknown as never);
     });
-    if (inflight) await inflight;
     if (columns === undefined) throw badRequest('The CSV file is empty');
-    if (batch.records > 0) {
-      batch.bytesRead = totalBytes;
-      await flush(batch);
-    }
+    await Promise.all(
+      batches.map(async (batch, partition) => {
+        if (batch.records === 0) return;
+        batch.bytesRead = totalBytes;
+        await enqueueFlush(partition, batch);
+      })
+    );
+    await Promise.all(inflight);
   } finally {
-    ctx.db.client.releaseConnection(connection);
+    // Let a batch still running (after a failure elsewhere) settle before its connection goes back.
+    await Promise.allSettled(inflight);
+    for (const connection of connections) ctx.db.client.releaseConnection(connection);
   }
 
+  const counts = sumCounts(checkpoint.partitions);
   // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
-  if (!input.dryRun && checkpoint.counts.created >= ANALYZE_AFTER_CREATED) await ctx.db.raw('analyze customers');
+  if (!input.dryRun && counts.created >= ANALYZE_AFTER_CREATED) await ctx.db.raw('analyze customers');
   const errors: RowError[] = (
     await ctx.db('jobRowErrors').where({ jobId }).orderBy(['rowNumber', 'id']).limit(MAX_REPORTED_ERRORS).select('rowNumber', 'columnName', 'message')
   ).map((e: { rowNumber: number; columnName: string; message: string }) => ({ row: e.rowNumber, column: e.columnName, message: e.message }));
   const result: CustomerImportResult = {
     dryRun: input.dryRun,
-    ...checkpoint.counts,
+    ...counts,
     errors,
-    errorsTruncated: checkpoint.reportedErrors < checkpoint.errorEntries
+    errorsTruncated: checkpoint.partitions.some((partition) => partition.reportedErrors < partition.errorEntries)
   };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>);
   await removeStoredFile(ctx, input.fileKey);
   return result;
 }
 
-const progressOf = (checkpoint: Checkpoint, bytesRead: number, totalBytes: number) => ({
-  percent: Math.min(99, Math.floor((bytesRead / totalBytes) * 100)),
-  processedRows: checkpoint.counts.totalRows,
-  invalidRows: checkpoint.counts.invalidRows
-});
+const progressPercent = (bytesRead: number, totalBytes: number) => Math.min(99, Math.floor((bytesRead / totalBytes) * 100));
 
 interface BatchTarget {
   sql: string;
@@ -259,10 +305,18 @@ interface BatchTarget {
 
 /**
  * One transaction per batch: COPY into the staging table + one upsert (or, for a dry run, only a
- * count of the emails that exist), the batch's bad rows, and the checkpoint with the progress.
- * The checkpoint is guarded on its previous value, so two runners of one job never both apply a batch.
+ * count of the emails that exist), the batch's bad rows, and the partition's checkpoint with the
+ * progress. The partition's checkpoint is guarded on its previous value, so two runners of one job
+ * never both apply a batch; partitions update their own entry of the shared checkpoint.
  */
-async function applyBatch(connection: pg.Client, target: BatchTarget, batch: Batch, checkpoint: Checkpoint): Promise<Checkpoint> {
+async function applyBatch(
+  connection: pg.Client,
+  target: BatchTarget,
+  partition: number,
+  batch: Batch,
+  checkpoint: Checkpoint
+): Promise<PartitionCheckpoint> {
+  const previous = checkpoint.partitions[partition]!;
   // Not waiting for the WAL flush is safe: a batch lost in a crash is lost together with its
   // checkpoint, and the retried job applies it again.
   await connection.query('begin; set local synchronous_commit = off');
@@ -282,7 +336,7 @@ async function applyBatch(connection: pg.Client, target: BatchTarget, batch: Bat
       const result = await connection.query(target.sql, [target.storeId]);
       applied = { created: result.rows[0].created, updated: result.rows[0].updated };
     }
-    const reported = batch.errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS - checkpoint.reportedErrors));
+    const reported = batch.errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS / IMPORT_PARTITIONS - previous.reportedErrors));
     if (reported.length > 0) {
       await connection.query(
         `insert into job_row_errors (job_id, row_number, column_name, message)
@@ -290,11 +344,17 @@ async function applyBatch(connection: pg.Client, target: BatchTarget, batch: Bat
         [target.jobId, reported.map((e) => e.row), reported.map((e) => e.column), reported.map((e) => e.message)]
       );
     }
-    const next = nextCheckpoint(checkpoint, batch, applied, reported.length);
+    const next = nextCheckpoint(previous, batch, applied, reported.length);
+    // Progress sums every partition's counts from the row as it stands (the other partition may
+    // have committed meanwhile), in the same statement that writes this partition's entry.
+    const merged = `jsonb_set(coalesce(checkpoint, $5::jsonb), array['partitions', $6::text], $2::jsonb)`;
+    const summed = (field: string) => `(select coalesce(sum((e->'counts'->>'${field}')::int), 0) from jsonb_array_elements(${merged}->'partitions') e)`;
     const saved = await connection.query(
-      `update jobs set checkpoint = $2, progress = $3, updated_at = now()
-       where id = $1 and coalesce((checkpoint->>'rowsDone')::int, 0) = $4::int`,
-      [target.jobId, JSON.stringify(next), JSON.stringify(progressOf(next, batch.bytesRead, target.totalBytes)), checkpoint.rowsDone]
+      `update jobs set checkpoint = ${merged},
+         progress = jsonb_build_object('percent', $3::int, 'processedRows', ${summed('totalRows')}, 'invalidRows', ${summed('invalidRows')}),
+         updated_at = now()
+       where id = $1 and coalesce((checkpoint #>> array['partitions', $6::text, 'rowsDone'])::int, 0) = $4::int`,
+      [target.jobId, JSON.stringify(next), progressPercent(batch.bytesRead, target.totalBytes), previous.rowsDone, JSON.stringify(emptyCheckpoint()), String(partition)]
     );
     if (saved.rowCount !== 1) throw new Error('another worker is running this import');
     await connection.query('commit');
@@ -305,7 +365,7 @@ async function applyBatch(connection: pg.Client, target: BatchTarget, batch: Bat
   }
 }
 
-function nextCheckpoint(checkpoint: Checkpoint, batch: Batch, applied: { created: number; updated: number }, reported: number): Checkpoint {
+function nextCheckpoint(checkpoint: PartitionCheckpoint, batch: Batch, applied: { created: number; updated: number }, reported: number): PartitionCheckpoint {
   const counts = checkpoint.counts;
   return {
     rowsDone: batch.lastRow - 1,
