@@ -1,6 +1,7 @@
 import { getStorefrontStore } from '../../services/stores.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
+import { envelopeJson } from './cached-json.js';
 
 export const getStorefrontStoreRoute = storefrontRoute({
   method: 'GET',
@@ -8,6 +9,9 @@ export const getStorefrontStoreRoute = storefrontRoute({
   options: {
     description: 'Store metadata for the storefront',
     tags: ['storefront'],
-    handler: async (request) => getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId)
+    handler: async (request, h) => {
+      const result = await getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId);
+      return envelopeJson(h, result, () => ({ data: result, meta: {} }));
+    }
   }
 });
