@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
 import { Queues } from './jobs/queues.js';
 import { createLogger, type Logger } from './logger.js';
-import { createFailFastRedis } from './redis.js';
+import { createFailFastRedis, waitForReady } from './redis.js';
 import { LocalCache } from './services/cache/local-cache.js';
 
 /**
@@ -27,6 +27,18 @@ export function createContext(config: Config, options: { log?: Logger; dbPoolMax
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
   const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log);
   return { config, log, db, redis, queues, cache };
+}
+
+/**
+ * Connects what needs connecting before the first request or job: the cache's pub/sub, and the
+ * fail-fast Redis connection (which refuses commands until it is ready). Redis being down at boot
+ * is logged, not fatal: requests that need it answer 503 until it is back.
+ */
+export async function openContext(ctx: AppContext): Promise<void> {
+  await Promise.all([
+    ctx.cache.start(),
+    waitForReady(ctx.redis).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'redis not ready at startup'))
+  ]);
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -1,6 +1,6 @@
 import { createServer } from './api/server.js';
 import { loadConfig } from './config.js';
-import { closeContext, createContext } from './context.js';
+import { closeContext, createContext, openContext } from './context.js';
 import { runMigrations } from './db/migrate.js';
 import { runMain, stopOnSignals } from './lifecycle.js';
 import { startWorkers } from './workers/run-workers.js';
@@ -14,7 +14,7 @@ runMain(async () => {
   const applied = await runMigrations(config.databaseUrl);
   const ctx = createContext(config);
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
-  await ctx.cache.start();
+  await openContext(ctx);
   const pool = await startWorkers(ctx);
   const server = await createServer(ctx);
   await server.start();

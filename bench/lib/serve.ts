@@ -1,13 +1,13 @@
 import Hapi from '@hapi/hapi';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { createContext, openContext } from '../../src/context.js';
 
 // Child process for HTTP benchmarks: the real API and a bare hapi route, side by side in one
 // process, so both are measured under the same conditions.
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', PORT: '0' });
 const ctx = createContext(config, { dbPoolMax: 20 });
-await ctx.cache.start();
+await openContext(ctx);
 const api = await createServer(ctx, { port: 0, host: '127.0.0.1' });
 await api.start();
 const bare = Hapi.server({ port: 0, host: '127.0.0.1' });

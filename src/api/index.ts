@@ -1,12 +1,12 @@
 import { loadConfig } from '../config.js';
-import { closeContext, createContext } from '../context.js';
+import { closeContext, createContext, openContext } from '../context.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
 import { createServer } from './server.js';
 
 /** The `web` process: the HTTP API only. */
 runMain(async () => {
   const ctx = createContext(loadConfig());
-  await ctx.cache.start();
+  await openContext(ctx);
   const server = await createServer(ctx);
   await server.start();
   ctx.log.info({ uri: server.info.uri }, 'api listening');

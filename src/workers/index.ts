@@ -1,12 +1,12 @@
 import { loadConfig } from '../config.js';
-import { closeContext, createContext } from '../context.js';
+import { closeContext, createContext, openContext } from '../context.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
 import { startWorkers } from './run-workers.js';
 
 /** The `worker` process: consumes every queue. */
 runMain(async () => {
   const ctx = createContext(loadConfig());
-  await ctx.cache.start();
+  await openContext(ctx);
   const pool = await startWorkers(ctx);
   ctx.log.info('workers running');
   stopOnSignals(ctx.log, async () => {

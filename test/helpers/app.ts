@@ -6,7 +6,7 @@ import type { Server } from '@hapi/hapi';
 import { Redis } from 'ioredis';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
-import { closeContext, createContext, type AppContext } from '../../src/context.js';
+import { closeContext, createContext, openContext, type AppContext } from '../../src/context.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
 import { createTestDatabase, dropTestDatabase } from './databases.js';
@@ -65,7 +65,7 @@ export async function buildApp(
     ...options.env
   });
   const ctx = createContext(config, { dbPoolMax: 20 });
-  await ctx.cache.start();
+  await openContext(ctx);
   const server = await createServer(ctx, { port: 0, host: '127.0.0.1' });
   if (options.listen) await server.start();
   else await server.initialize();
