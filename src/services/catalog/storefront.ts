@@ -3,7 +3,7 @@ import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../pagination.js';
 import { findPublishedCollection, storefrontCollectionDto } from './collections.js';
 import { cachedStorefrontRead } from './storefront-cache.js';
-import { hydrateProducts, IN_STOCK_SQL, productColumns, toStorefrontProductDto, type ProductRow } from './read-models.js';
+import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from './read-models.js';
 
 export const STOREFRONT_SORTS = ['newest', 'price_asc', 'price_desc', 'title', 'relevance'] as const;
 export type StorefrontSort = (typeof STOREFRONT_SORTS)[number];
@@ -86,7 +86,7 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const nextCursor = hasMore && last ? encodeCursor([sort, cursorValue(last.sortKey), last.id]) : null;
-  return { products: await hydrateProducts(ctx, items, toStorefrontProductDto), nextCursor };
+  return { products: await hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS), nextCursor };
 }
 
 export function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string) {
@@ -99,7 +99,7 @@ async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: str
     .whereRaw('lower(slug) = lower(?)', [slug])
     .first(productColumns());
   if (!row) throw notFound('Product');
-  const [product] = await hydrateProducts(ctx, [row], toStorefrontProductDto);
+  const [product] = await hydrateProducts(ctx, [row], toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS);
   return product!;
 }
 
@@ -122,6 +122,6 @@ async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: 
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
-  const [dto, products] = await Promise.all([storefrontCollectionDto(ctx, collection), hydrateProducts(ctx, items, toStorefrontProductDto)]);
+  const [dto, products] = await Promise.all([storefrontCollectionDto(ctx, collection), hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS)]);
   return { collection: { ...dto, products }, nextCursor: hasMore && last ? encodeCursor([last.position, last.id]) : null };
 }
