@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import t from 'tap';
+import { deleteRedisKeys } from './helpers/app.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 
 t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and exits cleanly', async (t) => {
   const name = `sw_test_shutdown_${process.pid}`;
   const databaseUrl = await createTestDatabase(name);
-  t.teardown(() => dropTestDatabase(name));
+  t.teardown(async () => {
+    await dropTestDatabase(name);
+    await deleteRedisKeys('redis://127.0.0.1:6379', `swt:${name}:*`);
+  });
   const port = 20000 + (process.pid % 20000);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_PREFIX: `swt:${name}` },

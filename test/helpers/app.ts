@@ -113,7 +113,7 @@ export async function buildApp(
   return app;
 }
 
-async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
+export async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
   const redis = new Redis(redisUrl);
   try {
     let cursor = '0';
