@@ -3,17 +3,31 @@ import { once } from 'node:events';
 import t from 'tap';
 import { deleteRedisKeys } from './helpers/app.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
+import { SmtpCapture } from './helpers/smtp-capture.js';
 
-t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and exits cleanly', async (t) => {
+t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and jobs, then exits cleanly', async (t) => {
   const name = `sw_test_shutdown_${process.pid}`;
   const databaseUrl = await createTestDatabase(name);
+  // A slow SMTP server keeps a test-email request (and its email job) in flight when SIGTERM lands.
+  const smtp = await new SmtpCapture({ delayMs: 1_500 }).start();
   t.teardown(async () => {
+    await smtp.stop();
     await dropTestDatabase(name);
     await deleteRedisKeys('redis://127.0.0.1:6379', `swt:${name}:*`);
   });
   const port = 20000 + (process.pid % 20000);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
-    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_PREFIX: `swt:${name}` },
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `swt:${name}`,
+      SMTP_URL: smtp.url,
+      PASSWORD_HASH_COST: '1024'
+    },
     stdio: ['ignore', 'ignore', 'pipe']
   });
   let stderr = '';
@@ -26,17 +40,26 @@ t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and 
   }
   t.ok(healthy, `the service came up (${stderr})`);
 
-  // scrypt makes signup take tens of milliseconds: long enough to be in flight at SIGTERM.
-  const inFlight = fetch(`${base}/auth/signup`, {
+  const signup = await fetch(`${base}/auth/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ firstName: 'A', lastName: 'B', email: 'inflight@example.com', password: 'long enough pw', storeName: 'S', storeSlug: 'inflight-store' })
   });
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  const { data } = (await signup.json()) as { data: { accessToken: string; store: { id: string } } };
+  const inFlight = fetch(`${base}/admin/store/email/test`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${data.accessToken}`, 'x-store-id': data.store.id },
+    body: JSON.stringify({ toEmail: 'slow@example.com' })
+  });
+  // Wait until the email job has reached the SMTP server: the request is certainly being handled.
+  for (let i = 0; i < 100 && smtp.connections === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.ok(smtp.connections > 0, 'the email job is talking to the SMTP server');
+
   const started = Date.now();
   child.kill('SIGTERM');
   const response = await inFlight;
-  t.equal(response.status, 201, 'the in-flight request completed');
+  t.equal(response.status, 200, 'the in-flight request (waiting on its job) completed');
+  t.equal(smtp.messages.length, 1, 'the in-flight job delivered its email');
   const [code] = await once(child, 'exit');
   t.equal(code, 0, 'clean exit');
   t.ok(Date.now() - started < 30_000, 'within 30 s');

@@ -14,17 +14,23 @@ export interface CapturedMail {
 export class SmtpCapture {
   readonly messages: CapturedMail[] = [];
   readonly rejectRecipients = new Set<string>();
+  /** Sessions opened so far (a message may still be on its way). */
+  connections = 0;
   private server: SMTPServer;
   private waiters: Array<() => void> = [];
   port = 0;
 
-  constructor(options: { user?: string; password?: string } = {}) {
+  constructor(options: { user?: string; password?: string; delayMs?: number } = {}) {
     this.server = new SMTPServer({
       secure: false,
       disabledCommands: ['STARTTLS'],
       allowInsecureAuth: true,
       authOptional: !options.user,
       logger: false,
+      onConnect: (_session, callback) => {
+        this.connections += 1;
+        callback();
+      },
       onAuth: (auth, _session, callback) => {
         if (options.user && (auth.username !== options.user || auth.password !== options.password)) {
           return callback(new Error('535 Authentication credentials invalid'));
@@ -43,6 +49,8 @@ export class SmtpCapture {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', async () => {
+          // A slow server, for tests that need a request to stay in flight for a while.
+          if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
           const raw = Buffer.concat(chunks).toString('utf8');
           const parsed = await simpleParser(raw);
           this.messages.push({ envelopeTo: session.envelope.rcptTo.map((r) => r.address), parsed, raw });
