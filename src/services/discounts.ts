@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { containsPattern } from '../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../errors.js';
 import { keysetPage, type PageRequest } from './pagination.js';
 
@@ -65,7 +66,7 @@ function columnsFrom(input: DiscountInput) {
 
 export async function listDiscounts(ctx: AppContext, storeId: string, filters: { q?: string; isActive?: boolean }, page: PageRequest) {
   const query = ctx.db('discounts').where({ storeId });
-  if (filters.q) query.whereRaw('lower(code) like ?', [`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+  if (filters.q) query.whereRaw('lower(code) like ?', [containsPattern(filters.q)]);
   if (filters.isActive !== undefined) query.where({ isActive: filters.isActive });
   const result = await keysetPage<DiscountRow>(query, { column: 'createdAt', direction: 'desc' }, page);
   return { discounts: result.items.map(toDiscountDto), nextCursor: result.nextCursor };

@@ -1,16 +1,8 @@
 import type { AppContext } from '../context.js';
-
-const presentTables = new Map<string, boolean>();
+import { tableExists } from '../db/schema-probe.js';
 
 /** Modules (catalog, orders, customers, …) land one by one: the dashboard counts what exists. */
-async function hasTable(ctx: AppContext, table: string): Promise<boolean> {
-  const known = presentTables.get(table);
-  if (known) return true;
-  const result = await ctx.db.raw('select to_regclass(?) is not null as present', [`public.${table}`]);
-  const present = Boolean(result.rows[0]?.present);
-  if (present) presentTables.set(table, true);
-  return present;
-}
+const hasTable = (ctx: AppContext, table: string) => tableExists(ctx.db, table);
 
 async function count(ctx: AppContext, table: string, where: (q: any) => void): Promise<number> {
   if (!(await hasTable(ctx, table))) return 0;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import { tableExists } from '../db/schema-probe.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { storeStats } from './store-stats.js';
@@ -116,8 +117,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
 }
 
 async function storeHasOrders(ctx: AppContext, db: AppContext['db'], storeId: string): Promise<boolean> {
-  const exists = await db.raw(`select to_regclass('public.orders') is not null as present`);
-  if (!exists.rows[0]?.present) return false;
+  if (!(await tableExists(db, 'orders'))) return false;
   return Boolean(await db('orders').where({ storeId }).first('id'));
 }
 

@@ -5,23 +5,15 @@ import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
+import { isUploadedFile, type UploadedFile } from '../uploads.js';
 
 export const CSV_IMPORT_LIMIT = 50 * 1024 * 1024;
 
-interface UploadedFile {
-  path: string;
-  bytes: number;
-  filename?: string;
-}
-
-const isFile = (value: unknown): value is UploadedFile =>
-  Boolean(value && typeof value === 'object' && typeof (value as UploadedFile).path === 'string' && typeof (value as UploadedFile).bytes === 'number');
-
 /** hapi streams the body (or the multipart `file` part) to a temporary file; nothing is held in memory. */
 function uploadedFile(payload: unknown): UploadedFile {
-  if (isFile(payload)) return payload;
+  if (isUploadedFile(payload)) return payload;
   const file = (payload as Record<string, unknown> | null)?.file;
-  if (isFile(file)) return file;
+  if (isUploadedFile(file)) return file;
   throw badRequest('Send the CSV as a text/csv body or as the multipart field "file"', [{ path: 'file', message: 'file is required' }]);
 }
 

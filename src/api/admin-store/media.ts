@@ -1,15 +1,14 @@
-import { createMedia, MEDIA_MAX_BYTES, payloadTooLarge, type UploadedFile } from '../../services/catalog/media.js';
+import { createMedia, MEDIA_MAX_BYTES, payloadTooLarge } from '../../services/catalog/media.js';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import { validationFailed } from '../../errors.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
+import { isUploadedFile } from '../uploads.js';
 
 /** Multipart framing around the file (boundaries, part headers, the alt field). */
 const MULTIPART_OVERHEAD = 64 * 1024;
-
-const isFile = (value: unknown): value is UploadedFile => Boolean(value && typeof value === 'object' && 'path' in value && 'bytes' in value);
 
 /**
  * hapi streams the file part to a temporary file as it arrives (never the whole body in memory),
@@ -32,12 +31,12 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
     },
     handler: async (request, h) => {
       const payload = (request.payload ?? {}) as Record<string, unknown>;
-      const files = Object.values(payload).flat().filter(isFile);
+      const files = Object.values(payload).flat().filter(isUploadedFile);
       try {
         const unknown = Object.keys(payload).filter((key) => key !== 'file' && key !== 'alt');
         if (unknown.length) throw validationFailed(unknown.map((key) => ({ path: key, message: `${key} is not allowed` })));
         const file = payload.file;
-        if (!isFile(file)) throw validationFailed([{ path: 'file', message: 'exactly one file is required in the field `file`' }]);
+        if (!isUploadedFile(file)) throw validationFailed([{ path: 'file', message: 'exactly one file is required in the field `file`' }]);
         if (file.bytes > MEDIA_MAX_BYTES) throw payloadTooLarge();
         const alt = typeof payload.alt === 'string' ? payload.alt.trim().slice(0, 500) || null : null;
         if (payload.alt !== undefined && typeof payload.alt !== 'string') throw validationFailed([{ path: 'alt', message: 'alt must be text' }]);

@@ -12,6 +12,9 @@ export class Enveloped {
 
 export const withMeta = (data: unknown, meta: Record<string, unknown>) => new Enveloped(data, meta);
 
+/** The success envelope itself; the one place its shape is written. */
+export const successBody = (data: unknown, meta: Record<string, unknown> = {}) => ({ success: true, data, meta });
+
 const BOOM_CODES: Record<number, string> = {
   400: 'bad_request',
   401: 'unauthenticated',
@@ -77,9 +80,9 @@ export const envelopePlugin: Plugin<void> = {
       const writable = response as { source: unknown };
       const source = writable.source;
       if (source instanceof Enveloped) {
-        writable.source = { success: true, data: source.data, meta: source.meta };
+        writable.source = successBody(source.data, source.meta);
       } else if (source !== null && typeof source === 'object' && !Buffer.isBuffer(source) && !('success' in source)) {
-        writable.source = { success: true, data: source, meta: {} };
+        writable.source = successBody(source);
       }
       return h.continue;
     });

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
+import { containsPattern } from '../../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { insertWithSlug } from './slugs.js';
 import { cachedStorefrontRead, invalidateStorefrontCatalog } from './storefront-cache.js';
 
 export interface CollectionInput {
@@ -79,7 +80,7 @@ async function checkMedia(trx: Knex.Transaction, storeId: string, mediaId: strin
 export async function listCollections(ctx: AppContext, storeId: string, filters: { q?: string; isPublished?: boolean }, page: PageRequest) {
   const query = ctx.db('collections').where({ storeId }).select('collections.*', withProductsCount(ctx.db));
   if (filters.isPublished !== undefined) query.where({ isPublished: filters.isPublished });
-  if (filters.q) query.whereRaw('lower(title) like ?', [`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+  if (filters.q) query.whereRaw('lower(title) like ?', [containsPattern(filters.q)]);
   const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
   const media = await mediaById(ctx.db, result.items.map((row) => row.mediaId));
   return { collections: result.items.map((row) => toCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };
@@ -102,20 +103,20 @@ export async function getCollection(ctx: AppContext, storeId: string, collection
 export async function createCollection(ctx: AppContext, storeId: string, input: CollectionInput & { title: string }) {
   const id = await ctx.db.transaction(async (trx) => {
     await checkMedia(trx, storeId, input.mediaId);
-    let row: CollectionRow | undefined;
-    for (let attempt = 0; !row; attempt++) {
-      const slug = input.slug ?? (await nextFreeSlug(trx, 'collections', storeId, slugify(input.title, 'collection')));
-      try {
-        [row] = await trx.transaction((savepoint) =>
-          savepoint('collections')
-            .insert({ storeId, title: input.title, slug, description: input.description ?? '', isPublished: input.isPublished ?? false, mediaId: input.mediaId ?? null })
-            .returning('*')
-        );
-      } catch (error) {
-        if (uniqueViolation(error) !== 'collections_store_slug_key') throw error;
-        if (input.slug || attempt >= 5) throw slugTaken();
+    const row = await insertWithSlug(trx, {
+      table: 'collections',
+      storeId,
+      explicitSlug: input.slug,
+      title: input.title,
+      fallback: 'collection',
+      taken: slugTaken,
+      insert: async (savepoint, slug) => {
+        const [inserted] = await savepoint('collections')
+          .insert({ storeId, title: input.title, slug, description: input.description ?? '', isPublished: input.isPublished ?? false, mediaId: input.mediaId ?? null })
+          .returning('*');
+        return inserted as CollectionRow;
       }
-    }
+    });
     await replaceMembership(trx, storeId, row.id, input.productIds ?? []);
     return row.id;
   });

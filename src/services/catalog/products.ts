@@ -14,7 +14,7 @@ import {
   type ProductStatus,
   type VariantRow
 } from './read-models.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { insertWithSlug } from './slugs.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 import { syncVariants, type VariantInput } from './variants.js';
 
@@ -55,20 +55,6 @@ async function replaceProductMedia(trx: Knex.Transaction, storeId: string, produ
   if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
 }
 
-/** Inserts with the given slug (409 when taken) or a derived one (next free suffix, retried on a race). */
-async function insertProduct(trx: Knex.Transaction, storeId: string, columns: Record<string, unknown>, explicitSlug: string | undefined, title: string) {
-  for (let attempt = 0; ; attempt++) {
-    const slug = explicitSlug ?? (await nextFreeSlug(trx, 'products', storeId, slugify(title, 'product')));
-    try {
-      const [row] = await trx.transaction((savepoint) => savepoint('products').insert({ ...columns, storeId, slug }).returning(productColumns()));
-      return row as ProductRow;
-    } catch (error) {
-      if (uniqueViolation(error) !== 'products_store_slug_key') throw error;
-      if (explicitSlug || attempt >= 5) throw slugTaken();
-    }
-  }
-}
-
 export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
   const row: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
   if (!row) throw notFound('Product');
@@ -106,20 +92,27 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
 
 export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
   const productId = await ctx.db.transaction(async (trx) => {
-    const row = await insertProduct(
-      trx,
+    const columns = {
       storeId,
-      {
-        title: input.title,
-        description: input.description ?? '',
-        status: input.status ?? 'draft',
-        tags: cleanTags(input.tags ?? []),
-        options: JSON.stringify(input.options ?? []),
-        seo: JSON.stringify(input.seo ?? {})
-      },
-      input.slug,
-      input.title
-    );
+      title: input.title,
+      description: input.description ?? '',
+      status: input.status ?? 'draft',
+      tags: cleanTags(input.tags ?? []),
+      options: JSON.stringify(input.options ?? []),
+      seo: JSON.stringify(input.seo ?? {})
+    };
+    const row = await insertWithSlug(trx, {
+      table: 'products',
+      storeId,
+      explicitSlug: input.slug,
+      title: input.title,
+      fallback: 'product',
+      taken: slugTaken,
+      insert: async (savepoint, slug) => {
+        const [inserted] = await savepoint('products').insert({ ...columns, slug }).returning(productColumns());
+        return inserted as ProductRow;
+      }
+    });
     await syncVariants(trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
     return row.id;

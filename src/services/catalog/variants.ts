@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { tableExists } from '../../db/schema-probe.js';
 import { conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './read-models.js';
 
@@ -51,8 +52,7 @@ const titleFor = (values: Record<string, string>) => (Object.keys(values).length
 
 async function orderedVariantIds(trx: Knex.Transaction, variantIds: string[]): Promise<Set<string>> {
   if (variantIds.length === 0) return new Set();
-  const present = await trx.raw(`select to_regclass('public.order_items') is not null as present`);
-  if (!present.rows[0]?.present) return new Set();
+  if (!(await tableExists(trx, 'order_items'))) return new Set();
   const rows: Array<{ variantId: string }> = await trx('orderItems').whereIn('variantId', variantIds).distinct('variantId');
   return new Set(rows.map((row) => row.variantId));
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
+import { startsWithPattern } from '../../db/like-patterns.js';
+import { columnExists } from '../../db/schema-probe.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 
@@ -49,8 +51,6 @@ export type CustomerDto = ReturnType<typeof toCustomerDto>;
 
 export const emailTaken = () => conflict('email_taken', 'Another customer of this store has this email', [{ path: 'email', message: 'email is taken' }]);
 
-const likePrefix = (q: string) => `${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 export interface CustomerFilters {
   q?: string | undefined;
   emailMarketing?: EmailMarketing | undefined;
@@ -61,14 +61,14 @@ export interface CustomerFilters {
 export async function listCustomers(ctx: AppContext, storeId: string, filters: CustomerFilters, page: PageRequest) {
   const query = ctx.db('customers').where({ storeId });
   if (filters.q) {
-    const pattern = likePrefix(filters.q);
+    const pattern = startsWithPattern(filters.q);
     query.where((w) => {
       w.whereRaw('lower(email) like ?', [pattern])
         .orWhereRaw('lower(first_name) like ?', [pattern])
         .orWhereRaw('lower(last_name) like ?', [pattern]);
       const [first, ...rest] = filters.q!.trim().split(/\s+/);
       if (first && rest.length) {
-        w.orWhereRaw('(lower(first_name) = ? and lower(last_name) like ?)', [first.toLowerCase(), likePrefix(rest.join(' '))]);
+        w.orWhereRaw('(lower(first_name) = ? and lower(last_name) like ?)', [first.toLowerCase(), startsWithPattern(rest.join(' '))]);
       }
     });
   }
@@ -82,18 +82,9 @@ export async function findCustomerRow(db: Knex, storeId: string, customerId: str
   return db('customers').where({ storeId, id: customerId }).first();
 }
 
-const knownColumns = new Map<string, boolean>();
-async function hasColumn(ctx: AppContext, table: string, column: string): Promise<boolean> {
-  const key = `${table}.${column}`;
-  if (knownColumns.get(key)) return true;
-  const present = await ctx.db.schema.hasColumn(table, column);
-  if (present) knownColumns.set(key, true);
-  return present;
-}
-
 /** The customer's latest orders, once the orders module has created its table. */
 async function recentOrdersOf(ctx: AppContext, storeId: string, customerId: string) {
-  if (!(await hasColumn(ctx, 'orders', 'customer_id'))) return [];
+  if (!(await columnExists(ctx.db, 'orders', 'customer_id'))) return [];
   return ctx
     .db('orders')
     .where({ storeId, customerId })
@@ -143,28 +134,6 @@ export async function updateCustomer(ctx: AppContext, storeId: string, customerI
     if (uniqueViolation(error) === 'customers_store_email_key') throw emailTaken();
     throw error;
   }
-}
-
-/**
- * The store's customer for an email, created when missing (checkout, newsletter, sync all go through
- * here or the same unique key): one row per store and lower(email).
- */
-export async function findOrCreateCustomer(
-  db: Knex,
-  storeId: string,
-  input: { email: string; firstName?: string | null; lastName?: string | null; source: string }
-): Promise<{ row: CustomerRow; created: boolean }> {
-  const result = await db.raw(
-    `insert into customers as c (store_id, email, first_name, last_name, source)
-     values (?, ?, ?, ?, ?)
-     on conflict (store_id, lower(email)) do update
-       set first_name = coalesce(c.first_name, excluded.first_name),
-           last_name = coalesce(c.last_name, excluded.last_name)
-     returning *, (xmax = 0) as inserted`,
-    [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, input.source]
-  );
-  const { inserted, ...row } = camelRow(result.rows[0]);
-  return { row: row as CustomerRow, created: Boolean(inserted) };
 }
 
 /** Raw query rows come back snake_case (the mappers only touch query-builder results). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { tableExists } from '../../db/schema-probe.js';
 import { AppError, notFound, upstreamFailed } from '../../errors.js';
 import { BUILT_IN_TEMPLATES, BUILT_IN_TEMPLATE_KEYS, renderTemplate, sampleData, unknownTemplateKey, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
@@ -64,14 +65,13 @@ async function templateFor(ctx: AppContext, storeId: string | null, key: string)
 
 /** A store's own marketing template by key, once the marketing module has created its table. */
 async function findStoreTemplate(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null> {
-  const exists = await ctx.db.schema.hasTable('marketing_templates');
-  if (!exists) return null;
+  if (!(await tableExists(ctx.db, 'marketing_templates'))) return null;
   const row = await ctx.db('marketingTemplates').where({ storeId, key }).first('subject', 'html', 'text');
   return row ? { subject: row.subject, html: row.html ?? '', text: row.text ?? '' } : null;
 }
 
 async function storeTemplateKeys(ctx: AppContext, storeId: string): Promise<string[]> {
-  if (!(await ctx.db.schema.hasTable('marketing_templates'))) return [];
+  if (!(await tableExists(ctx.db, 'marketing_templates'))) return [];
   return (await ctx.db('marketingTemplates').where({ storeId }).pluck('key')) as string[];
 }
 
