@@ -96,3 +96,17 @@ t.test('an import never re-subscribes an unsubscribed customer unless the row sa
   t.equal((await customerByEmail(app, owner.store.id, 'gone@example.com')).emailMarketingSource, 'import');
   t.equal((await customerByEmail(app, owner.store.id, 'quiet@example.com')).emailMarketing, 'unsubscribed', 'no explicit yes');
 });
+
+t.test('a file read in many chunks, each yielding several batches, imports every row exactly once', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  // ~0.7 MB: several read chunks, and dozens of 300-row batches handed out per chunk.
+  const response = await importCsv(app, owner, bigCsv(20_000, 'chunky'));
+  const jobId = response.body.data.job.id;
+  const result = await runCustomerImport(app.ctx, jobId, { batchSize: 300 });
+  t.match(result, { totalRows: 20_000, validRows: 20_000, created: 20_000, updated: 0 });
+  const n = Number((await app.ctx.db('customers').where({ storeId: owner.store.id }).count('* as n').first())!.n);
+  t.equal(n, 20_000);
+  const job = await app.ctx.db('jobs').where({ id: jobId }).first();
+  t.equal(job.status, 'completed');
+});

@@ -174,6 +174,9 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
 
   const connections: pg.Client[] = [];
   const inflight: Array<Promise<void> | null> = [];
+  // Ready batches are handed to the partitions by ONE chain, in file order: a second chunk parsed
+  // while earlier batches still wait for their partition must queue behind them, never beside them.
+  let dispatching: Promise<void> = Promise.resolve();
   try {
     for (let p = 0; p < IMPORT_PARTITIONS; p++) {
       const connection = (await ctx.db.client.acquireConnection()) as pg.Client;
@@ -249,19 +252,26 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
           if (ready.length === 0) return;
           file.pause();
           const started = ready.splice(0);
-          void (async () => {
+          const readSoFar = bytesRead;
+          const link = dispatching.then(async () => {
             for (const [partition, batch] of started) {
-              batch.bytesRead = bytesRead;
+              batch.bytesRead = readSoFar;
               await enqueueFlush(partition, batch);
             }
-            file.resume();
-          })().catch(fail);
+          });
+          dispatching = link;
+          // Read on only once the chain is idle: at most one batch per partition is parsed ahead.
+          link.then(() => {
+            if (dispatching === link) file.resume();
+          }, fail);
         },
         complete: () => resolve(),
         error: (error: Error) => fail(error)
       } as unknown as never);
     });
     if (columns === undefined) throw badRequest('The CSV file is empty');
+    // Every batch handed out while parsing must be started before the tail batches and the totals.
+    await dispatching;
     await Promise.all(
       batches.map(async (batch, partition) => {
         if (batch.records === 0) return;
@@ -272,6 +282,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
     await Promise.all(inflight);
   } finally {
     // Let a batch still running (after a failure elsewhere) settle before its connection goes back.
+    await dispatching.catch(() => undefined);
     await Promise.allSettled(inflight);
     for (const connection of connections) ctx.db.client.releaseConnection(connection);
   }
