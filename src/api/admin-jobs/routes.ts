@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { openStoredFile } from '../../services/jobs/files.js';
+import { storageFor } from '../../services/storage/index.js';
 import { getJob, jobFileKey, listJobs } from '../../services/jobs/jobs.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ADMINS } from '../../services/roles.js';
@@ -44,12 +44,12 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
       const { fileKey, createdAt } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);
-      const { stream, bytes } = await openStoredFile(ctx, fileKey);
+      const file = await storageFor(ctx).get(fileKey);
       const name = `customers-${createdAt.toISOString().slice(0, 10)}.csv`;
       return h
-        .response(stream)
+        .response(file.body)
         .type('text/csv; charset=utf-8')
-        .bytes(bytes)
+        .bytes(file.size)
         .header('content-disposition', `attachment; filename="${name}"`)
         .header('cache-control', 'private, no-store');
     }

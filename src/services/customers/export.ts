@@ -1,10 +1,7 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
-import path from 'node:path';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { completeJob, findJobRow, reportJobProgress } from '../jobs/jobs.js';
-import { storagePath } from '../jobs/files.js';
+import { storageFor } from '../storage/index.js';
 import { EXPORT_COLUMNS } from './csv-columns.js';
 import { csvLine, TAG_SEPARATOR } from './csv-format.js';
 
@@ -37,8 +34,8 @@ export const exportFileKey = (storeId: string, jobId: string) => `exports/${stor
 
 /**
  * The export job's work: keyset pages of the store's customers (oldest first, on the list index)
- * streamed into a CSV file under the storage dir; every cell formula-guarded. The file is written
- * under a temporary name and renamed when complete, so a retry simply starts over.
+ * streamed as CSV into storage; every cell formula-guarded. Storage writes the object whole or not
+ * at all, so a retry simply starts over.
  */
 export async function runCustomerExport(ctx: AppContext, jobId: string): Promise<CustomerExportResult> {
   const job = await findJobRow(ctx, jobId);
@@ -46,21 +43,14 @@ export async function runCustomerExport(ctx: AppContext, jobId: string): Promise
   if (job.status === 'completed' && job.result) return job.result as unknown as CustomerExportResult;
   const storeId = job.storeId;
   const key = exportFileKey(storeId, jobId);
-  const target = storagePath(ctx, key);
-  const temporary = `${target}.partial`;
-  await mkdir(path.dirname(target), { recursive: true });
-
   const total = Number((await ctx.db('customers').where({ storeId }).count<{ count: number }[]>('* as count'))[0]?.count ?? 0);
-  const out = createWriteStream(temporary, { encoding: 'utf8' });
-  const closed = once(out, 'close');
   let rows = 0;
   let bytes = 0;
-  const write = async (text: string) => {
-    bytes += Buffer.byteLength(text);
-    if (!out.write(text)) await once(out, 'drain');
-  };
-  try {
-    await write(csvLine([...EXPORT_COLUMNS]));
+
+  async function* csv(): AsyncGenerator<string> {
+    const header = csvLine([...EXPORT_COLUMNS]);
+    bytes += Buffer.byteLength(header);
+    yield header;
     let after: [string, string] | null = null;
     for (;;) {
       const result = await ctx.db.raw(
@@ -72,7 +62,7 @@ export async function runCustomerExport(ctx: AppContext, jobId: string): Promise
         after ? [storeId, after[0], after[1], PAGE_SIZE] : [storeId, PAGE_SIZE]
       );
       const page = result.rows as ExportRow[];
-      if (page.length === 0) break;
+      if (page.length === 0) return;
       let chunk = '';
       for (const row of page) {
         chunk += csvLine([
@@ -89,20 +79,17 @@ export async function runCustomerExport(ctx: AppContext, jobId: string): Promise
           row.created_at.toISOString()
         ]);
       }
-      await write(chunk);
+      bytes += Buffer.byteLength(chunk);
+      yield chunk;
       rows += page.length;
       const last = page[page.length - 1]!;
       after = [last.cursor_at, last.id];
       await reportJobProgress(ctx, jobId, { percent: total ? Math.min(99, Math.floor((rows / total) * 100)) : 99, processedRows: rows });
-      if (page.length < PAGE_SIZE) break;
+      if (page.length < PAGE_SIZE) return;
     }
-    out.end();
-    await closed;
-  } catch (error) {
-    out.destroy();
-    throw error;
   }
-  await rename(temporary, target);
+
+  await storageFor(ctx).put(key, Readable.from(csv()), { contentType: 'text/csv' });
   const result: CustomerExportResult = { rows, bytes, fileName: `customers-${new Date().toISOString().slice(0, 10)}.csv` };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>, key);
   return result;

@@ -1,12 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import Papa from 'papaparse';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../errors.js';
 import { completeJob, findJobRow } from '../jobs/jobs.js';
-import { removeStoredFile, storagePath } from '../jobs/files.js';
+import { storageFor } from '../storage/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
 import { stagingLine, validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
 
@@ -166,11 +164,15 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
   const saved = job.checkpoint as unknown as Partial<Checkpoint> | null;
   const checkpoint: Checkpoint = saved?.partitions?.length === IMPORT_PARTITIONS ? (saved as Checkpoint) : emptyCheckpoint();
   const resumeAfter = checkpoint.partitions.map((partition) => partition.rowsDone);
-  const filePath = storagePath(ctx, input.fileKey);
-  const fileInfo = await stat(filePath).catch(() => null);
-  // Retrying cannot bring a vanished upload back: fail the job for good with a clear reason.
-  if (!fileInfo) throw new AppError(422, 'validation_failed', 'The uploaded file is no longer available; upload it again');
-  const totalBytes = fileInfo.size || 1;
+  const storage = storageFor(ctx);
+  const upload = await storage.get(input.fileKey).catch((error: unknown) => {
+    // Retrying cannot bring a vanished upload back: fail the job for good with a clear reason.
+    if (error instanceof AppError && error.status === 404) {
+      throw new AppError(422, 'validation_failed', 'The uploaded file is no longer available; upload it again');
+    }
+    throw error;
+  });
+  const totalBytes = upload.size || 1;
 
   const connections: pg.Client[] = [];
   const inflight: Array<Promise<void> | null> = [];
@@ -232,8 +234,12 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
     // the file is paused until each can start (its partition's previous batch written), so parsing
     // stays at most one batch per partition ahead (memory flat) while parsing and both partitions'
     // database work overlap.
-    const file = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+    const file = upload.body;
     let bytesRead = 0;
+    file.on('data', (chunk: string) => {
+      bytesRead += Buffer.byteLength(chunk);
+    });
+    file.setEncoding('utf8');
     await new Promise<void>((resolve, reject) => {
       const fail = (error: unknown) => {
         file.destroy();
@@ -242,7 +248,6 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
       Papa.parse(file as unknown as never, {
         skipEmptyLines: 'greedy',
         chunk: (results: Papa.ParseResult<string[]>) => {
-          bytesRead = file.bytesRead;
           try {
             for (const record of results.data) take(record);
           } catch (error) {
@@ -281,6 +286,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
     );
     await Promise.all(inflight);
   } finally {
+    upload.body.destroy();
     // Let a batch still running (after a failure elsewhere) settle before its connection goes back.
     await dispatching.catch(() => undefined);
     await Promise.allSettled(inflight);
@@ -300,7 +306,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
     errorsTruncated: checkpoint.partitions.some((partition) => partition.reportedErrors < partition.errorEntries)
   };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>);
-  await removeStoredFile(ctx, input.fileKey);
+  await storage.delete(input.fileKey);
   return result;
 }
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AppContext } from '../../context.js';
 import type { Tenant } from '../roles.js';
 import { createJob } from '../jobs/jobs.js';
-import { moveIntoStorage } from '../jobs/files.js';
+import { storageFor } from '../storage/index.js';
 import { assertImportableCsv } from './csv-columns.js';
 import { CUSTOMERS_EXPORT_JOB_TYPE } from './export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE, type CustomerImportInput } from './import.js';
@@ -25,7 +26,11 @@ export async function startCustomerImport(ctx: AppContext, tenant: Tenant, uploa
   }
   const jobId = randomUUID();
   const fileKey = `imports/${tenant.storeId}/${jobId}.csv`;
-  await moveIntoStorage(ctx, upload.path, fileKey);
+  try {
+    await storageFor(ctx).put(fileKey, createReadStream(upload.path), { contentType: 'text/csv' });
+  } finally {
+    await rm(upload.path, { force: true });
+  }
   const input: CustomerImportInput = { fileKey, dryRun: options.dryRun };
   return createJob(ctx, {
     id: jobId,

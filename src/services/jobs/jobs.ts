@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import type { QueueName } from '../../jobs/queues.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { removeStoredFile } from './files.js';
+import { storageFor } from '../storage/index.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -134,7 +134,7 @@ export async function recordJobFailure(ctx: AppContext, jobId: string, message: 
     })
     .returning(['input']);
   const inputFile = (row?.input as { fileKey?: unknown } | undefined)?.fileKey;
-  if (final && typeof inputFile === 'string') await removeStoredFile(ctx, inputFile);
+  if (final && typeof inputFile === 'string') await storageFor(ctx).delete(inputFile);
 }
 
 export async function listJobs(ctx: AppContext, storeId: string, filters: { type?: string }, page: PageRequest) {

@@ -39,9 +39,10 @@ export class LocalDiskStorage implements ObjectStorage {
     const file = this.pathOf(key);
     try {
       const info = await stat(file);
-      return { body: createReadStream(file), size: info.size };
+      // Large reads: CSV imports stream tens of MB through here.
+      return { body: createReadStream(file, { highWaterMark: 256 * 1024 }), size: info.size };
     } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') throw notFound('Media');
+      if ((error as { code?: string }).code === 'ENOENT') throw notFound('File');
       throw error;
     }
   }
