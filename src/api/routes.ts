@@ -7,7 +7,6 @@ import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
-import { publicMediaRoutes } from './public/media.js';
 import { getOpenApi } from './openapi/get-openapi.js';
 import { publicRoutes } from './public/index.js';
 import { storefrontRoutes } from './storefront/index.js';
@@ -21,7 +20,6 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminDiscountRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
-  publicMediaRoutes,
   adminCustomerRoutes,
   adminJobRoutes,
   publicRoutes,

@@ -1,4 +1,5 @@
 import type { ServerRoute } from '@hapi/hapi';
+import { getPublicMediaRoute } from './media.js';
 import { describeUnsubscribeRoute, unsubscribeRoute } from './unsubscribe.js';
 
-export const publicRoutes: ServerRoute[] = [unsubscribeRoute, describeUnsubscribeRoute];
+export const publicRoutes: ServerRoute[] = [getPublicMediaRoute, unsubscribeRoute, describeUnsubscribeRoute];

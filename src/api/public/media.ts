@@ -20,5 +20,3 @@ export const getPublicMediaRoute = publicRoute({
     }
   }
 });
-
-export const publicMediaRoutes = [getPublicMediaRoute];
