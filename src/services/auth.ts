@@ -87,9 +87,16 @@ export async function currentUser(ctx: AppContext, userId: string) {
 }
 
 /** Resolves JWT claims to a live user; tokens from before a password reset no longer match. */
-export async function userForAccessToken(ctx: AppContext, userId: string, sessionVersion: unknown): Promise<UserRow | null> {
+export async function userForAccessToken(
+  ctx: AppContext,
+  userId: string,
+  sessionVersion: unknown
+): Promise<Pick<UserRow, 'id' | 'email'> | null> {
   if (typeof userId !== 'string' || !/^[0-9a-f-]{36}$/i.test(userId)) return null;
-  const user = await findUserById(ctx.db, userId);
+  // Runs on every admin request: only what the check needs, never the password hash.
+  const user: Pick<UserRow, 'id' | 'email' | 'sessionVersion'> | undefined = await ctx.db('users')
+    .where({ id: userId })
+    .first('id', 'email', 'sessionVersion');
   if (!user || user.sessionVersion !== sessionVersion) return null;
   return user;
 }
