@@ -1,7 +1,8 @@
 import pg from 'pg';
 
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const TEMPLATE_DATABASE = 'shopwright_test_template';
+// Overridable so that several checkouts (git worktrees) can run their suites side by side.
+export const TEMPLATE_DATABASE = process.env.TEST_TEMPLATE_DATABASE ?? 'shopwright_test_template';
 
 export function databaseUrl(name: string): string {
   const url = new URL(ADMIN_DATABASE_URL);
