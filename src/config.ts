@@ -33,6 +33,8 @@ export interface Config {
   /** scrypt cost; lowered only by tests to keep suites fast. */
   passwordHashCost: number;
   rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
+  /** Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP connections per pool. */
+  marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number };
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -92,6 +94,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
+    },
+    marketing: {
+      sendRateCap: Math.max(1, int(env.MARKETING_SEND_RATE_CAP, 2_000)),
+      defaultSendRate: Math.max(1, int(env.MARKETING_DEFAULT_SEND_RATE, 100)),
+      batchSize: Math.max(1, int(env.MARKETING_BATCH_SIZE, 250)),
+      smtpConnections: Math.max(1, int(env.MARKETING_SMTP_CONNECTIONS, 8))
     }
   };
 }

@@ -4,6 +4,8 @@ import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
+import { adminMarketingRoutes } from './admin-marketing/index.js';
+import { publicClickRoutes } from './public-clicks/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
@@ -23,5 +25,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminCustomerRoutes,
   adminJobRoutes,
   publicRoutes,
-  storefrontRoutes
+  storefrontRoutes,
+  adminMarketingRoutes,
+  publicClickRoutes
 ];

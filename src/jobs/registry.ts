@@ -1,6 +1,8 @@
+import { campaignBatchJob } from './campaign-batch.js';
+import { campaignStartJob } from './campaign-start.js';
 import { customersExportJob, customersImportJob } from './customers-csv.js';
 import type { JobDefinition } from './definition.js';
 import { sendEmailJob } from './send-email.js';
 
 /** Every job kind the workers run. Add new definitions here. */
-export const JOB_DEFINITIONS: JobDefinition<any, any>[] = [sendEmailJob, customersImportJob, customersExportJob];
+export const JOB_DEFINITIONS: JobDefinition<any, any>[] = [sendEmailJob, customersImportJob, customersExportJob, campaignStartJob, campaignBatchJob];

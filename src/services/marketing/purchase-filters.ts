@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import { tableExists } from '../../db/schema-probe.js';
+
+/**
+ * "Has bought" audience filters, over the checkout module's `orders` and `order_items`. Every SQL
+ * that reads those tables for marketing is here, in one place. Only orders whose payment went
+ * through count as purchases.
+ */
+export const PURCHASED_PAYMENT_STATUSES = ['paid', 'authorized', 'partially_refunded'];
+
+export interface PurchaseFilters {
+  purchasedProductIds?: string[];
+  purchasedCollectionIds?: string[];
+}
+
+export interface SqlFragment {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/**
+ * SQL conditions on the customer alias `c`: bought any of the products, and bought any product of
+ * the collections (each filter given narrows the audience). Before orders exist nobody has bought.
+ */
+export async function purchaseFilterConditions(db: Knex, filters: PurchaseFilters): Promise<SqlFragment[]> {
+  const products = filters.purchasedProductIds ?? [];
+  const collections = filters.purchasedCollectionIds ?? [];
+  if (!products.length && !collections.length) return [];
+  if (!(await tableExists(db, 'orders')) || !(await tableExists(db, 'order_items'))) return [{ sql: 'false', bindings: [] }];
+  const purchased = (productCondition: string) => `exists (
+      select 1 from orders o
+      join order_items oi on oi.order_id = o.id and oi.store_id = o.store_id
+      where o.store_id = c.store_id and o.customer_id = c.id
+        and o.payment_status = any(?::text[])
+        and ${productCondition})`;
+  const conditions: SqlFragment[] = [];
+  if (products.length) conditions.push({ sql: purchased('oi.product_id = any(?::uuid[])'), bindings: [PURCHASED_PAYMENT_STATUSES, products] });
+  if (collections.length) {
+    conditions.push({
+      sql: purchased(`oi.product_id in (
+          select cp.product_id from collection_products cp join collections col on col.id = cp.collection_id
+          where col.store_id = c.store_id and cp.collection_id = any(?::uuid[]))`),
+      bindings: [PURCHASED_PAYMENT_STATUSES, collections]
+    });
+  }
+  return conditions;
+}
