@@ -10,7 +10,7 @@ export const campaignClickRoute = publicRoute({
   options: {
     description: 'Campaign link: counts the click and redirects (302) to the URL signed into the token; tampered or unknown 404',
     tags: ['marketing'],
-    validate: { params: Joi.object({ clickToken: Joi.string().max(4000).pattern(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/).required() }) },
+    validate: { params: Joi.object({ clickToken: Joi.string().min(1).max(8000).required() }) },
     handler: async (request, h) => {
       const url = await recordClick(request.server.app.ctx, request.params.clickToken as string);
       return h.redirect(url).code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');

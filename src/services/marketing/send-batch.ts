@@ -9,8 +9,12 @@ import { campaignSender, type CampaignSender } from './transports.js';
 import { completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 
-/** Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the next claim. */
-const CHUNK = 50;
+/**
+ * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
+ * next claim. About a quarter second of sending at the store's rate, so an unsubscribe is honoured
+ * within that time, and at most 50.
+ */
+const chunkSize = (rate: number) => Math.max(1, Math.min(50, Math.round(rate / 4)));
 
 interface ClaimedRecipient {
   id: number;
@@ -64,7 +68,7 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   for (;;) {
     const status = await ctx.db('campaigns').where({ id: campaignId }).first('status');
     if (status?.status !== 'sending') return { sent, stopped: status?.status };
-    const claimed = await claimChunk(ctx, campaign.storeId, campaignId, batch, deferred);
+    const claimed = await claimChunk(ctx, campaign.storeId, campaignId, batch, deferred, chunkSize(state.rate));
     if (!claimed.length) break;
     const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
     sent += outcome.sent;
@@ -79,7 +83,7 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
 }
 
 /** Takes the next chunk: `sending` when still subscribed and not suppressed, `skipped` otherwise. */
-async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, batch: number, exclude: number[]): Promise<ClaimedRecipient[]> {
+async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, batch: number, exclude: number[], limit: number): Promise<ClaimedRecipient[]> {
   const result = await ctx.db.raw(
     `update campaign_recipients r
         set status = x.next_status, suppressed = x.is_suppressed, error = x.reason,
@@ -96,7 +100,7 @@ async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, 
            left join marketing_suppressions s on s.store_id = ? and s.email = lower(r2.email)
           where r2.campaign_id = ? and r2.batch = ? and r2.status = 'pending' and r2.id <> all(?::bigint[])
           order by r2.id
-          limit ${CHUNK}
+          limit ${limit}
           for update of r2 skip locked
        ) x
       where r.id = x.id
