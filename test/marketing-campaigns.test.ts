@@ -1,4 +1,5 @@
 import t from 'tap';
+import { closeCampaignTransports } from '../src/services/marketing/transports.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
 
@@ -18,7 +19,10 @@ const recipientsOf = (smtp: CampaignSmtp, campaignId: string) =>
 
 t.test('each campaign type picks its audience; headers, footer, one-click unsubscribe, clicks and cancel', async (t) => {
   const smtp = await new CampaignSmtp().start();
-  t.teardown(() => smtp.stop());
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
   const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
