@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
+import { wakeRelayAfterCommit } from './wake.js';
 
 export interface EnqueueOptions {
   /** A business key for the BullMQ job id (e.g. `order-email-<orderId>`; BullMQ refuses `:` in ids); defaults to the outbox row id. */
@@ -39,5 +40,6 @@ export async function enqueueJob<Payload>(
     options: JSON.stringify(jobOptions),
     runAt: options.runAt ?? null
   });
+  wakeRelayAfterCommit(db);
   return { jobId };
 }
