@@ -2,6 +2,7 @@ import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
+import { run as outbox } from './outbox.js';
 import { settle } from './lib/settle.js';
 
 /**
@@ -12,7 +13,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   foundation,
   catalog,
   'catalog-explain': catalogExplain,
-  customers: customersCsv
+  customers: customersCsv,
+  outbox
 };
 
 const only = process.argv.slice(2);

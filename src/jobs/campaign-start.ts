@@ -1,20 +1,21 @@
-import { UnrecoverableError } from 'bullmq';
-import { AppError } from '../errors.js';
-import { CAMPAIGN_START_JOB, type CampaignStartPayload } from '../services/marketing/scheduling.js';
+import Joi from 'joi';
 import { failCampaign, startCampaign } from '../services/marketing/start.js';
-import type { JobDefinition } from './definition.js';
+import { isFinalAttempt } from './final-attempt.js';
+import { defineJob } from './job-kind.js';
 
-/** Snapshots a campaign's recipients and fans out its batch jobs (at sendAt, through the job's delay). */
-export const campaignStartJob: JobDefinition<CampaignStartPayload, unknown> = {
+/** Snapshots a campaign's recipients and fans out its batch jobs; enqueued with `runAt` = sendAt. */
+export const campaignStartJob = defineJob<{ campaignId: string }, unknown>({
+  name: 'campaign-start',
   queue: 'campaigns',
-  name: CAMPAIGN_START_JOB,
+  payload: Joi.object({ campaignId: Joi.string().uuid().required() }),
+  options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
+  concurrency: 2,
   async process(ctx, job) {
     try {
       return await startCampaign(ctx, job.data.campaignId);
     } catch (error) {
-      const final = error instanceof UnrecoverableError || (error instanceof AppError && error.status < 500) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (final) await failCampaign(ctx, job.data.campaignId, (error as Error).message).catch(() => undefined);
+      if (isFinalAttempt(job, error)) await failCampaign(ctx, job.data.campaignId, (error as Error).message).catch(() => undefined);
       throw error;
     }
   }
-};
+});

@@ -15,7 +15,7 @@ import {
   type VariantRow
 } from './read-models.js';
 import { insertWithSlug } from './slugs.js';
-import { invalidateStorefrontCatalog } from './storefront-cache.js';
+import { transactionWithEvents } from '../events/domain-events.js';
 import { syncVariants, type VariantInput } from './variants.js';
 
 export interface ProductInput {
@@ -91,7 +91,7 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
 }
 
 export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
-  const productId = await ctx.db.transaction(async (trx) => {
+  const productId = await transactionWithEvents(ctx, async (trx, emit) => {
     const columns = {
       storeId,
       title: input.title,
@@ -115,15 +115,15 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
     });
     await syncVariants(trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
+    emit({ type: 'product.changed', storeId, productId: row.id });
     return row.id;
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }
 
 /** Partial update: only the fields present change. The slug stays put on rename unless given. */
 export async function updateProduct(ctx: AppContext, storeId: string, userId: string | null, productId: string, input: ProductInput) {
-  await ctx.db.transaction(async (trx) => {
+  await transactionWithEvents(ctx, async (trx, emit) => {
     const current: ProductRow | undefined = await trx('products').where({ storeId, id: productId }).forUpdate().first(productColumns());
     if (!current) throw notFound('Product');
     const changes: Record<string, unknown> = {};
@@ -145,14 +145,16 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
       await syncVariants(trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
+    emit({ type: 'product.changed', storeId, productId });
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }
 
 export async function setProductStatus(ctx: AppContext, storeId: string, productId: string, status: ProductStatus) {
-  const updated = await ctx.db('products').where({ storeId, id: productId }).update({ status, updatedAt: ctx.db.fn.now() });
-  if (!updated) throw notFound('Product');
-  await invalidateStorefrontCatalog(ctx, storeId);
+  await transactionWithEvents(ctx, async (trx, emit) => {
+    const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
+    if (!updated) throw notFound('Product');
+    emit({ type: 'product.changed', storeId, productId });
+  });
   return getProduct(ctx, storeId, productId);
 }

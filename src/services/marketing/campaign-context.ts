@@ -1,5 +1,4 @@
 import type { AppContext } from '../../context.js';
-import { columnExists } from '../../db/schema-probe.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { mediaUrl } from '../catalog/media.js';
 
@@ -16,11 +15,9 @@ export function formatMoney(amount: number, currency: string): string {
 
 /** Base of links to the shop: the store's storefrontUrl once that setting exists, else APP_URL. */
 async function shopBaseUrl(ctx: AppContext, storeId: string): Promise<string> {
-  if (await columnExists(ctx.db, 'stores', 'storefront_url')) {
-    const row = await ctx.db('stores').where({ id: storeId }).first('storefrontUrl');
-    if (row?.storefrontUrl) return String(row.storefrontUrl).replace(/\/+$/, '');
-  }
-  return ctx.config.appUrl;
+  // Every column: `storefront_url` arrives with another module's migration.
+  const row = await ctx.db('stores').where({ id: storeId }).first();
+  return row?.storefrontUrl ? String(row.storefrontUrl).replace(/\/+$/, '') : ctx.config.appUrl;
 }
 
 async function firstImageUrls(ctx: AppContext, productIds: string[]): Promise<Map<string, string>> {

@@ -7,7 +7,7 @@ import { collectionContext, discountContext, productContext } from './campaign-c
 import { campaignCounts, type CampaignCounts } from './campaign-counts.js';
 import { DEFAULT_CONTENT } from './default-content.js';
 import { compileContent, type LiquidContent } from './render.js';
-import { afterCommitScheduling, scheduleCampaignStart } from './scheduling.js';
+import { scheduleCampaignStart } from './scheduling.js';
 
 export const CAMPAIGN_TYPES = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -116,10 +116,9 @@ export async function createCampaign(ctx: AppContext, storeId: string, type: Cam
     const [row] = await trx('campaigns')
       .insert({ storeId, type, templateId, ...content, audience: JSON.stringify(audience), context: JSON.stringify(context), sendAt: input.sendAt ?? null, createdBy: userId })
       .returning(['id', 'sendAt']);
-    await scheduleCampaignStart(ctx, trx, row.id, row.sendAt);
+    await scheduleCampaignStart(trx, row.id, row.sendAt);
     return row.id as string;
   });
-  await afterCommitScheduling(ctx, id);
   return getCampaign(ctx, storeId, id);
 }
 

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { tableExists } from '../../db/schema-probe.js';
 
 /**
  * "Has bought" audience filters, over the checkout module's `orders` and `order_items`. Every SQL
@@ -11,6 +10,16 @@ export const PURCHASED_PAYMENT_STATUSES = ['paid', 'authorized', 'partially_refu
 export interface PurchaseFilters {
   purchasedProductIds?: string[];
   purchasedCollectionIds?: string[];
+}
+
+let installed = false;
+
+/** Whether the checkout module's tables are there yet (only "yes" is remembered: tables never vanish). */
+async function ordersInstalled(db: Knex): Promise<boolean> {
+  if (installed) return true;
+  const result = await db.raw(`select to_regclass('public.orders') is not null and to_regclass('public.order_items') is not null as present`);
+  installed = Boolean(result.rows[0]?.present);
+  return installed;
 }
 
 export interface SqlFragment {
@@ -26,7 +35,7 @@ export async function purchaseFilterConditions(db: Knex, filters: PurchaseFilter
   const products = filters.purchasedProductIds ?? [];
   const collections = filters.purchasedCollectionIds ?? [];
   if (!products.length && !collections.length) return [];
-  if (!(await tableExists(db, 'orders')) || !(await tableExists(db, 'order_items'))) return [{ sql: 'false', bindings: [] }];
+  if (!(await ordersInstalled(db))) return [{ sql: 'false', bindings: [] }];
   const purchased = (productCondition: string) => `exists (
       select 1 from orders o
       join order_items oi on oi.order_id = o.id and oi.store_id = o.store_id

@@ -3,7 +3,6 @@ import type { AppContext } from '../../context.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../customers/unsubscribe.js';
 import { clickSigningKey, trackLinks } from './clicks.js';
 import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
-import { RECIPIENT_MAX_ATTEMPTS } from './scheduling.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from './transports.js';
 import { completeBatch } from './start.js';
@@ -25,6 +24,9 @@ interface ClaimedRecipient {
   status: 'sending' | 'skipped';
 }
 
+/** SMTP tries per recipient for temporary failures (the batch job has more attempts than this). */
+const RECIPIENT_MAX_ATTEMPTS = 5;
+
 /** Thrown when recipients are left for a later attempt (transient SMTP errors): BullMQ retries with backoff. */
 export class TransientBatchError extends Error {}
 
@@ -44,7 +46,7 @@ interface BatchState {
  * transport at the store's shared rate, and records each outcome before taking the next chunk. A
  * recipient left in `sending` by a killed worker is never sent again: it is marked failed.
  */
-export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean } = {}) {
+export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean; signal?: AbortSignal } = {}) {
   const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context');
   if (!campaign || campaign.status !== 'sending') return { sent: 0, stopped: campaign?.status ?? 'missing' };
 
@@ -68,6 +70,8 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   for (;;) {
     const status = await ctx.db('campaigns').where({ id: campaignId }).first('status');
     if (status?.status !== 'sending') return { sent, stopped: status?.status };
+    // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
+    if (opts.signal?.aborted) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
     const claimed = await claimChunk(ctx, campaign.storeId, campaignId, batch, deferred, chunkSize(state.rate));
     if (!claimed.length) break;
     const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
