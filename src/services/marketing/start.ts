@@ -44,7 +44,7 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
       .update({
         recipients,
         batchesTotal: batches,
-        snapshotAt: trx.fn.now(),
+        snapshotAt: trx.raw('clock_timestamp()'),
         updatedAt: trx.fn.now(),
         // Nobody to send to: done at once.
         ...(batches === 0 ? { status: 'sent', completedAt: trx.fn.now() } : {})

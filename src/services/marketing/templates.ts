@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
-import { conflict, notFound, uniqueViolation } from '../../errors.js';
+import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
 import { sampleData } from '../email/templates.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { compileContent, renderCompiledSync } from './render.js';
@@ -120,7 +120,12 @@ export async function previewTemplate(ctx: AppContext, storeId: string, template
   const template = await getTemplate(ctx, storeId, templateId);
   const store = await ctx.db('stores').where({ id: storeId }).first('name');
   const compiled = compileContent(template);
-  return renderCompiledSync(compiled, { ...marketingSampleData(store?.name ?? '', ctx.config.appUrl), ...data });
+  try {
+    return renderCompiledSync(compiled, { ...marketingSampleData(store?.name ?? '', ctx.config.appUrl), ...data });
+  } catch (error) {
+    // Liquid runtime errors (a filter given bad input) belong to the template, not the server.
+    throw validationFailed([{ path: 'template', message: `Liquid error: ${(error as Error).message}` }]);
+  }
 }
 
 /** A store's template by key: what transactional email uses to override a built-in key. */
