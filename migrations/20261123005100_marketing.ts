@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
  * Email marketing: templates (Liquid; also per-store overrides of transactional keys), lists with
  * members, the suppression list, campaigns, their recipient snapshot, batch completion markers and clicks.
  *
- * - `campaign_recipients` is written once per campaign with one INSERT … SELECT; each row moves
+ * - `campaign_recipients` is written once per campaign with one INSERT … SELECT (a batch is a range
+ *   of its ids, so no batch column or index has to be written); each row moves
  *   pending → sending → sent/failed (or skipped/cancelled). It has no FK to customers so the snapshot
  *   stays cheap; a deleted customer is skipped at send time.
  * - `campaign_batches` marks each batch done exactly once, so `batches_done` can end the campaign.
@@ -66,6 +67,9 @@ export async function up(knex: Knex): Promise<void> {
       audience jsonb NOT NULL DEFAULT '{}',
       context jsonb NOT NULL DEFAULT '{}',
       recipients integer NOT NULL DEFAULT 0,
+      -- Batches are ranges of recipient ids: batch n is [first + n * batch_size, first + (n + 1) * batch_size).
+      first_recipient_id bigint,
+      batch_size integer NOT NULL DEFAULT 0,
       batches_total integer NOT NULL DEFAULT 0,
       batches_done integer NOT NULL DEFAULT 0,
       snapshot_at timestamptz,
@@ -87,7 +91,6 @@ export async function up(knex: Knex): Promise<void> {
       email text NOT NULL,
       first_name text,
       last_name text,
-      batch integer NOT NULL,
       status text NOT NULL DEFAULT 'pending'
         CHECK (status IN ('pending', 'sending', 'sent', 'failed', 'skipped', 'cancelled')),
       suppressed boolean NOT NULL DEFAULT false,
@@ -96,7 +99,6 @@ export async function up(knex: Knex): Promise<void> {
       sent_at timestamptz
     ) WITH (fillfactor = 80);
     CREATE UNIQUE INDEX campaign_recipients_customer_key ON campaign_recipients (campaign_id, customer_id);
-    CREATE INDEX campaign_recipients_batch_idx ON campaign_recipients (campaign_id, batch);
 
     CREATE TABLE campaign_batches (
       campaign_id uuid NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
-import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../customers/unsubscribe.js';
+import { unsubscribeUrlFor } from '../customers/unsubscribe.js';
 import { clickSigningKey, trackLinks } from './clicks.js';
 import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from './transports.js';
-import { completeBatch } from './start.js';
+import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 
 /**
@@ -47,11 +47,16 @@ interface BatchState {
  * recipient left in `sending` by a killed worker is never sent again: it is marked failed.
  */
 export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean; signal?: AbortSignal } = {}) {
-  const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context');
+  const campaign = await ctx
+    .db('campaigns')
+    .where({ id: campaignId })
+    .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'firstRecipientId', 'batchSize');
   if (!campaign || campaign.status !== 'sending') return { sent: 0, stopped: campaign?.status ?? 'missing' };
+  const range = batchRange(campaign, batch);
+  const inBatch = () => ctx.db('campaignRecipients').where({ campaignId }).where('id', '>=', range[0]).where('id', '<', range[1]);
 
-  await ctx.db('campaignRecipients')
-    .where({ campaignId, batch, status: 'sending' })
+  await inBatch()
+    .where({ status: 'sending' })
     .update({ status: 'failed', error: 'interrupted while sending; not retried so nobody gets it twice' });
 
   const store = await ctx.db('stores').where({ id: campaign.storeId }).first('name');
@@ -72,7 +77,7 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     if (status?.status !== 'sending') return { sent, stopped: status?.status };
     // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
     if (opts.signal?.aborted) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
-    const claimed = await claimChunk(ctx, campaign.storeId, campaignId, batch, deferred, chunkSize(state.rate));
+    const claimed = await claimChunk(ctx, campaign.storeId, campaignId, range, deferred, chunkSize(state.rate));
     if (!claimed.length) break;
     const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
     sent += outcome.sent;
@@ -80,14 +85,14 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   }
   if (deferred.length) {
     if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
-    await ctx.db('campaignRecipients').where({ campaignId, batch, status: 'pending' }).update({ status: 'failed' });
+    await inBatch().where({ status: 'pending' }).update({ status: 'failed' });
   }
   await completeBatch(ctx, campaignId, batch);
   return { sent };
 }
 
 /** Takes the next chunk: `sending` when still subscribed and not suppressed, `skipped` otherwise. */
-async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, batch: number, exclude: number[], limit: number): Promise<ClaimedRecipient[]> {
+async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, range: [number, number], exclude: number[], limit: number): Promise<ClaimedRecipient[]> {
   const result = await ctx.db.raw(
     `update campaign_recipients r
         set status = x.next_status, suppressed = x.is_suppressed, error = x.reason,
@@ -102,14 +107,14 @@ async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, 
            from campaign_recipients r2
            left join customers cu on cu.id = r2.customer_id and cu.store_id = ?
            left join marketing_suppressions s on s.store_id = ? and s.email = lower(r2.email)
-          where r2.campaign_id = ? and r2.batch = ? and r2.status = 'pending' and r2.id <> all(?::bigint[])
+          where r2.id >= ? and r2.id < ? and r2.campaign_id = ? and r2.status = 'pending' and r2.id <> all(?::bigint[])
           order by r2.id
           limit ${limit}
           for update of r2 skip locked
        ) x
       where r.id = x.id
       returning r.id, r.customer_id, r.email, r.first_name, r.last_name, r.status`,
-    [storeId, storeId, campaignId, batch, exclude]
+    [storeId, storeId, range[0], range[1], campaignId, exclude]
   );
   return result.rows.map((r: ClaimedRecipient) => ({ ...r, id: Number(r.id) }));
 }
@@ -132,7 +137,7 @@ function renderFor(state: BatchState, recipient: ClaimedRecipient) {
     html = html.includes('</body>') ? html.replace('</body>', `${footer}</body>`) : `${html}${footer}`;
   }
   if (!text.includes(unsubscribeUrl)) text = `${text}\n\n--\nUnsubscribe: ${unsubscribeUrl}\n`;
-  return { subject: rendered.subject, html: html || undefined, text, headers: listUnsubscribeHeaders(ctx, { id: recipient.customer_id }) };
+  return { subject: rendered.subject, html: html || undefined, text, headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } };
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

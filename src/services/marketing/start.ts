@@ -4,7 +4,7 @@ import { enqueueBatches } from './scheduling.js';
 
 /**
  * The campaign job: moves the campaign to `sending`, snapshots its audience into
- * `campaign_recipients` with one INSERT … SELECT (numbering the batches as it goes), and fans the
+ * `campaign_recipients` with one INSERT … SELECT (a batch is a range of recipient ids), and fans the
  * batches out. Each step is idempotent, so a retried or repeated start resumes where it stopped.
  */
 export async function startCampaign(ctx: AppContext, campaignId: string) {
@@ -30,19 +30,22 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
     if (locked.snapshotAt || locked.status !== 'sending') return;
     const where = await audienceCondition(trx, storeId, audience);
     const inserted = await trx.raw(
-      `insert into campaign_recipients (campaign_id, customer_id, email, first_name, last_name, batch)
-       select ?, c.id, c.email, c.first_name, c.last_name, ((row_number() over (order by c.id)) - 1) / ?
-         from customers c where ${where.sql}
-       on conflict (campaign_id, customer_id) do nothing`,
-      [campaignId, batchSize, ...where.bindings]
+      `insert into campaign_recipients (campaign_id, customer_id, email, first_name, last_name)
+       select ?, c.id, c.email, c.first_name, c.last_name from customers c where ${where.sql}`,
+      [campaignId, ...where.bindings]
     );
     const recipients = inserted.rowCount as number;
-    const batches = Math.ceil(recipients / batchSize);
+    // Ids come from one sequence; a concurrent snapshot may interleave, which only thins some batches.
+    const range = await trx.raw('select min(id) as first, max(id) as last from campaign_recipients where campaign_id = ?', [campaignId]);
+    const first = recipients ? Number(range.rows[0].first) : null;
+    const batches = first === null ? 0 : Math.ceil((Number(range.rows[0].last) - first + 1) / batchSize);
     if (batches) await trx.raw('insert into campaign_batches (campaign_id, batch) select ?, generate_series(0, ? - 1)', [campaignId, batches]);
     await trx('campaigns')
       .where({ id: campaignId })
       .update({
         recipients,
+        firstRecipientId: first,
+        batchSize,
         batchesTotal: batches,
         snapshotAt: trx.raw('clock_timestamp()'),
         updatedAt: trx.fn.now(),
@@ -50,6 +53,12 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
         ...(batches === 0 ? { status: 'sent', completedAt: trx.fn.now() } : {})
       });
   });
+}
+
+/** The recipient ids of one batch: [from, to). */
+export function batchRange(campaign: { firstRecipientId: string | number | null; batchSize: number }, batch: number): [number, number] {
+  const first = Number(campaign.firstRecipientId ?? 0);
+  return [first + batch * campaign.batchSize, first + (batch + 1) * campaign.batchSize];
 }
 
 /** Marks one batch done (once), and the campaign sent when it was the last one. */
