@@ -62,7 +62,12 @@ t.test('451 is retried and delivered once; 550 fails and suppresses; an unsubscr
 
   // The customer who would be sent last unsubscribes once sending has begun.
   while (smtp.accepted.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
-  const lastRecipient = await app.ctx.db('campaignRecipients').where({ campaignId }).orderBy('id', 'desc').first();
+  const lastRecipient = await app.ctx
+    .db('campaignRecipients as r')
+    .join('customers as c', 'c.id', 'r.customerId')
+    .where({ 'r.campaignId': campaignId })
+    .orderBy('r.customerId', 'desc')
+    .first('r.customerId', 'c.email');
   const unsubscribe = await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: unsubscribeTokenFor(app.ctx, lastRecipient.customerId) } });
   t.equal(unsubscribe.status, 200);
   t.equal((await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign.status, 'sending', 'unsubscribed while the campaign was sending');
@@ -75,7 +80,11 @@ t.test('451 is retried and delivered once; 550 fails and suppresses; an unsubscr
   t.equal(smtp.accepted.filter((m) => m.to === lastRecipient.email).length, 0, 'unsubscribed after the snapshot: skipped');
   t.equal(smtp.accepted.length, 58);
 
-  const bounced = await app.ctx.db('campaignRecipients').where({ campaignId, email: 'r7@example.com' }).first();
+  const bounced = await app.ctx
+    .db('campaignRecipients as r')
+    .join('customers as c', 'c.id', 'r.customerId')
+    .where({ 'r.campaignId': campaignId, 'c.email': 'r7@example.com' })
+    .first('r.status', 'r.suppressed', 'r.error');
   t.match(bounced, { status: 'failed', suppressed: true });
   t.match(bounced.error, /550/);
   t.ok(await app.ctx.db('marketingSuppressions').where({ storeId: owner.store.id, email: 'r7@example.com' }).first(), 'address suppressed');
