@@ -7,6 +7,7 @@ import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from './transports.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
+import { buildCampaignMessage } from './mime.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -167,17 +168,19 @@ async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
         const wait = slots[i]! - Date.now();
         if (wait > 0) await sleep(wait);
         try {
-          const info = await sender.transporter.sendMail({
+          const messageId = `<campaign-${campaign.id}-${recipient.customer_id}@shopwright>`;
+          const { raw, envelope } = buildCampaignMessage({
             from: sender.from,
-            replyTo: sender.replyTo,
             to: recipient.email,
+            replyTo: sender.replyTo,
             subject: message.subject,
             html: message.html,
             text: message.text,
             headers: { ...message.headers, 'X-Campaign-Id': campaign.id },
-            messageId: `<campaign-${campaign.id}-${recipient.customer_id}@shopwright>`
+            messageId
           });
-          if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(info.messageId, info.message);
+          const info = await sender.transporter.sendMail({ envelope, raw });
+          if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(messageId.slice(1, -1), info.message);
           sentIds.push(recipient.customer_id);
         } catch (error) {
           const kind = classifySmtpError(error);
