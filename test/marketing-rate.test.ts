@@ -11,10 +11,10 @@ t.test("two worker pools share one store's send rate (measured within 10% of the
   });
   const app = await buildApp(t, { env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '20' } });
   const owner = await signupOwner(app);
-  const rate = 100;
+  const rate = 50;
   const patched = await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: rate });
   t.equal(patched, 1);
-  const ids = await seedCustomers(app, owner.store.id, 400, { prefix: 'rate' });
+  const ids = await seedCustomers(app, owner.store.id, 300, { prefix: 'rate' });
 
   const pools = [await app.startWorkers(['campaigns']), await app.startWorkers(['campaigns'])];
   const batchesByPool = [0, 0];
@@ -22,7 +22,7 @@ t.test("two worker pools share one store's send rate (measured within 10% of the
 
   // Warm both pools up (connections, compiled code) so the measured run is the steady state.
   const as = { token: owner.accessToken, storeId: owner.store.id };
-  const list = await app.request({ method: 'POST', url: '/admin/marketing/lists', ...as, payload: { name: 'Warm-up', customerIds: ids.slice(0, 60) } });
+  const list = await app.request({ method: 'POST', url: '/admin/marketing/lists', ...as, payload: { name: 'Warm-up', customerIds: ids.slice(0, 30) } });
   const warmUp = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/generic', ...as, payload: { subject: 'Warm', text: 'up', audience: { listIds: [list.body.data.list.id] } } });
   await waitForCampaign(app, owner, warmUp.body.data.campaign.id, ['sent'], 60_000);
   smtp.accepted.length = 0;
@@ -30,7 +30,7 @@ t.test("two worker pools share one store's send rate (measured within 10% of the
 
   const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', token: owner.accessToken, storeId: owner.store.id, payload: { subject: 'Hi', text: 'Hello' } });
   const done = await waitForCampaign(app, owner, created.body.data.campaign.id, ['sent'], 60_000);
-  t.equal(done.sent, 400, JSON.stringify(done));
+  t.equal(done.sent, 300, JSON.stringify(done));
   t.ok(batchesByPool[0]! > 0 && batchesByPool[1]! > 0, `both pools sent batches (${batchesByPool.join(' + ')})`);
 
   const times = smtp.accepted.map((m) => m.at).sort((a, b) => a - b);
@@ -54,4 +54,17 @@ t.test("two worker pools share one store's send rate (measured within 10% of the
   t.equal(await storeSendRate(app.ctx, owner.store.id), app.ctx.config.marketing.sendRateCap);
   await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: null });
   t.equal(await storeSendRate(app.ctx, owner.store.id), app.ctx.config.marketing.defaultSendRate);
+});
+
+t.test('PATCH /admin/store sets marketingSendRate (null = platform default)', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  const patched = await app.request({ method: 'PATCH', url: '/admin/store', ...as, payload: { marketingSendRate: 25 } });
+  t.equal(patched.status, 200, patched.raw);
+  t.equal(patched.body.data.store.marketingSendRate, 25);
+  const { storeSendRate } = await import('../src/services/marketing/send-rate.js');
+  t.equal(await storeSendRate(app.ctx, owner.store.id), 25);
+  t.equal((await app.request({ method: 'PATCH', url: '/admin/store', ...as, payload: { marketingSendRate: 0 } })).status, 422);
+  t.equal((await app.request({ method: 'PATCH', url: '/admin/store', ...as, payload: { marketingSendRate: null } })).body.data.store.marketingSendRate, null);
 });
