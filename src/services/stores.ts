@@ -21,6 +21,7 @@ export interface StoreRow {
   timezone: string;
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
+  marketingSendRate: number | null;
   logoUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -33,6 +34,7 @@ export interface UpdateStoreInput {
   currency?: string;
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
+  marketingSendRate?: number | null;
   logoUrl?: string | null;
   email?: EmailSettingsInput;
 }
@@ -55,6 +57,7 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     timezone: store.timezone,
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
+    marketingSendRate: store.marketingSendRate ?? null,
     logoUrl: store.logoUrl,
     email,
     createdAt: store.createdAt,
@@ -84,7 +87,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'marketingSendRate'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.currency !== undefined && input.currency !== current.currency) {

@@ -31,6 +31,8 @@ export const updateStorePayload = Joi.object({
     })
   ),
   manualPaymentsEnabled: Joi.boolean(),
+  /** Campaign messages per second; the platform cap (MARKETING_SEND_RATE_CAP) applies at send time. null = platform default. */
+  marketingSendRate: Joi.number().integer().min(1).max(1_000_000).allow(null),
   logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   email: Joi.object({
     fromName: text(120).allow(null, ''),
