@@ -91,3 +91,36 @@ t.test('451 is retried and delivered once; 550 fails and suppresses; an unsubscr
   const preview = await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: { audience: {} } });
   t.equal(preview.body.data.count, 58, 'future audiences leave out the suppressed and the unsubscribed');
 });
+
+t.test('a campaign cancelled while sending stops: the rest stay unsent and the counts add up', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '20' } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 20 });
+  await seedCustomers(app, owner.store.id, 100, { prefix: 'stop' });
+
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });
+  const campaignId = created.body.data.campaign.id;
+  while (smtp.accepted.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+  const cancelled = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as });
+  t.equal(cancelled.status, 200);
+  t.equal(cancelled.body.data.campaign.status, 'cancelled');
+  t.ok(cancelled.body.data.campaign.completedAt);
+
+  // Chunks already claimed finish; nothing after them.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const settled = smtp.accepted.length;
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  t.equal(smtp.accepted.length, settled, 'no messages after the cancel settled');
+  t.ok(settled < 100, `stopped after ${settled} of 100`);
+  const campaign = (await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign;
+  t.match(campaign, { status: 'cancelled', recipients: 100, sent: settled, failed: 0 });
+  const unsent = await app.ctx.db('campaignRecipients').where({ campaignId, status: 'cancelled' }).count<{ n: string }[]>('* as n').first();
+  t.equal(Number(unsent?.n) + settled, 100, 'every recipient is either sent or cancelled');
+  t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as })).body.error.code, 'campaign_not_cancellable');
+});
