@@ -13,6 +13,8 @@ export interface Config {
   jwtAudience: string;
   jwtTtlSec: number;
   appUrl: string;
+  /** Base of links into the admin app (password reset, invites); defaults to APP_URL. */
+  adminUrl: string;
   encryptionKey: string;
   storageDir: string;
   smtpUrl: string;
@@ -32,6 +34,8 @@ export interface Config {
   smtpTlsRejectUnauthorized: boolean;
   /** scrypt cost; lowered only by tests to keep suites fast. */
   passwordHashCost: number;
+  /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
+  outboxPollMs: number;
   rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
   /** Carts, checkout sessions and Stripe Connect. */
   checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
@@ -74,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtAudience: env.JWT_AUDIENCE ?? 'shopwright-admin',
     jwtTtlSec: int(env.JWT_TTL_SEC, 12 * 3600),
     appUrl: (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminUrl: (env.ADMIN_URL ?? env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
     smtpUrl: env.SMTP_URL ?? '',
@@ -90,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storefrontCacheTtlMs: Math.max(0, int(env.STOREFRONT_CACHE_TTL_MS, 10_000)),
     smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',
     passwordHashCost: int(env.PASSWORD_HASH_COST, 16384),
+    outboxPollMs: Math.max(50, int(env.OUTBOX_POLL_MS, 2_000)),
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
