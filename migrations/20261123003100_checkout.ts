@@ -110,7 +110,7 @@ export async function up(knex: Knex): Promise<void> {
       updated_at timestamptz(3) NOT NULL DEFAULT now(),
       UNIQUE (store_id, number)
     );
-    CREATE INDEX orders_store_list_idx ON orders (store_id, created_at DESC, id DESC);
+    CREATE INDEX orders_store_list_idx ON orders (store_id, created_at DESC, id DESC) INCLUDE (total, payment_status);
     CREATE INDEX orders_store_customer_idx ON orders (store_id, customer_id, created_at DESC);
     CREATE INDEX orders_store_email_idx ON orders (store_id, lower(email) text_pattern_ops);
     CREATE INDEX orders_store_status_idx ON orders (store_id, status, created_at DESC, id DESC);

@@ -4,7 +4,7 @@ import { conflict } from '../../errors.js';
 import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
-import { enqueueEmail, type EnqueueEmailInput } from '../email/outbox.js';
+import { enqueueEmail } from '../email/outbox.js';
 import { insertOrder } from '../orders/create-order.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
@@ -23,7 +23,6 @@ export interface ConfirmOptions {
 
 interface Created {
   orderId: string;
-  email: EnqueueEmailInput | null;
   stockChanged: boolean;
 }
 
@@ -43,7 +42,6 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
   }
 
   const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus));
-  if (created.email) await enqueueEmail(ctx, created.email);
   if (created.stockChanged) await invalidateStorefrontCatalog(ctx, storeId);
   return orderResult(ctx, storeId, created.orderId);
 }
@@ -53,7 +51,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   // Lock order: cart, then session (the same order as cart changes and session creation).
   const cart = await trx('carts').where({ id: session.cartId, storeId }).forUpdate().first('id', 'status');
   const locked: SessionRow = await trx('checkoutSessions').where({ id: session.id }).forUpdate().first();
-  if (locked.orderId) return { orderId: locked.orderId, email: null, stockChanged: false };
+  if (locked.orderId) return { orderId: locked.orderId, stockChanged: false };
   if (!cart || cart.status !== 'open') throw cartNotOpen();
 
   let stockChanged = false;
@@ -97,7 +95,9 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
 
   const store = await trx('stores').where({ id: storeId }).first('name');
   const trackingUrl = trackingUrlFor(await trackingUrlBase(ctx, trx, storeId), order.trackingToken);
-  return { orderId: order.id, email: orderConfirmationEmail(store.name, order, items, customer, trackingUrl), stockChanged };
+  // The confirmation email commits with the order (outbox): no order without its email, no email without its order.
+  await enqueueEmail(ctx, orderConfirmationEmail(store.name, order, items, customer, trackingUrl), { trx });
+  return { orderId: order.id, stockChanged };
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

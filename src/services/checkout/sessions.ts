@@ -138,14 +138,14 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   void released;
   await invalidateStorefrontCatalog(ctx, storeId);
 
-  let finalSession = session;
+  let finalSession: SessionRow = session;
   if (provider.name !== 'manual') {
     try {
       const started = await provider.start(ctx, { storeId, sessionId, amount: Number(session.amount), currency: session.currency, email: input.email });
       [finalSession] = (await ctx.db('checkoutSessions')
         .where({ id: sessionId })
         .update({ paymentIntentId: started.paymentIntentId, clientSecret: started.clientSecret, updatedAt: ctx.db.fn.now() })
-        .returning('*')) as SessionRow[];
+        .returning('*')) as [SessionRow];
     } catch (error) {
       await cancelSession(ctx, storeId, sessionId);
       throw error;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { enqueueEmail, type EnqueueEmailInput } from '../email/outbox.js';
+import { enqueueEmail } from '../email/outbox.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
@@ -27,7 +27,6 @@ export function deriveFulfillmentStatus(items: Array<Pick<OrderItemRow, 'quantit
  * the last units cannot both pass; asking for more than is left is 409 `already_fulfilled`.
  */
 export async function createFulfillment(ctx: AppContext, storeId: string, orderId: string, input: FulfillmentInput) {
-  let email: EnqueueEmailInput | null = null;
   const fulfillment = await ctx.db.transaction(async (trx) => {
     const order: OrderRow | undefined = await trx('orders').where({ storeId, id: orderId }).forUpdate().first();
     if (!order) throw notFound('Order');
@@ -77,11 +76,10 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
     if (row!.notifyCustomer) {
       const store = await trx('stores').where({ id: storeId }).first('name');
       const trackingUrl = trackingUrlFor(await trackingUrlBase(ctx, trx, storeId), order.trackingToken);
-      email = shippingConfirmationEmail(store.name, updatedOrder!, items, row!, trackingUrl);
+      await enqueueEmail(ctx, shippingConfirmationEmail(store.name, updatedOrder!, items, row!, trackingUrl), { trx });
     }
     return row!;
   });
-  if (email) await enqueueEmail(ctx, email);
   const { dto } = await loadOrder(ctx, ctx.db, storeId, orderId);
   return { fulfillment: { ...dto.fulfillments.find((f) => f.id === fulfillment.id)! }, order: dto };
 }
