@@ -168,3 +168,24 @@ export async function startStripeServer(t: { teardown(fn: () => unknown): void }
   t.teardown(() => server.stop());
   return server;
 }
+
+/** Connects a store to Stripe through the API and activates the account on the fake Stripe. */
+export async function connectStripe(
+  app: { request(options: any): Promise<any> },
+  stripe: StripeServer,
+  owner: { accessToken: string; store: { id: string } }
+): Promise<string> {
+  const link = await app.request({
+    method: 'POST',
+    url: '/admin/store/payments/onboarding-link',
+    payload: { returnUrl: 'https://admin.example/payments/done', refreshUrl: 'https://admin.example/payments/retry' },
+    token: owner.accessToken,
+    storeId: owner.store.id
+  });
+  if (link.status !== 200) throw new Error(`onboarding link failed: ${link.status} ${link.raw}`);
+  const status = await app.request({ url: '/admin/store/payments', token: owner.accessToken, storeId: owner.store.id });
+  const accountId = status.body.data.accountId as string;
+  stripe.activate(accountId);
+  await app.request({ url: '/admin/store/payments', token: owner.accessToken, storeId: owner.store.id });
+  return accountId;
+}
