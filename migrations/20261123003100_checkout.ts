@@ -42,6 +42,7 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz(3) NOT NULL DEFAULT clock_timestamp(),
       UNIQUE (cart_id, variant_id)
     );
+    CREATE INDEX cart_items_variant_idx ON cart_items (variant_id);
 
     CREATE TABLE checkout_sessions (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -78,6 +79,7 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now()
     );
     CREATE INDEX stock_reservations_session_idx ON stock_reservations (session_id);
+    CREATE INDEX stock_reservations_variant_idx ON stock_reservations (variant_id) WHERE state = 'held';
 
     CREATE TABLE store_order_counters (
       store_id uuid PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
@@ -133,6 +135,7 @@ export async function up(knex: Knex): Promise<void> {
     );
     CREATE INDEX order_items_order_idx ON order_items (order_id, position);
     CREATE INDEX order_items_store_product_idx ON order_items (store_id, product_id);
+    CREATE INDEX order_items_variant_idx ON order_items (variant_id);
 
     CREATE TABLE fulfillments (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -28,11 +28,12 @@ export const ordersModule: ModuleContribution = {
     return Boolean(await db('storeOrderCounters').where({ storeId }).first('storeId'));
   },
   async variantsInUse(db, storeId, variantIds) {
-    const [ordered, inCarts] = await Promise.all([
-      db('orderItems').where({ storeId }).whereIn('variantId', variantIds).distinct('variantId').pluck('variantId'),
-      db('stockReservations').where({ storeId, state: 'held' }).whereIn('variantId', variantIds).distinct('variantId').pluck('variantId')
-    ]);
-    return [...new Set([...ordered, ...inCarts])] as string[];
+    const result = await db.raw(
+      `select variant_id from order_items where store_id = ? and variant_id = any(?::uuid[])
+       union select variant_id from stock_reservations where store_id = ? and state = 'held' and variant_id = any(?::uuid[])`,
+      [storeId, variantIds, storeId, variantIds]
+    );
+    return result.rows.map((row: { variant_id: string }) => row.variant_id);
   },
   customerRecentOrders: (ctx, storeId, customerId) => recentOrdersOfCustomer(ctx, storeId, customerId)
 };
