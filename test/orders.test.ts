@@ -72,6 +72,7 @@ t.test('orders: list, get, partial fulfilments, already_fulfilled, emails with t
   t.equal(partial.body.data.order.fulfillmentStatus, 'partially_fulfilled');
   const shipped = await smtp.waitFor((m) => m.envelopeTo.includes('ana@example.com') && /on its way/.test(m.parsed.subject ?? ''));
   t.ok(shipped.parsed.text?.includes('1Z999'));
+  t.ok(shipped.parsed.text?.includes(trackingUrl), 'the shipping email links the public tracking URL');
 
   // The same Idempotency-Key replays the first fulfilment; another body with it is 422.
   const replay = await app.request({
