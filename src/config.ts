@@ -37,6 +37,8 @@ export interface Config {
   /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
   outboxPollMs: number;
   rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
+  /** Carts, checkout sessions and Stripe Connect. */
+  checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -98,6 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
+    },
+    checkout: {
+      cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),
+      sessionTtlSec: Math.max(30, int(env.CHECKOUT_SESSION_TTL_SEC, 15 * 60)),
+      applicationFeeBps: Math.max(0, int(env.STRIPE_APPLICATION_FEE_BPS, 200)),
+      stripeWebhookDelayMs: Math.max(0, int(env.STRIPE_WEBHOOK_DELAY_MS, 3_000))
     }
   };
 }

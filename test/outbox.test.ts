@@ -134,7 +134,9 @@ t.test('schedules: registering twice keeps one scheduler per kind, and stale one
   await registerSchedules(app.ctx, ['maintenance']);
   await registerSchedules(app.ctx, ['maintenance']);
   const schedulers = await queue.getJobSchedulers();
-  t.same(schedulers.map((s) => s.key).sort(), ['job-runs-sweep']);
+  const { JOB_KINDS } = await import('../src/jobs/registry.js');
+  const scheduled = JOB_KINDS.filter((kind) => kind.schedule && kind.queue === 'maintenance').map((kind) => kind.name);
+  t.same(schedulers.map((s) => s.key).sort(), scheduled.sort(), 'one scheduler per scheduled kind; the removed kind is gone');
   const next = await queue.getJobs(['delayed', 'waiting', 'prioritized']);
   t.equal(next.filter((job) => job.name === 'job-runs-sweep').length, 1, 'one pending run, not one per registration');
 });

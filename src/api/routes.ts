@@ -10,6 +10,13 @@ import { healthRoutes } from './health/index.js';
 import { getOpenApi } from './openapi/get-openapi.js';
 import { publicRoutes } from './public/index.js';
 import { storefrontRoutes } from './storefront/index.js';
+import { storefrontCartRoutes } from './storefront-carts/index.js';
+import { storefrontReviewRoutes } from './storefront-reviews/index.js';
+import { adminOrderRoutes } from './admin-orders/index.js';
+import { adminReviewRoutes } from './admin-reviews/index.js';
+import { adminPaymentRoutes } from './admin-payments/index.js';
+import { publicOrderRoutes } from './public-orders/index.js';
+import { internalStripeRoutes } from './internal-stripe/index.js';
 
 /** Every route group, mounted under /api/v1. One line per group. */
 export const ROUTE_GROUPS: ServerRoute[][] = [
@@ -23,5 +30,12 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminCustomerRoutes,
   adminJobRoutes,
   publicRoutes,
-  storefrontRoutes
+  storefrontRoutes,
+  storefrontCartRoutes,
+  storefrontReviewRoutes,
+  adminOrderRoutes,
+  adminReviewRoutes,
+  adminPaymentRoutes,
+  publicOrderRoutes,
+  internalStripeRoutes
 ];

@@ -4,6 +4,9 @@ import type { JobKind } from './job-kind.js';
 import { jobRunsSweepJob } from './job-runs-sweep.js';
 import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
+import { stripeEventJob } from './stripe-event.js';
+import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
 
 /** Every job kind the workers run. Add one line per kind. */
-export const JOB_KINDS: JobKind[] = [sendEmailJob, passwordResetRequestJob, customersImportJob, customersExportJob, jobRunsSweepJob];
+export const JOB_KINDS: JobKind[] = [sendEmailJob, passwordResetRequestJob, customersImportJob, customersExportJob, jobRunsSweepJob,
+  stripeEventJob, checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob];
