@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
+import * as storeOperations from './20261123004000_store_operations.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -10,5 +11,6 @@ import * as customers from './20261122000300_customers.js';
 export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261122000100_foundation', module: foundation },
   { name: '20261122000200_catalog', module: catalog },
-  { name: '20261122000300_customers', module: customers }
+  { name: '20261122000300_customers', module: customers },
+  { name: '20261123004000_store_operations', module: storeOperations }
 ];

@@ -13,6 +13,10 @@ export interface Config {
   jwtAudience: string;
   jwtTtlSec: number;
   appUrl: string;
+  /** Base of links into the admin app (invites); defaults to APP_URL. */
+  adminUrl: string;
+  /** Lets the external system's baseUrl resolve to private addresses (local testing only). */
+  allowPrivateExternalHosts: boolean;
   encryptionKey: string;
   storageDir: string;
   smtpUrl: string;
@@ -60,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (nodeEnv === 'production') assertProductionSecrets(env);
   const port = int(env.PORT, 3000);
 
+  const appUrl = (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     env: nodeEnv,
     port,
@@ -71,7 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtIssuer: env.JWT_ISSUER ?? 'shopwright',
     jwtAudience: env.JWT_AUDIENCE ?? 'shopwright-admin',
     jwtTtlSec: int(env.JWT_TTL_SEC, 12 * 3600),
-    appUrl: (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    appUrl,
+    adminUrl: (env.ADMIN_URL || appUrl).replace(/\/+$/, ''),
+    allowPrivateExternalHosts: env.ALLOW_PRIVATE_EXTERNAL_HOSTS === 'true',
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
     smtpUrl: env.SMTP_URL ?? '',
@@ -83,7 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     domainTarget: env.DOMAIN_TARGET ?? 'stores.shopwright.local',
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
-    queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? DEV_SECRET,
+    // No password, no dashboard: it is mounted only when one is set.
+    queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? '',
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     storefrontCacheTtlMs: Math.max(0, int(env.STOREFRONT_CACHE_TTL_MS, 10_000)),
     smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',

@@ -5,6 +5,7 @@ import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
+import { adminTeamRoutes } from './admin-team/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
 import { getOpenApi } from './openapi/get-openapi.js';
@@ -17,6 +18,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   [getOpenApi],
   authRoutes,
   adminStoreRoutes,
+  adminTeamRoutes,
   adminDiscountRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
