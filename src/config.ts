@@ -27,6 +27,8 @@ export interface Config {
   hostedDomainWebhookSecret: string;
   domainTarget: string;
   dnsServers: string[];
+  /** How long one DNS query of a domain check may take. */
+  dnsTimeoutMs: number;
   queueDashboardUser: string;
   queueDashboardPassword: string;
   logLevel: string;
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hostedDomainWebhookSecret: env.HOSTED_DOMAIN_WEBHOOK_SECRET ?? DEV_SECRET,
     domainTarget: env.DOMAIN_TARGET ?? 'stores.shopwright.local',
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: int(env.DNS_TIMEOUT_MS, 3000),
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
     // No password, no dashboard: it is mounted only when one is set.
     queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? '',

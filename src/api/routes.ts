@@ -6,6 +6,8 @@ import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { adminTeamRoutes } from './admin-team/index.js';
+import { adminDomainRoutes } from './admin-domain/index.js';
+import { internalHostedDomainRoutes } from './internal-hosted-domain/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
 import { getOpenApi } from './openapi/get-openapi.js';
@@ -19,6 +21,8 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   authRoutes,
   adminStoreRoutes,
   adminTeamRoutes,
+  adminDomainRoutes,
+  internalHostedDomainRoutes,
   adminDiscountRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
