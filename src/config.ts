@@ -13,7 +13,7 @@ export interface Config {
   jwtAudience: string;
   jwtTtlSec: number;
   appUrl: string;
-  /** Base of links into the admin app (invites); defaults to APP_URL. */
+  /** Base of links into the admin app (password reset, invites); defaults to APP_URL. */
   adminUrl: string;
   /** Lets the external system's baseUrl resolve to private addresses (local testing only). */
   allowPrivateExternalHosts: boolean;
@@ -38,6 +38,8 @@ export interface Config {
   smtpTlsRejectUnauthorized: boolean;
   /** scrypt cost; lowered only by tests to keep suites fast. */
   passwordHashCost: number;
+  /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
+  outboxPollMs: number;
   rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
 }
 
@@ -66,7 +68,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (nodeEnv === 'production') assertProductionSecrets(env);
   const port = int(env.PORT, 3000);
 
-  const appUrl = (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     env: nodeEnv,
     port,
@@ -78,8 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtIssuer: env.JWT_ISSUER ?? 'shopwright',
     jwtAudience: env.JWT_AUDIENCE ?? 'shopwright-admin',
     jwtTtlSec: int(env.JWT_TTL_SEC, 12 * 3600),
-    appUrl,
-    adminUrl: (env.ADMIN_URL || appUrl).replace(/\/+$/, ''),
+    appUrl: (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminUrl: (env.ADMIN_URL ?? env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     allowPrivateExternalHosts: env.ALLOW_PRIVATE_EXTERNAL_HOSTS === 'true',
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
@@ -99,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storefrontCacheTtlMs: Math.max(0, int(env.STOREFRONT_CACHE_TTL_MS, 10_000)),
     smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',
     passwordHashCost: int(env.PASSWORD_HASH_COST, 16384),
+    outboxPollMs: Math.max(50, int(env.OUTBOX_POLL_MS, 2_000)),
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),

@@ -54,6 +54,10 @@ t.test('custom domains: onboarding records, DNS job verified / missing / wrong /
   t.equal(missing.domain.status, 'failed');
   t.same(missing.domain.failures.map((f: any) => [f.type, f.reason]), [['CNAME', 'missing'], ['TXT', 'missing']]);
 
+  const issues = await app.request({ url: '/admin/store/issues', token: owner.accessToken, storeId: owner.store.id });
+  t.match(issues.body.data.issues, [{ kind: 'dns_failed', severity: 'warning', occurrences: 1 }], 'a DNS failure raises an issue');
+  t.match(issues.body.data.issues[0].detail, /No CNAME record found at shop\.example\.com/);
+
   // CNAME right, TXT wrong.
   dns.zone.set('shop.example.com', { CNAME: TARGET });
   dns.zone.set('_shopwright-verify.shop.example.com', { TXT: ['shopwright-verification=not-the-token'] });
@@ -81,6 +85,12 @@ t.test('custom domains: onboarding records, DNS job verified / missing / wrong /
   t.same(verified.domain.failures, []);
   t.ok(verified.domain.verifiedAt);
   t.equal(verified.domain.nextCheckAt, null, 'a verified domain needs no re-check');
+  const open = await app.request({ url: '/admin/store/issues?status=open', token: owner.accessToken, storeId: owner.store.id });
+  t.same(open.body.data.issues, [], 'fixed records resolve the DNS issue');
+  const resolved = await app.request({ url: '/admin/store/issues?status=resolved', token: owner.accessToken, storeId: owner.store.id });
+  t.match(resolved.body.data.issues, [{ kind: 'dns_failed', occurrences: 4 }], 'each failed check counted once on the same issue');
+  const dashboard = await app.request({ url: '/admin/store', token: owner.accessToken, storeId: owner.store.id });
+  t.equal(dashboard.body.data.setup.domainVerified, true);
 
   // Another store cannot claim the hostname.
   const other = await signupOwner(app);

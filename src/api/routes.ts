@@ -7,6 +7,7 @@ import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { adminTeamRoutes } from './admin-team/index.js';
 import { adminDomainRoutes } from './admin-domain/index.js';
+import { adminIssueRoutes } from './admin-issues/index.js';
 import { internalHostedDomainRoutes } from './internal-hosted-domain/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
@@ -22,6 +23,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminStoreRoutes,
   adminTeamRoutes,
   adminDomainRoutes,
+  adminIssueRoutes,
   internalHostedDomainRoutes,
   adminDiscountRoutes,
   adminProductRoutes,

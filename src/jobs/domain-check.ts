@@ -1,4 +1,11 @@
-import { DOMAIN_CHECK_JOB, runDomainCheckJob } from '../services/domains/check-job.js';
+import { runDomainCheckJob } from '../services/domains/check-job.js';
 import { trackedJob } from './tracked.js';
 
-export const domainCheckJob = trackedJob('domains', DOMAIN_CHECK_JOB, (ctx, jobId) => runDomainCheckJob(ctx, jobId));
+/** A DNS check of one store's custom domain (`jobs` row type `domains.check`). */
+export const domainCheckJob = trackedJob({
+  name: 'domain-check',
+  queue: 'domains',
+  options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } },
+  concurrency: 8,
+  run: (ctx, jobId) => runDomainCheckJob(ctx, jobId)
+});

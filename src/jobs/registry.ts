@@ -1,7 +1,12 @@
-import { customersExportJob, customersImportJob } from './customers-csv.js';
-import type { JobDefinition } from './definition.js';
+import { customersExportJob } from './customers-export.js';
+import { customersImportJob } from './customers-import.js';
+import type { JobKind } from './job-kind.js';
+import { jobRunsSweepJob } from './job-runs-sweep.js';
+import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
 import { domainCheckJob } from './domain-check.js';
 
-/** Every job kind the workers run. Add new definitions here. */
-export const JOB_DEFINITIONS: JobDefinition<any, any>[] = [sendEmailJob, customersImportJob, customersExportJob, domainCheckJob];
+/** Every job kind the workers run. Add one line per kind. */
+export const JOB_KINDS: JobKind[] = [sendEmailJob, passwordResetRequestJob, customersImportJob, customersExportJob, jobRunsSweepJob,
+  domainCheckJob
+];

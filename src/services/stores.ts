@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { tableExists } from '../db/schema-probe.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
-import { storeStats } from './store-stats.js';
+import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
 
 export interface ShippingMethod {
   id: string;
@@ -70,18 +69,13 @@ export async function getStoreSettings(ctx: AppContext, storeId: string) {
 
 /** The admin dashboard: store settings, headline numbers and what is left to set up. */
 export async function getDashboard(ctx: AppContext, storeId: string) {
-  const [store, stats] = await Promise.all([getStoreSettings(ctx, storeId), storeStats(ctx, storeId)]);
+  const [store, figures] = await Promise.all([getStoreSettings(ctx, storeId), dashboardFigures(ctx, storeId)]);
   return {
     store,
-    stats: stats.stats,
-    setup: {
-      paymentsConnected: stats.paymentsConnected,
-      domainVerified: stats.domainVerified,
-      emailConfigured: Boolean(store.email.smtp) || Boolean(ctx.config.smtpUrl),
-      hasProducts: stats.stats.productsCount > 0
-    },
-    recentOrders: stats.recentOrders,
-    openIssues: stats.openIssues
+    stats: figures.stats,
+    setup: { ...figures.setup, emailConfigured: Boolean(store.email.smtp) || Boolean(ctx.config.smtpUrl) },
+    recentOrders: figures.recentOrders,
+    openIssues: figures.openIssues
   };
 }
 
@@ -94,7 +88,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
-      if (await storeHasOrders(ctx, trx, storeId)) {
+      if (await storeCurrencyLocked(trx, storeId)) {
         throw conflict('conflict', 'The currency cannot change once the store has orders', [{ path: 'currency', message: 'store already has orders' }]);
       }
       changes.currency = input.currency;
@@ -114,11 +108,6 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
   });
   await ctx.cache.invalidate(storefrontStoreKey(storeId));
   return getStoreSettings(ctx, storeId);
-}
-
-async function storeHasOrders(ctx: AppContext, db: AppContext['db'], storeId: string): Promise<boolean> {
-  if (!(await tableExists(db, 'orders'))) return false;
-  return Boolean(await db('orders').where({ storeId }).first('id'));
 }
 
 /** What a storefront shows about its store; cached, invalidated by `updateStore`. */

@@ -1,4 +1,4 @@
-import { requestDomainCheck } from '../../services/domains/check-job.js';
+import { requestDomainCheck } from '../../services/domains/request-check.js';
 import { getDomain, startDomainOnboarding } from '../../services/domains/domains.js';
 import { ADMINS } from '../../services/roles.js';
 import { withMeta } from '../plugins/envelope.js';

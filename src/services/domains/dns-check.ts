@@ -1,6 +1,8 @@
 import { Resolver } from 'node:dns/promises';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/knex.js';
+import { raiseIssue } from '../issues/issues.js';
+import { resolveIssuesOf } from '../issues/manage.js';
 import { requiredRecords, type DnsRecord, type DomainFailure, type DomainRow } from './domains.js';
 import { sameName } from './hostname.js';
 
@@ -73,9 +75,18 @@ export async function checkDomainRecords(ctx: AppContext, domain: DomainRow, res
   // The hostname changed while we resolved: the result belongs to a domain that no longer exists.
   if (!row) return null;
   if (!ok) await onDomainCheckFailed(ctx.db, row, failures);
+  else await resolveIssuesOf(ctx.db, row.storeId, 'dns_failed', row.hostname);
   return row;
 }
 
-async function onDomainCheckFailed(_db: Db, _row: DomainRow, _failures: DomainFailure[]): Promise<void> {
-  // Wired to raiseIssue once the platform's issues service is merged.
+/** The operator sees a DNS failure as an issue (one per hostname while open, occurrences counted). */
+async function onDomainCheckFailed(db: Db, row: DomainRow, failures: DomainFailure[]): Promise<void> {
+  await raiseIssue(db, {
+    storeId: row.storeId,
+    kind: 'dns_failed',
+    subject: row.hostname,
+    severity: 'warning',
+    title: `DNS records of ${row.hostname} are not right yet`,
+    detail: failures.map((f) => f.message).join('\n')
+  });
 }

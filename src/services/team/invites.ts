@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex.js';
 import { conflict, forbidden, notFound, uniqueViolation } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
@@ -44,7 +45,7 @@ function assertMayGrant(actor: Tenant, role: Role): void {
   if (role === 'owner' && actor.role !== 'owner') throw forbidden('Only an owner can invite another owner');
 }
 
-async function sendInviteEmail(ctx: AppContext, trx: Db, storeId: string, invite: InviteRow, token: string, inviterId: string) {
+async function sendInviteEmail(ctx: AppContext, trx: Knex.Transaction, storeId: string, invite: InviteRow, token: string, inviterId: string) {
   const [store, inviter] = await Promise.all([
     trx('stores').where({ id: storeId }).first('name'),
     trx('users').where({ id: inviterId }).first('firstName', 'lastName')
@@ -59,7 +60,7 @@ async function sendInviteEmail(ctx: AppContext, trx: Db, storeId: string, invite
       invite: { role: invite.role, email: invite.email, expiresAt: invite.expiresAt },
       inviteUrl: inviteUrl(ctx, token)
     }
-  });
+  }, { trx });
 }
 
 /**

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { JobsOptions } from 'bullmq';
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import type { QueueName } from '../../jobs/queues.js';
+import type { JobKind } from '../../jobs/job-kind.js';
+import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { storageFor } from '../storage/index.js';
 
@@ -50,34 +51,28 @@ export type JobDto = ReturnType<typeof toJobDto>;
 
 export interface CreateJobInput {
   storeId: string;
+  /** The `type` operators filter `/admin/jobs` by, e.g. `customers.import`. */
   type: string;
-  queue: QueueName;
-  /** BullMQ job name the workers dispatch on. */
-  name: string;
+  kind: JobKind<TrackedJobPayload>;
   input?: Record<string, unknown>;
   createdBy?: string | null;
   id?: string;
-  options?: JobsOptions;
 }
 
 /**
- * Records the job in PostgreSQL, then queues it with the same id. Call it outside any open
- * transaction (the row must be committed before a worker can pick the job up).
+ * Records the job run and its queue intent (the outbox row) in one transaction: the caller's when
+ * given, so the job exists exactly when the change that asks for it commits.
  */
-export async function createJob(ctx: AppContext, input: CreateJobInput): Promise<JobDto> {
+export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Knex.Transaction): Promise<JobDto> {
   const id = input.id ?? randomUUID();
-  const [row] = await ctx
-    .db('jobs')
-    .insert({ id, storeId: input.storeId, type: input.type, queue: input.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
-    .returning('*');
-  try {
-    const payload: TrackedJobPayload = { jobId: id, storeId: input.storeId };
-    await ctx.queues.add(input.queue, input.name, payload, { ...input.options, jobId: id });
-  } catch (error) {
-    await ctx.db('jobs').where({ id }).update({ status: 'failed', error: 'The job could not be queued', finishedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });
-    throw error;
-  }
-  return toJobDto(row);
+  const write = async (db: Knex.Transaction) => {
+    const [row] = await db('jobs')
+      .insert({ id, storeId: input.storeId, type: input.type, queue: input.kind.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
+      .returning('*');
+    await enqueueJob(db, input.kind, { jobId: id, storeId: input.storeId }, { jobId: id });
+    return toJobDto(row);
+  };
+  return trx ? write(trx) : ctx.db.transaction(write);
 }
 
 export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow | undefined> {
