@@ -8,6 +8,8 @@ import { adminStoreRoutes } from './admin-store/index.js';
 import { adminTeamRoutes } from './admin-team/index.js';
 import { adminDomainRoutes } from './admin-domain/index.js';
 import { adminIssueRoutes } from './admin-issues/index.js';
+import { adminExternalSystemRoutes } from './admin-external-system/index.js';
+import { internalExternalSystemRoutes } from './internal-external-system/index.js';
 import { internalHostedDomainRoutes } from './internal-hosted-domain/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
@@ -24,6 +26,8 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminTeamRoutes,
   adminDomainRoutes,
   adminIssueRoutes,
+  adminExternalSystemRoutes,
+  internalExternalSystemRoutes,
   internalHostedDomainRoutes,
   adminDiscountRoutes,
   adminProductRoutes,

@@ -6,9 +6,11 @@ import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
 import { domainCheckJob } from './domain-check.js';
 import { lowStockScanJob } from './low-stock-scan.js';
+import { externalSystemBackfillJob } from './external-system-backfill.js';
 
 /** Every job kind the workers run. Add one line per kind. */
 export const JOB_KINDS: JobKind[] = [sendEmailJob, passwordResetRequestJob, customersImportJob, customersExportJob, jobRunsSweepJob,
   domainCheckJob,
-  lowStockScanJob
+  lowStockScanJob,
+  externalSystemBackfillJob
 ];
