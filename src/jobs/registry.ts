@@ -7,10 +7,14 @@ import { sendEmailJob } from './send-email.js';
 import { domainCheckJob } from './domain-check.js';
 import { lowStockScanJob } from './low-stock-scan.js';
 import { externalSystemBackfillJob } from './external-system-backfill.js';
+import { domainRecheckJob } from './domain-recheck.js';
+import { externalSystemNightlySyncJob } from './external-system-nightly-sync.js';
 
 /** Every job kind the workers run. Add one line per kind. */
 export const JOB_KINDS: JobKind[] = [sendEmailJob, passwordResetRequestJob, customersImportJob, customersExportJob, jobRunsSweepJob,
   domainCheckJob,
   lowStockScanJob,
-  externalSystemBackfillJob
+  externalSystemBackfillJob,
+  domainRecheckJob,
+  externalSystemNightlySyncJob
 ];
