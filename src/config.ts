@@ -29,6 +29,8 @@ export interface Config {
   dnsServers: string[];
   /** How long one DNS query of a domain check may take. */
   dnsTimeoutMs: number;
+  /** The platform's cap on a store's marketing send rate (messages per second). */
+  marketingMaxSendRate: number;
   queueDashboardUser: string;
   queueDashboardPassword: string;
   logLevel: string;
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     domainTarget: env.DOMAIN_TARGET ?? 'stores.shopwright.local',
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int(env.DNS_TIMEOUT_MS, 3000),
+    marketingMaxSendRate: Math.max(1, int(env.MARKETING_MAX_SEND_RATE, 50)),
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
     // No password, no dashboard: it is mounted only when one is set.
     queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? '',
