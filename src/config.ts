@@ -15,6 +15,8 @@ export interface Config {
   appUrl: string;
   /** Base of links into the admin app (password reset, invites); defaults to APP_URL. */
   adminUrl: string;
+  /** Lets the external system's baseUrl resolve to private addresses (local testing only). */
+  allowPrivateExternalHosts: boolean;
   encryptionKey: string;
   storageDir: string;
   smtpUrl: string;
@@ -25,6 +27,10 @@ export interface Config {
   hostedDomainWebhookSecret: string;
   domainTarget: string;
   dnsServers: string[];
+  /** How long one DNS query of a domain check may take. */
+  dnsTimeoutMs: number;
+  /** The platform's cap on a store's marketing send rate (messages per second). */
+  marketingMaxSendRate: number;
   queueDashboardUser: string;
   queueDashboardPassword: string;
   logLevel: string;
@@ -79,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtTtlSec: int(env.JWT_TTL_SEC, 12 * 3600),
     appUrl: (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     adminUrl: (env.ADMIN_URL ?? env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    allowPrivateExternalHosts: env.ALLOW_PRIVATE_EXTERNAL_HOSTS === 'true',
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
     smtpUrl: env.SMTP_URL ?? '',
@@ -89,8 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hostedDomainWebhookSecret: env.HOSTED_DOMAIN_WEBHOOK_SECRET ?? DEV_SECRET,
     domainTarget: env.DOMAIN_TARGET ?? 'stores.shopwright.local',
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: int(env.DNS_TIMEOUT_MS, 3000),
+    marketingMaxSendRate: Math.max(1, int(env.MARKETING_MAX_SEND_RATE, 50)),
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
-    queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? DEV_SECRET,
+    // No password, no dashboard: it is mounted only when one is set.
+    queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? '',
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     storefrontCacheTtlMs: Math.max(0, int(env.STOREFRONT_CACHE_TTL_MS, 10_000)),
     smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',

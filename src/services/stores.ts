@@ -22,6 +22,11 @@ export interface StoreRow {
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
   logoUrl: string | null;
+  newsletterDoubleOptIn: boolean;
+  /** Messages per second for this store's campaigns; null = the platform default. */
+  marketingSendRate: number | null;
+  /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
+  storefrontUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,6 +39,9 @@ export interface UpdateStoreInput {
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
   logoUrl?: string | null;
+  newsletterDoubleOptIn?: boolean;
+  marketingSendRate?: number | null;
+  storefrontUrl?: string | null;
   email?: EmailSettingsInput;
 }
 
@@ -56,6 +64,9 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
     logoUrl: store.logoUrl,
+    newsletterDoubleOptIn: store.newsletterDoubleOptIn,
+    marketingSendRate: store.marketingSendRate,
+    storefrontUrl: store.storefrontUrl,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -84,8 +95,13 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
+    }
+    if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
+    // The platform caps every store's send rate; asking for more stores the cap.
+    if (input.marketingSendRate !== undefined) {
+      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketingMaxSendRate);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
       if (await storeCurrencyLocked(trx, storeId)) {
