@@ -4,6 +4,8 @@ import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
+import { adminMarketingRoutes } from './admin-marketing/index.js';
+import { publicClickRoutes } from './public-clicks/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { adminTeamRoutes } from './admin-team/index.js';
 import { adminDomainRoutes } from './admin-domain/index.js';
@@ -49,5 +51,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminReviewRoutes,
   adminPaymentRoutes,
   publicOrderRoutes,
-  internalStripeRoutes
+  internalStripeRoutes,
+  adminMarketingRoutes,
+  publicClickRoutes
 ];

@@ -1,3 +1,5 @@
+import { campaignBatchJob } from './campaign-batch.js';
+import { campaignStartJob } from './campaign-start.js';
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
 import { customersExportJob } from './customers-export.js';
 import { customersImportJob } from './customers-import.js';
@@ -27,5 +29,7 @@ export const JOB_KINDS: JobKind[] = [
   domainRecheckJob,
   lowStockScanJob,
   externalSystemBackfillJob,
-  externalSystemNightlySyncJob
+  externalSystemNightlySyncJob,
+  campaignStartJob,
+  campaignBatchJob
 ];

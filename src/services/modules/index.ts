@@ -3,6 +3,7 @@ import { catalogModule } from '../catalog/module.js';
 import { customersModule } from '../customers/module.js';
 import { domainsModule } from '../domains/module.js';
 import { issuesModule } from '../issues/module.js';
+import { marketingModule } from '../marketing/module.js';
 import { ordersModule } from '../orders/module.js';
 import { paymentsModule } from '../payments/module.js';
 import { reviewsModule } from '../reviews/module.js';
@@ -15,5 +16,6 @@ export const MODULES: ModuleContribution[] = [
   ordersModule,
   reviewsModule,
   paymentsModule,
-  domainsModule
+  domainsModule,
+  marketingModule
 ];
