@@ -168,3 +168,29 @@ t.test('a producer without a running relay wakes the relay of another process by
   t.equal(response.status, 202);
   await until(async () => Boolean(await app.ctx.queues.get('imports').getJob(response.body.data.job.id)), 5_000, 'the other relay to move the job');
 });
+
+t.test('an invite link travels sealed: neither the outbox nor the queue holds it, the mail does', async (t) => {
+  const smtp = await new SmtpCapture().start();
+  t.teardown(() => smtp.stop());
+  const app = await buildApp(t, { env: { SMTP_URL: smtp.url, OUTBOX_POLL_MS: '60000' } });
+  const owner = await signupOwner(app);
+  await app.ctx.outbox.stop(); // hold the job in the outbox to look at it
+  const invited = await app.request({
+    method: 'POST',
+    url: '/admin/store/team/invites',
+    token: owner.accessToken,
+    storeId: owner.store.id,
+    payload: { email: 'newcomer@example.com', role: 'staff' }
+  });
+  t.equal(invited.status, 201, invited.raw);
+  const rows = await app.ctx.db('outbox').select('payload');
+  t.equal(rows.length, 1);
+  t.notMatch(JSON.stringify(rows[0].payload), /accept-invite/, 'the outbox row holds no link');
+  const relay = new OutboxRelay(app.ctx.db, app.ctx.queues, app.ctx.config.databaseUrl, app.ctx.log, { pollMs: 60_000, batchSize: 10 });
+  await relay.drain();
+  const [job] = await app.ctx.queues.get('email').getJobs(['waiting', 'prioritized']);
+  t.notMatch(JSON.stringify(job!.data), /accept-invite/, 'the queued job holds no link');
+  await app.startWorkers(['email']);
+  const mail = await smtp.waitFor((m) => m.envelopeTo.includes('newcomer@example.com'));
+  t.match(mail.parsed.text ?? '', /accept-invite\?token=/);
+});

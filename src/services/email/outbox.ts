@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob } from '../../jobs/send-email.js';
 import { enqueueJob } from '../outbox/enqueue.js';
+import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
 import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
@@ -23,6 +24,11 @@ export interface EnqueueEmailOptions {
   /** The transaction of the change that causes the email: the email exists exactly when it commits. */
   trx?: Knex.Transaction;
   attempts?: number;
+  /**
+   * The template data carries a secret (an invite link): it travels encrypted through the outbox
+   * and the queue, and only the delivering worker reads it.
+   */
+  seal?: boolean;
 }
 
 /**
@@ -46,7 +52,8 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, op
       storeId: input.storeId,
       to: input.to,
       templateKey: input.templateKey ?? null,
-      ...(input.data ? { data: input.data } : {}),
+      ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
+      ...(input.data && !options.seal ? { data: input.data } : {}),
       ...(input.content ? { content: input.content } : {}),
       ...(input.headers ? { headers: input.headers } : {}),
       ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
