@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import t from 'tap';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
@@ -193,4 +194,34 @@ t.test('an invite link travels sealed: neither the outbox nor the queue holds it
   await app.startWorkers(['email']);
   const mail = await smtp.waitFor((m) => m.envelopeTo.includes('newcomer@example.com'));
   t.match(mail.parsed.text ?? '', /accept-invite\?token=/);
+});
+
+t.test('a relay process killed (SIGKILL) mid-way loses nothing and doubles nothing', async (t) => {
+  const app = await buildApp(t);
+  await app.ctx.outbox.stop(); // only the child relays until it dies
+  const ids: string[] = [];
+  await app.ctx.db.transaction(async (trx) => {
+    for (let i = 0; i < 2_000; i++) {
+      const { jobId } = await enqueueJob(trx, sendEmailJob, { emailLogId: crypto.randomUUID(), storeId: null, to: `k${i}@example.com`, templateKey: 'password_reset' });
+      ids.push(jobId);
+    }
+  });
+  const child = spawn(process.execPath, ['dist/test/helpers/relay-child.js'], {
+    env: { ...process.env, DATABASE_URL: app.ctx.config.databaseUrl, REDIS_PREFIX: app.ctx.config.redisPrefix, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  });
+  const queue = app.ctx.queues.get('email');
+  const queued = () => queue.getJobCountByTypes('waiting', 'prioritized');
+  await until(async () => (await queued()) >= 300, 20_000, 'the child to relay a part');
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  const left = Number((await app.ctx.db('outbox').count('* as n').first())?.n);
+  t.ok(left > 0 && left < 2_000, `killed mid-way (${left} rows left)`);
+
+  const survivor = new OutboxRelay(app.ctx.db, app.ctx.queues, app.ctx.config.databaseUrl, app.ctx.log, { pollMs: 60_000, batchSize: 500 });
+  await survivor.drain();
+  t.equal(Number((await app.ctx.db('outbox').count('* as n').first())?.n), 0);
+  t.equal(await queued(), 2_000, 'exactly one job per row');
+  const jobs = await queue.getJobs(['waiting', 'prioritized'], 0, 2_000);
+  t.same(new Set(jobs.map((job) => job.id)), new Set(ids));
 });
