@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { tableExists } from '../../db/schema-probe.js';
 import { AppError, notFound, upstreamFailed } from '../../errors.js';
 import { BUILT_IN_TEMPLATES, BUILT_IN_TEMPLATE_KEYS, renderTemplate, sampleData, unknownTemplateKey, type EmailTemplate } from './templates.js';
-import { resolveSender } from './settings.js';
+import { assertEmailSecretsReadable, resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
 
 export const SEND_EMAIL_JOB = 'send-email';
@@ -134,6 +134,7 @@ const TEST_SEND_TIMEOUT_MS = 30_000;
 
 /** Test sends go through the same queue as every email, and the route waits for the outcome. */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<DeliveryResult> {
+  if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
   const events = await ctx.queues.eventsFor('email');
   const { job } = await enqueueEmail(ctx, input, { attempts: 1 });
   try {
