@@ -32,7 +32,27 @@ export interface Config {
   smtpTlsRejectUnauthorized: boolean;
   /** scrypt cost; lowered only by tests to keep suites fast. */
   passwordHashCost: number;
-  rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
+  rateLimits: {
+    authPerIpPerMinute: number;
+    /** Per email and client address pair: a stranger guessing cannot lock the owner out elsewhere. */
+    authPerEmailPerMinute: number;
+    /** Per email from every address together: the ceiling for a distributed guess. */
+    authPerEmailCeilingPerMinute: number;
+    storefrontPerTokenPerMinute: number;
+  };
+  /** Base of links into the admin app (password reset, invites); defaults to APP_URL. */
+  adminUrl: string;
+  /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
+  trustProxy: number;
+  /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
+  allowPrivateSmtpHosts: boolean;
+  /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
+  dbStatementTimeoutMs: number;
+  dbIdleInTransactionTimeoutMs: number;
+  /** Bytes the per-process storefront cache may hold (serialised responses). */
+  storefrontCacheMaxBytes: number;
+  /** `json` (default) or `pretty` (pino-pretty, for local runs). */
+  logFormat: 'json' | 'pretty';
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -91,8 +111,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
+      authPerEmailCeilingPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL_CEILING, 100),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
-    }
+    },
+    adminUrl: (env.ADMIN_URL || env.APP_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
+    allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
+    dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
+    dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
+    storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
+    logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json'
   };
 }
 

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/knex.js';
 import { conflict } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../secrets.js';
+import { checkedSmtpAddress } from './smtp-host-guard.js';
 import { platformDefaultMailer, storeSmtpMailer, type Mailer } from './transport.js';
 
 export interface EmailSettingsInput {
@@ -102,7 +103,13 @@ export async function resolveSender(ctx: AppContext, storeId: string | null): Pr
   const replyTo = settings?.replyTo ?? store?.contactEmail ?? undefined;
   if (settings?.smtpHost && settings.smtpPort) {
     const password = settings.smtpPasswordEncrypted ? readSmtpPassword(settings.smtpPasswordEncrypted, ctx.config.encryptionKey) : null;
-    const mailer = storeSmtpMailer({ host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password }, ctx.config.smtpTlsRejectUnauthorized);
+    // Checked again at every connect: the name may resolve somewhere else than when it was saved.
+    const address = await checkedSmtpAddress(settings.smtpHost, ctx.config.allowPrivateSmtpHosts);
+    const mailer = storeSmtpMailer(
+      { host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password },
+      ctx.config.smtpTlsRejectUnauthorized,
+      address
+    );
     const fromEmail = settings.fromEmail ?? settings.smtpUser ?? store?.contactEmail ?? 'no-reply@localhost';
     return { mailer, from: formatAddress(settings.fromName ?? store?.name, fromEmail), replyTo };
   }
