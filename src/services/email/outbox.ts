@@ -9,6 +9,7 @@ import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
 import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
+import { assertEmailSecretsReadable } from './settings.js';
 
 export interface EnqueueEmailInput {
   storeId: string | null;
@@ -73,6 +74,7 @@ const TEST_SEND_TIMEOUT_MS = 30_000;
  * operator is told to retry) rather than delivered later behind their back.
  */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<DeliveryResult> {
+  if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
   const events = await ctx.queues.eventsFor('email').catch(() => {
     throw serviceUnavailable('The job queue is unavailable');
   });
