@@ -12,7 +12,6 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
-    ALTER TABLE stores ADD COLUMN IF NOT EXISTS marketing_send_rate integer;
 
     CREATE TABLE marketing_templates (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -119,6 +118,5 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP TABLE IF EXISTS campaign_clicks, campaign_batches, campaign_recipients, campaigns,
       marketing_suppressions, marketing_list_members, marketing_lists, marketing_templates CASCADE;
-    ALTER TABLE stores DROP COLUMN IF EXISTS marketing_send_rate;
   `);
 }

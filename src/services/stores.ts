@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
+import { checkedSmtpAddress } from './email/smtp-host-guard.js';
 
 export interface ShippingMethod {
   id: string;
@@ -21,8 +22,12 @@ export interface StoreRow {
   timezone: string;
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
-  marketingSendRate: number | null;
   logoUrl: string | null;
+  newsletterDoubleOptIn: boolean;
+  /** Messages per second for this store's campaigns; null = the platform default. */
+  marketingSendRate: number | null;
+  /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
+  storefrontUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,8 +39,10 @@ export interface UpdateStoreInput {
   currency?: string;
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
-  marketingSendRate?: number | null;
   logoUrl?: string | null;
+  newsletterDoubleOptIn?: boolean;
+  marketingSendRate?: number | null;
+  storefrontUrl?: string | null;
   email?: EmailSettingsInput;
 }
 
@@ -57,8 +64,10 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     timezone: store.timezone,
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
-    marketingSendRate: store.marketingSendRate ?? null,
     logoUrl: store.logoUrl,
+    newsletterDoubleOptIn: store.newsletterDoubleOptIn,
+    marketingSendRate: store.marketingSendRate,
+    storefrontUrl: store.storefrontUrl,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -83,12 +92,18 @@ export async function getDashboard(ctx: AppContext, storeId: string) {
 }
 
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
+  if (input.email?.smtp?.host) await checkedSmtpAddress(input.email.smtp.host, ctx.config.allowPrivateSmtpHosts);
   await ctx.db.transaction(async (trx) => {
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'marketingSendRate'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
+    }
+    if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
+    // The platform caps every store's send rate; asking for more stores the cap.
+    if (input.marketingSendRate !== undefined) {
+      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
       if (await storeCurrencyLocked(trx, storeId)) {

@@ -31,9 +31,10 @@ export const updateStorePayload = Joi.object({
     })
   ),
   manualPaymentsEnabled: Joi.boolean(),
-  /** Campaign messages per second; the platform cap (MARKETING_SEND_RATE_CAP) applies at send time. null = platform default. */
-  marketingSendRate: Joi.number().integer().min(1).max(1_000_000).allow(null),
   logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
+  newsletterDoubleOptIn: Joi.boolean(),
+  marketingSendRate: Joi.number().integer().min(1).max(100_000).allow(null).description('messages per second; capped by the platform'),
+  storefrontUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   email: Joi.object({
     fromName: text(120).allow(null, ''),
     fromEmail: email().allow(null),

@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
+import { Product } from '../../db/models/product.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
-  loadProductMedia,
-  loadVariants,
   productColumns,
   toAdminProductDto,
   type ProductOption,
@@ -55,19 +54,23 @@ async function replaceProductMedia(trx: Knex.Transaction, storeId: string, produ
   if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
 }
 
+/** One product with its live variants, media in order and collections: one graph load (objection). */
 export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
-  const row: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
-  if (!row) throw notFound('Product');
-  const [variants, media, collections] = await Promise.all([
-    loadVariants(ctx.db, [row.id]),
-    loadProductMedia(ctx.db, [row.id]),
-    ctx.db('collectionProducts as cp')
-      .join('collections as c', 'c.id', 'cp.collectionId')
-      .where({ 'cp.productId': row.id, 'c.storeId': storeId })
-      .orderBy('c.title')
-      .select('c.id', 'c.title', 'c.slug', 'c.isPublished')
-  ]);
-  return { ...toAdminProductDto(ctx, row, variants.get(row.id) ?? [], media.get(row.id) ?? []), collections };
+  const product = await Product.query(ctx.db)
+    .findOne({ storeId, id: productId })
+    .select(productColumns('products'))
+    .withGraphFetched('[variants(live), media(inOrder), collections(byTitle)]')
+    .modifiers({
+      live: (query) => query.whereNull('archivedAt').orderBy(['position', 'createdAt']),
+      inOrder: (query) => query.orderBy('position'),
+      byTitle: (query) => query.where('collections.storeId', storeId).orderBy('title').select('collections.id', 'title', 'slug', 'isPublished')
+    });
+  if (!product) throw notFound('Product');
+  const collections = (product.collections ?? []).map(({ id, title, slug, isPublished }) => ({ id, title, slug, isPublished }));
+  return {
+    ...toAdminProductDto(ctx, product as unknown as ProductRow, (product.variants ?? []) as unknown as VariantRow[], product.media ?? []),
+    collections
+  };
 }
 
 export async function listProducts(ctx: AppContext, storeId: string, filters: ProductFilters, page: PageRequest) {
