@@ -197,3 +197,24 @@ t.test('malformed params, queries and bodies on every marketing route get 4xx, n
   }
   t.equal((await app.request({ url: '/admin/marketing/campaigns' })).status, 401);
 });
+
+t.test('campaign-creating POSTs honour Idempotency-Key: a repeat returns the first campaign and creates nothing', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  const payload = { subject: 'Once', text: 'only', sendAt: new Date(Date.now() + 3_600_000).toISOString() };
+  const send = (key: string, body: unknown = payload) =>
+    app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: body, headers: { 'idempotency-key': key } });
+  const [first, second] = await Promise.all([send('k-1'), send('k-1')]).then(async (responses) => responses.sort((a, b) => a.status - b.status));
+  t.equal(first!.status, 202, first!.raw);
+  const repeat = await send('k-1');
+  t.equal(repeat.status, 202);
+  t.equal(repeat.body.data.campaign.id, first!.body.data.campaign.id, 'same campaign');
+  t.ok(second!.status === 202 ? second!.body.data.campaign.id === first!.body.data.campaign.id : second!.status === 409, `concurrent repeat: ${second!.status}`);
+  const other = await send('k-2');
+  t.not(other.body.data.campaign.id, first!.body.data.campaign.id, 'another key creates another campaign');
+  const campaigns = await app.ctx.db('campaigns').where({ storeId: owner.store.id }).count<{ n: string }[]>('* as n').first();
+  t.equal(Number(campaigns?.n), 2);
+  const starts = await app.ctx.db('outbox').where({ name: 'campaign-start' }).count<{ n: string }[]>('* as n').first().catch(() => null);
+  t.ok(!starts || Number(starts.n) <= 2, 'no third start job');
+});
