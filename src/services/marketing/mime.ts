@@ -46,8 +46,17 @@ export function encodeAddress(address: string): { header: string; email: string 
 }
 
 function base64Body(content: string): string {
-  return Buffer.from(content, 'utf8').toString('base64').replace(/.{76}(?=.)/g, '$&\r\n');
+  const encoded = Buffer.from(content, 'utf8').toString('base64');
+  if (encoded.length <= 76) return encoded;
+  const lines: string[] = [];
+  for (let i = 0; i < encoded.length; i += 76) lines.push(encoded.slice(i, i + 76));
+  return lines.join('\r\n');
 }
+
+// Boundaries only have to be absent from the base64 parts (which never contain "_"): a per-process
+// random prefix and a counter, instead of fresh random bytes per message.
+const BOUNDARY_PREFIX = `_sw_${randomBytes(8).toString('hex')}_`;
+let boundaryCounter = 0;
 
 function part(type: string, content: string): string {
   return `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Body(content)}\r\n`;
@@ -67,7 +76,8 @@ export function buildCampaignMessage(message: CampaignMessage): { raw: Buffer; e
   ];
   let body: string;
   if (message.html) {
-    const boundary = `--_sw_${randomBytes(12).toString('hex')}`;
+    boundaryCounter = (boundaryCounter + 1) % 1e9;
+    const boundary = `${BOUNDARY_PREFIX}${boundaryCounter}`;
     lines.push(`Content-Type: multipart/alternative; boundary="${boundary}"`);
     body = `--${boundary}\r\n${part('text/plain', message.text)}--${boundary}\r\n${part('text/html', message.html)}--${boundary}--\r\n`;
   } else {
