@@ -165,3 +165,23 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.equal((await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, token: other.accessToken, storeId: other.store.id })).status, 404);
   t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, token: other.accessToken, storeId: other.store.id })).status, 404);
 });
+
+t.test("a store's template overrides a transactional key and adds its own keys (module registry)", async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(() => smtp.stop());
+  const app = await buildApp(t, { workers: ['email'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { key: 'newsletter_welcome', name: 'Welcome', subject: 'Our own welcome to {{ store.name }}', text: 'Hi {{ customer.firstName }}' } });
+  await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { key: 'vip_note', name: 'VIP', subject: 'VIP {{ customer.firstName }}', text: 'x' } });
+
+  const overridden = await app.request({ method: 'POST', url: '/admin/store/email/test-template', ...as, payload: { toEmail: 'me@example.com', templateKey: 'newsletter_welcome' } });
+  t.equal(overridden.status, 200, overridden.raw);
+  const own = await app.request({ method: 'POST', url: '/admin/store/email/test-template', ...as, payload: { toEmail: 'me@example.com', templateKey: 'vip_note' } });
+  t.equal(own.status, 200, own.raw);
+  const subjects = await Promise.all(smtp.accepted.map(async (m) => (await contentOf(m.raw)).subject));
+  t.same(subjects.sort(), [`Our own welcome to ${owner.store.name}`, 'VIP Jane'].sort());
+  const unknown = await app.request({ method: 'POST', url: '/admin/store/email/test-template', ...as, payload: { toEmail: 'me@example.com', templateKey: 'nope' } });
+  t.equal(unknown.status, 422);
+  t.match(unknown.body.error.message, /vip_note/);
+});
