@@ -124,3 +124,30 @@ t.test('a campaign cancelled while sending stops: the rest stay unsent and the c
   t.equal(Number(unsent?.n) + settled, 100, 'every recipient is either sent or cancelled');
   t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as })).body.error.code, 'campaign_not_cancellable');
 });
+
+t.test('recipients left in `sending` by a worker that died are failed on resume, never sent twice', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await seedCustomers(app, owner.store.id, 10, { prefix: 'crash' });
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });
+  const campaignId = created.body.data.campaign.id;
+
+  // The start job runs, then "a worker" claims two recipients and dies before recording the outcome.
+  const { startCampaign } = await import('../src/services/marketing/start.js');
+  await startCampaign(app.ctx, campaignId);
+  const claimed = (await app.ctx.db('campaignRecipients').where({ campaignId }).orderBy('customerId').limit(2).select('customerId')).map((r: { customerId: string }) => r.customerId);
+  await app.ctx.db('campaignRecipients').where({ campaignId }).whereIn('customerId', claimed).update({ status: 'sending', attempts: 1 });
+
+  await app.startWorkers(['campaigns']);
+  const done = await waitForCampaign(app, owner, campaignId, ['sent']);
+  t.match(done, { recipients: 10, sent: 8, failed: 2 });
+  t.equal(smtp.accepted.length, 8);
+  const emails = (await app.ctx.db('customers').whereIn('id', claimed).pluck('email')) as string[];
+  t.equal(smtp.accepted.filter((m) => emails.includes(m.to)).length, 0, 'the two whose fate was unknown got nothing more');
+});
