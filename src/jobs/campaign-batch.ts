@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { sendCampaignBatch } from '../services/marketing/send-batch.js';
+import { abandonBatch, sendCampaignBatch } from '../services/marketing/send-batch.js';
+import { isFinalAttempt } from './final-attempt.js';
 import { defineJob } from './job-kind.js';
 
 /**
@@ -13,6 +14,13 @@ export const campaignBatchJob = defineJob<{ campaignId: string; batch: number },
   payload: Joi.object({ campaignId: Joi.string().uuid().required(), batch: Joi.number().integer().min(0).required() }),
   options: { attempts: 8, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: { age: 3600, count: 1000 } },
   concurrency: 4,
-  process: (ctx, job, signal) =>
-    sendCampaignBatch(ctx, job.data.campaignId, job.data.batch, { finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1), signal })
+  async process(ctx, job, signal) {
+    const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    try {
+      return await sendCampaignBatch(ctx, job.data.campaignId, job.data.batch, { finalAttempt, signal });
+    } catch (error) {
+      if (isFinalAttempt(job, error)) await abandonBatch(ctx, job.data.campaignId, job.data.batch, (error as Error).message).catch(() => undefined);
+      throw error;
+    }
+  }
 });

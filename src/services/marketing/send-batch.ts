@@ -79,7 +79,7 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     const status = await ctx.db('campaigns').where({ id: campaignId }).first('status');
     if (status?.status !== 'sending') return { sent, stopped: status?.status };
     // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
-    if (opts.signal?.aborted) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
+    if (opts.signal?.aborted && !opts.finalAttempt) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
     const claimed = await claimChunk(ctx, campaign.storeId, campaignId, range, deferred, chunkSize(state.rate));
     if (!claimed.length) break;
     const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
@@ -92,6 +92,19 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   }
   await completeBatch(ctx, campaignId, batch);
   return { sent };
+}
+
+/**
+ * A batch job that failed for good (no attempt left): what it had not sent is failed with the
+ * reason and the batch counts as done, so the campaign still ends with exact counts.
+ */
+export async function abandonBatch(ctx: AppContext, campaignId: string, batch: number, reason: string): Promise<void> {
+  const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('status', 'batchesTotal');
+  if (!campaign || campaign.status !== 'sending') return;
+  const [from, to] = batchRange(batch, campaign.batchesTotal);
+  const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);
+  await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed', error: `batch gave up: ${reason}`.slice(0, 1000) });
+  await completeBatch(ctx, campaignId, batch);
 }
 
 /** Takes the next chunk: `sending` when still subscribed and not suppressed, `skipped` otherwise. */
