@@ -1,5 +1,6 @@
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
+import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 import { settle } from './lib/settle.js';
@@ -12,7 +13,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   foundation,
   catalog,
   'catalog-explain': catalogExplain,
-  customers: customersCsv
+  customers: customersCsv,
+  checkout
 };
 
 const only = process.argv.slice(2);

@@ -6,6 +6,7 @@ import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { insertOrder } from '../orders/create-order.js';
+import { toOrderDto } from '../orders/dto.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
 import { trackingUrlBase, trackingUrlFor } from '../orders/tracking-url.js';
@@ -24,6 +25,8 @@ export interface ConfirmOptions {
 interface Created {
   orderId: string;
   stockChanged: boolean;
+  /** The new order's DTO (a repeat confirm reloads it instead). */
+  dto?: ReturnType<typeof toOrderDto>;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
 
   const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus));
   if (created.stockChanged) await invalidateStorefrontCatalog(ctx, storeId);
+  if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
   return orderResult(ctx, storeId, created.orderId);
 }
 
@@ -97,7 +101,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   const trackingUrl = trackingUrlFor(await trackingUrlBase(ctx, trx, storeId), order.trackingToken);
   // The confirmation email commits with the order (outbox): no order without its email, no email without its order.
   await enqueueEmail(ctx, orderConfirmationEmail(store.name, order, items, customer, trackingUrl), { trx });
-  return { orderId: order.id, stockChanged };
+  return { orderId: order.id, stockChanged, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

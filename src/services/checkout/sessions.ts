@@ -85,7 +85,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;
 
-  const { session, released } = await ctx.db.transaction(async (trx) => {
+  const { session, released, cartView } = await ctx.db.transaction(async (trx) => {
     const cart = await findCart(trx, storeId, cartId, true);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelPendingSessions(trx, storeId, cartId);
@@ -132,8 +132,8 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     // Lock order everywhere: cart, session, variants (by id), discount, order counter, customer.
     await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row!.discountId) await redeemDiscount(trx, storeId, row!.discountId, priced.totals.subtotal);
-    await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() });
-    return { session: row!, released: releasedEarlier };
+    const [updatedCart] = await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() }).returning('*');
+    return { session: row!, released: releasedEarlier, cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
   void released;
   await invalidateStorefrontCatalog(ctx, storeId);
@@ -151,8 +151,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
       throw error;
     }
   }
-  const cart = await findCart(ctx.db, storeId, cartId);
-  return { checkoutSession: toSessionDto(finalSession!), cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods)) };
+  return { checkoutSession: toSessionDto(finalSession), cart: cartView };
 }
 
 /** Cancels one pending session and gives its stock back (the payment could not start). */
