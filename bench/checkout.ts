@@ -108,6 +108,13 @@ export async function run(): Promise<void> {
       [storeId]
     );
     await sql(databaseUrl, `update store_order_counters set last_number = last_number + 100000 where store_id = $1`, [storeId]);
+    await sql(
+      databaseUrl,
+      `insert into store_daily_revenue (store_id, day, revenue, orders)
+       select store_id, (created_at at time zone 'UTC')::date, sum(total), count(*) from orders where store_id = $1 and email like 'seed%' group by 1, 2
+       on conflict (store_id, day) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + excluded.orders`,
+      [storeId]
+    );
     await sql(databaseUrl, 'VACUUM ANALYZE orders');
     await settle(1_000);
     const dashboard = await measure('GET /admin/store (100,000+ orders)', `${server.api}/api/v1/admin/store`, { headers: adminHeaders });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
@@ -5,7 +6,7 @@ import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { insertOrder } from '../orders/create-order.js';
+import { insertOrder, upsertCustomer, type NewOrder } from '../orders/create-order.js';
 import { toOrderDto } from '../orders/dto.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
@@ -71,7 +72,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   }
 
   const snapshot = locked.snapshot;
-  const { order, items, customer } = await insertOrder(trx, {
+  const newOrder: NewOrder = {
     storeId,
     checkoutSessionId: locked.id,
     email: locked.email,
@@ -83,24 +84,29 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
     total: snapshot.total,
     discountCode: snapshot.discountCode,
     shippingMethod: snapshot.shippingMethod,
-    shippingAddress: locked.shippingAddress,
-    billingAddress: locked.billingAddress,
+    shippingAddress: locked.shippingAddress as unknown as Record<string, unknown>,
+    billingAddress: locked.billingAddress as unknown as Record<string, unknown> | null,
     paymentProvider: locked.provider,
     paymentIntentId: locked.paymentIntentId,
     paymentStatus
-  });
+  };
+  // Everything but the numbered order first: the per-store number lock is taken last, so orders of
+  // one store serialise only over the order insert, the email and the commit.
+  const orderId = randomUUID();
+  const customer = await upsertCustomer(trx, newOrder);
   await trx('stockReservations').where({ sessionId: locked.id, state: 'held' }).update({ state: 'converted' });
   await trx('checkoutSessions')
     .where({ id: locked.id })
-    .update({ status: 'completed', orderId: order.id, paymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, updatedAt: trx.fn.now() });
-  await trx('carts').where({ id: cart.id }).update({ status: 'completed', orderId: order.id, updatedAt: trx.fn.now() });
+    .update({ status: 'completed', orderId, paymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, updatedAt: trx.fn.now() });
+  await trx('carts').where({ id: cart.id }).update({ status: 'completed', orderId, updatedAt: trx.fn.now() });
   // Any other pending session of this cart gives its stock back now: the cart is sold.
   if (await cancelPendingSessions(trx, storeId, cart.id)) stockChanged = true;
+  const [store, base] = await Promise.all([trx('stores').where({ id: storeId }).first('name'), trackingUrlBase(ctx, trx, storeId)]);
 
-  const store = await trx('stores').where({ id: storeId }).first('name');
-  const trackingUrl = trackingUrlFor(await trackingUrlBase(ctx, trx, storeId), order.trackingToken);
+  const { order, items } = await insertOrder(trx, newOrder, orderId, customer.id);
+  const trackingUrl = trackingUrlFor(base, order.trackingToken);
   // The confirmation email commits with the order (outbox): no order without its email, no email without its order.
-  await enqueueEmail(ctx, orderConfirmationEmail(store.name, order, items, customer, trackingUrl), { trx });
+  await enqueueEmail(ctx, orderConfirmationEmail(store.name, order, items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
   return { orderId: order.id, stockChanged, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 

@@ -37,7 +37,7 @@ export interface NewOrder {
  * Creates or links the customer by email and counts the order on it, in the caller's transaction:
  * one upsert, so two first orders of the same new email make one customer with ordersCount 2.
  */
-async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
+export async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
   const address = order.shippingAddress;
   const result = await trx.raw(
     `insert into customers (store_id, email, first_name, last_name, phone, orders_count, total_spent, last_order_at, source)
@@ -56,34 +56,76 @@ async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
   return result.rows[0] as { id: string; first_name: string | null; last_name: string | null };
 }
 
-/** The store's next order number; the counter row stays locked until the caller commits. */
-async function nextOrderNumber(trx: Knex.Transaction, storeId: string): Promise<number> {
-  const result = await trx.raw(
-    `insert into store_order_counters (store_id, last_number) values (?, ?)
-     on conflict (store_id) do update set last_number = store_order_counters.last_number + 1
-     returning last_number`,
-    [storeId, FIRST_ORDER_NUMBER]
-  );
-  return result.rows[0].last_number as number;
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const DATES = new Set(['createdAt', 'updatedAt']);
+
+/** A `row_to_json` object (snake_case keys, ISO date strings) as the row knex would have returned. */
+function fromJson<T>(value: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = camel(key);
+    out[name] = DATES.has(name) && typeof v === 'string' ? new Date(v) : v;
+  }
+  return out as T;
 }
 
 /**
- * Inserts the order, its items and the customer link. The number is drawn last, so the per-store
- * counter lock is held only for the inserts that follow it.
+ * Draws the store's next order number and inserts the order, its items and the day's revenue in
+ * ONE statement. The per-store counter row stays locked until the caller commits, so it must be the
+ * caller's last statement but the email: everything else of the order is written before it. Numbers
+ * are gapless (drawn in the order's own transaction), which lets the dashboard count orders from
+ * the counter.
  */
-export async function insertOrder(trx: Knex.Transaction, order: NewOrder) {
-  const customer = await upsertCustomer(trx, order);
-  const number = await nextOrderNumber(trx, order.storeId);
-  const [row] = (await trx('orders')
-    .insert({
+export async function insertOrder(trx: Knex.Transaction, order: NewOrder, orderId: string, customerId: string) {
+  const lines = order.lines.map((line, position) => ({
+    product_id: line.productId,
+    variant_id: line.variantId,
+    title: line.title,
+    sku: line.sku,
+    quantity: line.quantity,
+    unit_price: line.unitPrice,
+    line_total: line.lineTotal,
+    position
+  }));
+  const result = await trx.raw(
+    `with n as (
+       insert into store_order_counters (store_id, last_number) values (:storeId, :first)
+       on conflict (store_id) do update set last_number = store_order_counters.last_number + 1
+       returning last_number
+     ), o as (
+       insert into orders (id, store_id, number, customer_id, checkout_session_id, email, payment_status, payment_provider, payment_intent_id,
+                           currency, subtotal, discount_total, shipping_total, total, discount_code, shipping_method, shipping_address,
+                           billing_address, tracking_token)
+       select :orderId, :storeId, n.last_number, :customerId, :sessionId, :email, :paymentStatus, :provider, :intentId,
+              :currency, :subtotal, :discountTotal, :shippingTotal, :total, :discountCode, :shippingMethod::jsonb, :shippingAddress::jsonb,
+              :billingAddress::jsonb, :trackingToken
+         from n
+       returning *
+     ), i as (
+       insert into order_items (order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
+       select o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
+         from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
+       returning *
+     ), r as (
+       insert into store_daily_revenue (store_id, day, revenue, orders)
+       select o.store_id, (o.created_at at time zone 'UTC')::date, o.total, 1 from o
+       on conflict (store_id, day) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + 1
+       returning 1
+     )
+     select row_to_json(o.*) as "order",
+            (select coalesce(json_agg(row_to_json(i.*) order by i.position), '[]'::json) from i) as items,
+            (select count(*) from r) as revenue_rows
+       from o`,
+    {
       storeId: order.storeId,
-      number,
-      customerId: customer.id,
-      checkoutSessionId: order.checkoutSessionId,
+      first: FIRST_ORDER_NUMBER,
+      orderId,
+      customerId,
+      sessionId: order.checkoutSessionId,
       email: order.email,
       paymentStatus: order.paymentStatus,
-      paymentProvider: order.paymentProvider,
-      paymentIntentId: order.paymentIntentId,
+      provider: order.paymentProvider,
+      intentId: order.paymentIntentId,
       currency: order.currency,
       subtotal: order.subtotal,
       discountTotal: order.discountTotal,
@@ -93,24 +135,19 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder) {
       shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
       shippingAddress: JSON.stringify(order.shippingAddress),
       billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
-      trackingToken: randomBytes(24).toString('base64url')
-    })
-    .returning('*')) as OrderRow[];
-  const items = (await trx('orderItems')
-    .insert(
-      order.lines.map((line, position) => ({
-        orderId: row!.id,
-        storeId: order.storeId,
-        productId: line.productId,
-        variantId: line.variantId,
-        title: line.title,
-        sku: line.sku,
-        quantity: line.quantity,
-        unitPrice: line.unitPrice,
-        lineTotal: line.lineTotal,
-        position
-      }))
-    )
-    .returning('*')) as OrderItemRow[];
-  return { order: row!, items, customer: { id: customer.id, firstName: customer.first_name, lastName: customer.last_name } };
+      trackingToken: randomBytes(24).toString('base64url'),
+      lines: JSON.stringify(lines)
+    }
+  );
+  const row = result.rows[0] as { order: Record<string, unknown>; items: Array<Record<string, unknown>> };
+  return { order: fromJson<OrderRow>(row.order), items: row.items.map((item) => fromJson<OrderItemRow>(item)) };
+}
+
+/** A refund or failed payment takes the order's total out of its day's revenue (once: the caller moved the status). */
+export async function subtractRevenue(db: Knex | Knex.Transaction, storeId: string, createdAt: Date, total: number) {
+  await db.raw(`update store_daily_revenue set revenue = revenue - ? where store_id = ? and day = (?::timestamptz at time zone 'UTC')::date`, [
+    total,
+    storeId,
+    createdAt
+  ]);
 }
