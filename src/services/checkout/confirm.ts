@@ -6,7 +6,7 @@ import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { insertOrder, upsertCustomer, type NewOrder } from '../orders/create-order.js';
+import { draftOrderForEmail, insertOrder, newTrackingToken, upsertCustomer, type NewOrder } from '../orders/create-order.js';
 import { toOrderDto } from '../orders/dto.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
@@ -103,10 +103,13 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   if (await cancelPendingSessions(trx, storeId, cart.id)) stockChanged = true;
   const [store, base] = await Promise.all([trx('stores').where({ id: storeId }).first('name'), trackingUrlBase(ctx, trx, storeId)]);
 
-  const { order, items } = await insertOrder(trx, newOrder, orderId, customer.id);
-  const trackingUrl = trackingUrlFor(base, order.trackingToken);
-  // The confirmation email commits with the order (outbox): no order without its email, no email without its order.
-  await enqueueEmail(ctx, orderConfirmationEmail(store.name, order, items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
+  // The confirmation email commits with the order (outbox): no order without its email, no email
+  // without its order. It is written before the number exists; the order insert fills the number in.
+  const trackingToken = newTrackingToken();
+  const trackingUrl = trackingUrlFor(base, trackingToken);
+  const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
+  const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
+  const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId });
   return { orderId: order.id, stockChanged, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 

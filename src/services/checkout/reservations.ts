@@ -21,27 +21,31 @@ export async function reserveStock(trx: Knex.Transaction, storeId: string, sessi
     byVariant.set(line.variantId, existing ? { ...existing, quantity: existing.quantity + line.quantity } : { ...line });
   }
   const ordered = [...byVariant.values()].sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
-  const ledger: Record<string, unknown>[] = [];
   for (const line of ordered) {
+    // One round trip per variant: take the stock, and record the hold and its ledger row from the same statement.
     const result = await trx.raw(
-      `update product_variants set inventory_quantity = inventory_quantity - ?, updated_at = now()
-        where id = ? and store_id = ? and archived_at is null
-          and (inventory_policy = 'continue' or inventory_quantity >= ?)
-        returning inventory_quantity`,
-      [line.quantity, line.variantId, storeId, line.quantity]
+      `with v as (
+         update product_variants set inventory_quantity = inventory_quantity - :quantity, updated_at = now()
+          where id = :variantId and store_id = :storeId and archived_at is null
+            and (inventory_policy = 'continue' or inventory_quantity >= :quantity)
+          returning id, inventory_quantity
+       ), r as (
+         insert into stock_reservations (store_id, session_id, variant_id, quantity) select :storeId, :sessionId, v.id, :quantity from v returning 1
+       ), l as (
+         insert into inventory_ledger (store_id, variant_id, delta, reason, quantity_after)
+         select :storeId, v.id, -(:quantity)::int, :reason, v.inventory_quantity from v returning 1
+       )
+       select v.inventory_quantity, (select count(*) from r) + (select count(*) from l) as written from v`,
+      { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: `checkout ${sessionId} reserved` }
     );
-    const row = result.rows[0] as { inventory_quantity: number } | undefined;
-    if (!row) {
+    if (!result.rows[0]) {
       const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
       const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
       throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [
         { path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }
       ]);
     }
-    ledger.push({ storeId, variantId: line.variantId, delta: -line.quantity, reason: `checkout ${sessionId} reserved`, quantityAfter: row.inventory_quantity });
   }
-  await trx('stockReservations').insert(ordered.map((line) => ({ storeId, sessionId, variantId: line.variantId, quantity: line.quantity })));
-  await trx('inventoryLedger').insert(ledger);
 }
 
 /** Gives a session's held stock back (and its discount use); the session row must be locked by the caller. */

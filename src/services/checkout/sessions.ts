@@ -129,10 +129,11 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
         expiresAt
       })
       .returning('*')) as SessionRow[];
-    // Lock order everywhere: cart, session, variants (by id), discount, order counter, customer.
+    const [updatedCart] = await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() }).returning('*');
+    // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
+    // shared rows (variants, discount) come last, so they are held only until the commit that follows.
     await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row!.discountId) await redeemDiscount(trx, storeId, row!.discountId, priced.totals.subtotal);
-    const [updatedCart] = await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() }).returning('*');
     return { session: row!, released: releasedEarlier, cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
   void released;

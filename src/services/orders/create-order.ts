@@ -76,7 +76,34 @@ function fromJson<T>(value: Record<string, unknown>): T {
  * are gapless (drawn in the order's own transaction), which lets the dashboard count orders from
  * the counter.
  */
-export async function insertOrder(trx: Knex.Transaction, order: NewOrder, orderId: string, customerId: string) {
+export const newTrackingToken = () => randomBytes(24).toString('base64url');
+
+/** The order as the confirmation email needs it, before its number is drawn (the insert fills that in). */
+export function draftOrderForEmail(order: NewOrder, orderId: string, trackingToken: string) {
+  const draft = {
+    id: orderId,
+    storeId: order.storeId,
+    number: 0,
+    email: order.email,
+    currency: order.currency,
+    subtotal: order.subtotal,
+    total: order.total,
+    trackingToken,
+    shippingAddress: order.shippingAddress
+  } as unknown as OrderRow;
+  const items = order.lines.map((line) => ({ ...line, fulfilledQuantity: 0 })) as unknown as OrderItemRow[];
+  return { order: draft, items };
+}
+
+export interface OrderKeys {
+  orderId: string;
+  customerId: string;
+  trackingToken: string;
+  /** The confirmation email's outbox job: its `order.number` is set from the drawn number. */
+  emailJobId?: string;
+}
+
+export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: OrderKeys) {
   const lines = order.lines.map((line, position) => ({
     product_id: line.productId,
     variant_id: line.variantId,
@@ -106,6 +133,10 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, orderI
        select o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
          from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
        returning *
+     ), e as (
+       update outbox set payload = jsonb_set(payload, '{data,order,number}', to_jsonb('#' || (select last_number from n)))
+        where job_id = :emailJobId and payload -> 'data' is not null
+       returning 1
      ), r as (
        insert into store_daily_revenue (store_id, day, revenue, orders)
        select o.store_id, (o.created_at at time zone 'UTC')::date, o.total, 1 from o
@@ -114,13 +145,15 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, orderI
      )
      select row_to_json(o.*) as "order",
             (select coalesce(json_agg(row_to_json(i.*) order by i.position), '[]'::json) from i) as items,
-            (select count(*) from r) as revenue_rows
+            (select count(*) from r) as revenue_rows,
+            (select count(*) from e) as email_rows
        from o`,
     {
       storeId: order.storeId,
       first: FIRST_ORDER_NUMBER,
-      orderId,
-      customerId,
+      orderId: keys.orderId,
+      customerId: keys.customerId,
+      emailJobId: keys.emailJobId ?? '',
       sessionId: order.checkoutSessionId,
       email: order.email,
       paymentStatus: order.paymentStatus,
@@ -135,7 +168,7 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, orderI
       shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
       shippingAddress: JSON.stringify(order.shippingAddress),
       billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
-      trackingToken: randomBytes(24).toString('base64url'),
+      trackingToken: keys.trackingToken,
       lines: JSON.stringify(lines)
     }
   );
