@@ -98,21 +98,22 @@ export async function run(): Promise<void> {
     const check = await consistency(databaseUrl, storeId, initial);
     console.log(`consistency: ${check.ordered} units ordered; oversold units ${check.oversold} (must be 0); variants whose stock does not match orders + holds: ${check.mismatched}`);
 
-    // The dashboard on a store with 100,000 orders.
+    // The dashboard on a store with 100,000 orders (seeded with negative numbers, out of the
+    // sequence's way, and their rollup rows).
     await sql(
       databaseUrl,
       `insert into orders (store_id, number, email, payment_provider, payment_status, currency, subtotal, total, shipping_address, tracking_token, created_at)
-       select $1, (select last_number from store_order_counters where store_id = $1) + g, 'seed' || (g % 5000) || '@bench.example', 'manual', 'paid', 'USD', 2500, 3000, '{}', 'seed-' || g,
+       select $1, -g, 'seed' || (g % 5000) || '@bench.example', 'manual', 'paid', 'USD', 2500, 3000, '{}', 'seed-' || g,
               now() - (g % 90) * interval '1 day' - (g % 86400) * interval '1 second'
          from generate_series(1, 100000) g`,
       [storeId]
     );
-    await sql(databaseUrl, `update store_order_counters set last_number = last_number + 100000 where store_id = $1`, [storeId]);
     await sql(
       databaseUrl,
-      `insert into store_daily_revenue (store_id, day, revenue, orders)
-       select store_id, (created_at at time zone 'UTC')::date, sum(total), count(*) from orders where store_id = $1 and email like 'seed%' group by 1, 2
-       on conflict (store_id, day) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + excluded.orders`,
+      `insert into store_daily_revenue (store_id, day, shard, revenue, orders)
+       select store_id, (created_at at time zone 'UTC')::date, (abs(hashtext(id::text)) % 16)::smallint, sum(total), count(*)
+         from orders where store_id = $1 and email like 'seed%' group by 1, 2, 3
+       on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + excluded.orders`,
       [storeId]
     );
     await sql(databaseUrl, 'VACUUM ANALYZE orders');

@@ -8,6 +8,7 @@ import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { draftOrderForEmail, insertOrder, newTrackingToken, upsertCustomer, type NewOrder } from '../orders/create-order.js';
 import { toOrderDto } from '../orders/dto.js';
+import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
 import { trackingUrlBase, trackingUrlFor } from '../orders/tracking-url.js';
@@ -45,13 +46,14 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
     paymentStatus = check.paymentStatus;
   }
 
-  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus));
+  const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
+  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus, sequence));
   if (created.stockChanged) await invalidateStorefrontCatalog(ctx, storeId);
   if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
   return orderResult(ctx, storeId, created.orderId);
 }
 
-async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionRow, paymentStatus: 'pending' | 'paid'): Promise<Created> {
+async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionRow, paymentStatus: 'pending' | 'paid', sequence: string): Promise<Created> {
   const { storeId } = session;
   // Lock order: cart, then session (the same order as cart changes and session creation).
   const cart = await trx('carts').where({ id: session.cartId, storeId }).forUpdate().first('id', 'status');
@@ -90,8 +92,8 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
     paymentIntentId: locked.paymentIntentId,
     paymentStatus
   };
-  // Everything but the numbered order first: the per-store number lock is taken last, so orders of
-  // one store serialise only over the order insert, the email and the commit.
+  // Everything but the numbered order first; the order, its items and a revenue shard go last, in
+  // one statement, so rows shared with other checkouts are held only until the commit that follows.
   const orderId = randomUUID();
   const customer = await upsertCustomer(trx, newOrder);
   await trx('stockReservations').where({ sessionId: locked.id, state: 'held' }).update({ state: 'converted' });
@@ -109,7 +111,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   const trackingUrl = trackingUrlFor(base, trackingToken);
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
   const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
-  const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId });
+  const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId, sequence });
   return { orderId: order.id, stockChanged, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 

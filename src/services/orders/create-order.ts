@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
-export const FIRST_ORDER_NUMBER = 1001;
 
 export interface OrderSnapshotLine {
   variantId: string;
@@ -71,10 +70,8 @@ function fromJson<T>(value: Record<string, unknown>): T {
 
 /**
  * Draws the store's next order number and inserts the order, its items and the day's revenue in
- * ONE statement. The per-store counter row stays locked until the caller commits, so it must be the
- * caller's last statement but the email: everything else of the order is written before it. Numbers
- * are gapless (drawn in the order's own transaction), which lets the dashboard count orders from
- * the counter.
+ * ONE statement, and puts the number into the confirmation email already in the outbox. The only
+ * row shared with other checkouts of the store is one of 16 revenue shards.
  */
 export const newTrackingToken = () => randomBytes(24).toString('base64url');
 
@@ -101,7 +98,12 @@ export interface OrderKeys {
   trackingToken: string;
   /** The confirmation email's outbox job: its `order.number` is set from the drawn number. */
   emailJobId?: string;
+  /** The store's order number sequence (ensureOrderNumberSequence). */
+  sequence: string;
 }
+
+export const REVENUE_SHARDS = 16;
+const revenueShard = () => Math.floor(Math.random() * REVENUE_SHARDS);
 
 export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: OrderKeys) {
   const lines = order.lines.map((line, position) => ({
@@ -116,9 +118,7 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: 
   }));
   const result = await trx.raw(
     `with n as (
-       insert into store_order_counters (store_id, last_number) values (:storeId, :first)
-       on conflict (store_id) do update set last_number = store_order_counters.last_number + 1
-       returning last_number
+       select nextval(:sequence::regclass)::int as last_number
      ), o as (
        insert into orders (id, store_id, number, customer_id, checkout_session_id, email, payment_status, payment_provider, payment_intent_id,
                            currency, subtotal, discount_total, shipping_total, total, discount_code, shipping_method, shipping_address,
@@ -138,9 +138,9 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: 
         where job_id = :emailJobId and payload -> 'data' is not null
        returning 1
      ), r as (
-       insert into store_daily_revenue (store_id, day, revenue, orders)
-       select o.store_id, (o.created_at at time zone 'UTC')::date, o.total, 1 from o
-       on conflict (store_id, day) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + 1
+       insert into store_daily_revenue (store_id, day, shard, revenue, orders)
+       select o.store_id, (o.created_at at time zone 'UTC')::date, :shard, o.total, 1 from o
+       on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + 1
        returning 1
      )
      select row_to_json(o.*) as "order",
@@ -150,7 +150,8 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: 
        from o`,
     {
       storeId: order.storeId,
-      first: FIRST_ORDER_NUMBER,
+      sequence: keys.sequence,
+      shard: revenueShard(),
       orderId: keys.orderId,
       customerId: keys.customerId,
       emailJobId: keys.emailJobId ?? '',
@@ -178,9 +179,9 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: 
 
 /** A refund or failed payment takes the order's total out of its day's revenue (once: the caller moved the status). */
 export async function subtractRevenue(db: Knex | Knex.Transaction, storeId: string, createdAt: Date, total: number) {
-  await db.raw(`update store_daily_revenue set revenue = revenue - ? where store_id = ? and day = (?::timestamptz at time zone 'UTC')::date`, [
-    total,
-    storeId,
-    createdAt
-  ]);
+  await db.raw(
+    `insert into store_daily_revenue (store_id, day, shard, revenue, orders) values (?, (?::timestamptz at time zone 'UTC')::date, ?, ?, 0)
+     on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue`,
+    [storeId, createdAt, revenueShard(), -total]
+  );
 }

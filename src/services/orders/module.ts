@@ -1,18 +1,16 @@
 import type { ModuleContribution } from '../modules/contribution.js';
-import { FIRST_ORDER_NUMBER } from './create-order.js';
 import { toOrderSummaryDto, type OrderRow } from './dto.js';
 import { recentOrdersOfCustomer } from './orders.js';
 
 /**
- * Orders on the dashboard, cheap at any size: the count is the store's order counter (numbers are
- * gapless: drawn in the order's own transaction), revenue ~30 rows of the daily rollup plus one
- * day of orders.
+ * Orders on the dashboard, cheap at any size: the count and 30-day revenue come from the daily
+ * rollup kept with each order (a few hundred rows), plus one boundary day of orders for revenue.
  */
 export const ordersModule: ModuleContribution = {
   name: 'orders',
   async dashboard(ctx, storeId) {
-    const [counter, revenue, recent] = await Promise.all([
-      ctx.db('storeOrderCounters').where({ storeId }).first('lastNumber'),
+    const [counted, revenue, recent] = await Promise.all([
+      ctx.db('storeDailyRevenue').where({ storeId }).sum<{ orders: number | null }[]>('orders as orders').first(),
       // Whole UTC days after the boundary day from the daily rollup; the boundary day itself from
       // its orders (only those within the last 30 days × 24 h), so the window is exact.
       ctx.db.raw(
@@ -26,12 +24,12 @@ export const ordersModule: ModuleContribution = {
       ctx.db('orders').where({ storeId }).orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(5) as Promise<OrderRow[]>
     ]);
     return {
-      stats: { ordersCount: counter ? counter.lastNumber - FIRST_ORDER_NUMBER + 1 : 0, revenue30d: Number(revenue.rows[0].revenue) },
+      stats: { ordersCount: Number(counted?.orders ?? 0), revenue30d: Number(revenue.rows[0].revenue) },
       recentOrders: recent.map(toOrderSummaryDto)
     };
   },
   async locksStoreCurrency(db, storeId) {
-    return Boolean(await db('storeOrderCounters').where({ storeId }).first('storeId'));
+    return Boolean(await db('orders').where({ storeId }).first('id'));
   },
   async variantsInUse(db, storeId, variantIds) {
     const result = await db.raw(
