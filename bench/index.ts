@@ -3,6 +3,8 @@ import { run as catalogExplain } from './catalog-explain.js';
 import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
+import { run as marketing } from './marketing.js';
+import { run as outbox } from './outbox.js';
 import { settle } from './lib/settle.js';
 
 /**
@@ -14,6 +16,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog,
   'catalog-explain': catalogExplain,
   customers: customersCsv,
+  outbox,
+  marketing,
   checkout
 };
 

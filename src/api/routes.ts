@@ -4,7 +4,15 @@ import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
+import { adminMarketingRoutes } from './admin-marketing/index.js';
+import { publicClickRoutes } from './public-clicks/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
+import { adminTeamRoutes } from './admin-team/index.js';
+import { adminDomainRoutes } from './admin-domain/index.js';
+import { adminIssueRoutes } from './admin-issues/index.js';
+import { adminExternalSystemRoutes } from './admin-external-system/index.js';
+import { internalExternalSystemRoutes } from './internal-external-system/index.js';
+import { internalHostedDomainRoutes } from './internal-hosted-domain/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
 import { getOpenApi } from './openapi/get-openapi.js';
@@ -24,6 +32,12 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   [getOpenApi],
   authRoutes,
   adminStoreRoutes,
+  adminTeamRoutes,
+  adminDomainRoutes,
+  adminIssueRoutes,
+  adminExternalSystemRoutes,
+  internalExternalSystemRoutes,
+  internalHostedDomainRoutes,
   adminDiscountRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
@@ -37,5 +51,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminReviewRoutes,
   adminPaymentRoutes,
   publicOrderRoutes,
-  internalStripeRoutes
+  internalStripeRoutes,
+  adminMarketingRoutes,
+  publicClickRoutes
 ];

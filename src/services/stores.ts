@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
+import { checkedSmtpAddress } from './email/smtp-host-guard.js';
 
 export interface ShippingMethod {
   id: string;
@@ -22,6 +23,11 @@ export interface StoreRow {
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
   logoUrl: string | null;
+  newsletterDoubleOptIn: boolean;
+  /** Messages per second for this store's campaigns; null = the platform default. */
+  marketingSendRate: number | null;
+  /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
+  storefrontUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,6 +40,9 @@ export interface UpdateStoreInput {
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
   logoUrl?: string | null;
+  newsletterDoubleOptIn?: boolean;
+  marketingSendRate?: number | null;
+  storefrontUrl?: string | null;
   email?: EmailSettingsInput;
 }
 
@@ -56,6 +65,9 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
     logoUrl: store.logoUrl,
+    newsletterDoubleOptIn: store.newsletterDoubleOptIn,
+    marketingSendRate: store.marketingSendRate,
+    storefrontUrl: store.storefrontUrl,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -80,12 +92,18 @@ export async function getDashboard(ctx: AppContext, storeId: string) {
 }
 
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
+  if (input.email?.smtp?.host) await checkedSmtpAddress(input.email.smtp.host, ctx.config.allowPrivateSmtpHosts);
   await ctx.db.transaction(async (trx) => {
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
+    }
+    if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
+    // The platform caps every store's send rate; asking for more stores the cap.
+    if (input.marketingSendRate !== undefined) {
+      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
       if (await storeCurrencyLocked(trx, storeId)) {

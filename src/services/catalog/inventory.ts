@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
+import { transactionWithEvents } from '../events/domain-events.js';
 import type { VariantRow } from './read-models.js';
 
 export interface InventoryChange {
@@ -17,6 +19,12 @@ export interface InventoryResult {
 
 type Db = Knex | Knex.Transaction;
 
+/** Stock is kept within ±1e9 (what `{ quantity }` accepts): far inside the integer column, so sums never overflow. */
+export const MAX_STOCK = 1_000_000_000;
+
+const outOfRange = (current: number) =>
+  conflict('conflict', `Stock would leave the range -${MAX_STOCK}..${MAX_STOCK}`, [{ path: 'delta', message: `${current} in stock; the result must stay within ±${MAX_STOCK}` }]);
+
 const insufficient = (available: number) =>
   conflict('insufficient_inventory', 'Not enough stock for this change', [{ path: 'delta', message: `only ${available} in stock` }]);
 
@@ -31,11 +39,12 @@ async function writeLedger(trx: Knex.Transaction, storeId: string, variant: Vari
   return row as NonNullable<InventoryResult['adjustment']>;
 }
 
-async function explainMiss(trx: Knex.Transaction, storeId: string, variantId: string, change: InventoryChange): Promise<never> {
+async function explainMiss(trx: Knex.Transaction, storeId: string, variantId: string, change: InventoryChange, delta = 0): Promise<never> {
   const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt');
   if (change.productId) query.where({ productId: change.productId });
   const existing: VariantRow | undefined = await query.first();
   if (!existing) throw notFound('Variant');
+  if (Math.abs(existing.inventoryQuantity + delta) > MAX_STOCK) throw outOfRange(existing.inventoryQuantity);
   throw insufficient(Math.max(existing.inventoryQuantity, 0));
 }
 
@@ -50,12 +59,13 @@ export async function adjustInventory(db: Db, storeId: string, variantId: string
     const query = trx('productVariants')
       .where({ id: variantId, storeId })
       .whereNull('archivedAt')
-      .where((q) => q.where({ inventoryPolicy: 'continue' }).orWhereRaw('inventory_quantity + ? >= 0', [delta]))
+      .where((q) => q.where({ inventoryPolicy: 'continue' }).orWhereRaw('inventory_quantity::bigint + ? >= 0', [delta]))
+      .whereRaw('abs(inventory_quantity::bigint + ?) <= ?', [delta, MAX_STOCK])
       .update({ inventoryQuantity: trx.raw('inventory_quantity + ?', [delta]), updatedAt: trx.fn.now() })
       .returning('*');
     if (change.productId) query.where({ productId: change.productId });
     const [variant] = (await query) as VariantRow[];
-    if (!variant) return explainMiss(trx, storeId, variantId, change);
+    if (!variant) return explainMiss(trx, storeId, variantId, change, delta);
     const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
     return { variant, adjustment };
   });
@@ -81,5 +91,22 @@ export async function setInventory(db: Db, storeId: string, variantId: string, q
     const delta = quantity - Number(raw.before);
     const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
     return { variant, adjustment };
+  });
+}
+
+/**
+ * The admin's stock change: a delta or a count, with its ledger row, and an `inventory.changed`
+ * event once committed (the storefront stops showing the old stock).
+ */
+export async function changeInventory(
+  ctx: AppContext,
+  storeId: string,
+  variantId: string,
+  change: InventoryChange & ({ delta: number } | { quantity: number })
+): Promise<InventoryResult> {
+  return transactionWithEvents(ctx, async (trx, emit) => {
+    const result = 'delta' in change ? await adjustInventory(trx, storeId, variantId, change.delta, change) : await setInventory(trx, storeId, variantId, change.quantity, change);
+    if (result.adjustment) emit({ type: 'inventory.changed', storeId, variantIds: [variantId] });
+    return result;
   });
 }

@@ -4,10 +4,12 @@ import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob } from '../../jobs/send-email.js';
 import { enqueueJob } from '../outbox/enqueue.js';
+import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
 import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
+import { assertEmailSecretsReadable } from './settings.js';
 
 export interface EnqueueEmailInput {
   storeId: string | null;
@@ -23,17 +25,22 @@ export interface EnqueueEmailOptions {
   /** The transaction of the change that causes the email: the email exists exactly when it commits. */
   trx?: Knex.Transaction;
   attempts?: number;
+  /**
+   * The template data carries a secret (an invite link): it travels encrypted through the outbox
+   * and the queue, and only the delivering worker reads it.
+   */
+  seal?: boolean;
 }
 
 /**
- * Logs the message as queued and records the send job in the outbox, in one transaction (the
- * caller's, when given). The log row id is the job id, so a relay repeat or a retried job never
+ * Logs the message as queued and records the send job in the outbox, in one statement within the
+ * caller's transaction when given. The log row id is the job id, so a relay repeat or a retried job never
  * sends twice.
  */
 export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, options: EnqueueEmailOptions = {}) {
   const emailLogId = randomUUID();
-  const write = async (trx: Knex.Transaction) => {
-    await trx('emailLog').insert({
+  const write = async (db: Knex | Knex.Transaction) => {
+    const logRow = db('emailLog').insert({
       id: emailLogId,
       storeId: input.storeId,
       toEmail: input.to,
@@ -46,15 +53,16 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, op
       storeId: input.storeId,
       to: input.to,
       templateKey: input.templateKey ?? null,
-      ...(input.data ? { data: input.data } : {}),
+      ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
+      ...(input.data && !options.seal ? { data: input.data } : {}),
       ...(input.content ? { content: input.content } : {}),
       ...(input.headers ? { headers: input.headers } : {}),
       ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
     };
-    await enqueueJob(trx, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts });
+    // The log row and the job intent in one statement: atomic without a transaction of their own.
+    await enqueueJob(db, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
   };
-  if (options.trx) await write(options.trx);
-  else await ctx.db.transaction(write);
+  await write(options.trx ?? ctx.db);
   return { emailLogId, jobId: emailLogId };
 }
 
@@ -66,6 +74,7 @@ const TEST_SEND_TIMEOUT_MS = 30_000;
  * operator is told to retry) rather than delivered later behind their back.
  */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<DeliveryResult> {
+  if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
   const events = await ctx.queues.eventsFor('email').catch(() => {
     throw serviceUnavailable('The job queue is unavailable');
   });
