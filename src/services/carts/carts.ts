@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
-import { cancelPendingSessions } from '../checkout/reservations.js';
+import { cancelPendingSessions, stockChanged } from '../checkout/reservations.js';
 import { findStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
@@ -89,7 +88,7 @@ async function changeCart(ctx: AppContext, storeId: string, cartId: string, chan
     const [updated] = (await trx('carts').where({ id: cartId }).update({ updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) }).returning('*')) as CartRow[];
     return { released: releasedStock, view: toCartDto(await priceCart(trx, updated!, store.shippingMethods)) };
   });
-  if (released) await invalidateStorefrontCatalog(ctx, storeId);
+  await stockChanged(ctx, storeId, released);
   return { cart: view };
 }
 

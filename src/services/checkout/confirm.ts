@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
-import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
@@ -13,7 +12,7 @@ import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
 import { trackingUrlBase, trackingUrlFor } from '../orders/tracking-url.js';
 import { PROVIDERS } from '../payments/providers.js';
-import { cancelPendingSessions, reserveStock } from './reservations.js';
+import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
 import { findSession, type SessionRow } from './sessions.js';
 
 export const paymentNotCompleted = () =>
@@ -26,7 +25,8 @@ export interface ConfirmOptions {
 
 interface Created {
   orderId: string;
-  stockChanged: boolean;
+  /** Variants whose stock moved in this transaction (a re-taken reservation, other sessions released). */
+  stockChanged: string[];
   /** The new order's DTO (a repeat confirm reloads it instead). */
   dto?: ReturnType<typeof toOrderDto>;
 }
@@ -48,7 +48,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
 
   const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
   const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus, sequence));
-  if (created.stockChanged) await invalidateStorefrontCatalog(ctx, storeId);
+  await stockChanged(ctx, storeId, created.stockChanged);
   if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
   return orderResult(ctx, storeId, created.orderId);
 }
@@ -58,10 +58,10 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   // Lock order: cart, then session (the same order as cart changes and session creation).
   const cart = await trx('carts').where({ id: session.cartId, storeId }).forUpdate().first('id', 'status');
   const locked: SessionRow = await trx('checkoutSessions').where({ id: session.id }).forUpdate().first();
-  if (locked.orderId) return { orderId: locked.orderId, stockChanged: false };
+  if (locked.orderId) return { orderId: locked.orderId, stockChanged: [] };
   if (!cart || cart.status !== 'open') throw cartNotOpen();
 
-  let stockChanged = false;
+  const changed: string[] = [];
   if (locked.status !== 'pending') {
     // Expired (its stock went back) or replaced by a newer session. A shopper who has paid, or
     // whose untouched session merely timed out, gets the stock again if it is still there.
@@ -70,7 +70,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
     }
     await reserveStock(trx, storeId, locked.id, locked.snapshot.lines);
     if (locked.discountId) await redeemDiscount(trx, storeId, locked.discountId, locked.snapshot.subtotal);
-    stockChanged = true;
+    changed.push(...locked.snapshot.lines.map((line) => line.variantId));
   }
 
   const snapshot = locked.snapshot;
@@ -102,7 +102,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
     .update({ status: 'completed', orderId, paymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, updatedAt: trx.fn.now() });
   await trx('carts').where({ id: cart.id }).update({ status: 'completed', orderId, updatedAt: trx.fn.now() });
   // Any other pending session of this cart gives its stock back now: the cart is sold.
-  if (await cancelPendingSessions(trx, storeId, cart.id)) stockChanged = true;
+  changed.push(...(await cancelPendingSessions(trx, storeId, cart.id)));
   const [store, base] = await Promise.all([trx('stores').where({ id: storeId }).first('name'), trackingUrlBase(ctx, trx, storeId)]);
 
   // The confirmation email commits with the order (outbox): no order without its email, no email
@@ -112,7 +112,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
   const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
   const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId, sequence });
-  return { orderId: order.id, stockChanged, dto: toOrderDto(order, items, [], trackingUrl) };
+  return { orderId: order.id, stockChanged: changed, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { conflict } from '../../errors.js';
 import { releaseDiscount } from '../carts/discount-rules.js';
+import type { AppContext } from '../../context.js';
+import { publishEvents } from '../events/domain-events.js';
 
 export interface ReservationLine {
   variantId: string;
@@ -49,7 +51,7 @@ export async function reserveStock(trx: Knex.Transaction, storeId: string, sessi
 }
 
 /** Gives a session's held stock back (and its discount use); the session row must be locked by the caller. */
-export async function releaseSession(trx: Knex.Transaction, session: { id: string; storeId: string; discountId: string | null }): Promise<boolean> {
+export async function releaseSession(trx: Knex.Transaction, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
   const held = (await trx('stockReservations')
     .where({ sessionId: session.id, state: 'held' })
     .update({ state: 'released' })
@@ -66,19 +68,25 @@ export async function releaseSession(trx: Knex.Transaction, session: { id: strin
   }
   if (ledger.length) await trx('inventoryLedger').insert(ledger);
   if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);
-  return held.length > 0;
+  return held.map((line) => line.variantId);
 }
 
 /**
  * Cancels a cart's pending sessions (the cart changed, or a new session replaces them). The cart
  * row is locked by the caller, which orders this after any confirm of the same cart.
  */
-export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<boolean> {
+export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<string[]> {
   const sessions = await trx('checkoutSessions').where({ storeId, cartId, status: 'pending' }).forUpdate().select('id', 'storeId', 'discountId');
-  let released = false;
+  const released: string[] = [];
   for (const session of sessions) {
-    if (await releaseSession(trx, session)) released = true;
+    released.push(...(await releaseSession(trx, session)));
     await trx('checkoutSessions').where({ id: session.id }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
   }
   return released;
+}
+
+/** After commit: stock of these variants changed (the catalog drops its storefront cache). */
+export async function stockChanged(ctx: AppContext, storeId: string, variantIds: string[]): Promise<void> {
+  if (variantIds.length === 0) return;
+  await publishEvents(ctx, [{ type: 'inventory.changed', storeId, variantIds: [...new Set(variantIds)] }]);
 }
