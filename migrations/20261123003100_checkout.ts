@@ -9,9 +9,7 @@ import type { Knex } from 'knex';
  * - Stock is reserved by taking it from `product_variants.inventory_quantity` when a checkout
  *   session opens (a ledger row says so); an expired or cancelled session gives it back. Confirm
  *   only converts the reservation, so it never fails on stock.
- * - Order numbers come from one PostgreSQL sequence per store (`order_numbers_<store id hex>`,
- *   created with the store's first order, see services/orders/order-numbers.ts): unique and
- *   increasing without a per-store lock held until commit.
+ * - `store_order_counters` hands out per-store sequential order numbers (one row lock per store).
  * - `product_ratings` is the approved-review aggregate, recomputed under its own row lock.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -83,16 +81,9 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX stock_reservations_session_idx ON stock_reservations (session_id);
     CREATE INDEX stock_reservations_variant_idx ON stock_reservations (variant_id) WHERE state = 'held';
 
-    -- Orders and revenue per store and UTC day, kept with each order (and refund), so the dashboard
-    -- reads a few hundred rows instead of every order. Each order adds to one of 16 shards (picked at
-    -- random) so concurrent checkouts of one store do not queue on a single row until they commit.
-    CREATE TABLE store_daily_revenue (
-      store_id uuid NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
-      day date NOT NULL,
-      shard smallint NOT NULL,
-      revenue bigint NOT NULL DEFAULT 0,
-      orders integer NOT NULL DEFAULT 0,
-      PRIMARY KEY (store_id, day, shard)
+    CREATE TABLE store_order_counters (
+      store_id uuid PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+      last_number integer NOT NULL
     );
 
     CREATE TABLE orders (
@@ -230,8 +221,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    DROP TABLE IF EXISTS store_daily_revenue, product_ratings, reviews, idempotency_keys, stripe_events, store_payment_accounts,
-      fulfillments, order_items, orders, stock_reservations, checkout_sessions,
+    DROP TABLE IF EXISTS product_ratings, reviews, idempotency_keys, stripe_events, store_payment_accounts,
+      fulfillments, order_items, orders, store_order_counters, stock_reservations, checkout_sessions,
       cart_items, carts CASCADE;
   `);
 }
