@@ -79,6 +79,9 @@ export async function run(): Promise<void> {
     await settle(1_000);
 
     const bare = await measure('GET bare hapi route', server.bare);
+    // One shopper alone: each step's own latency, without queueing behind 49 others.
+    const alone = await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: 1, durationMs: 3_000 });
+    printStats('one shopper alone', alone);
     // Warm-up (JIT, connection pools), not counted.
     await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: 2_000 });
     const stats = await runShoppers({
@@ -89,7 +92,10 @@ export async function run(): Promise<void> {
     console.log(`  ${requestsPerSec.toFixed(0)} checkout requests/s vs ${bare.reqPerSec} req/s on the bare hapi route (${((requestsPerSec / bare.reqPerSec) * 100).toFixed(1)}%)`);
     console.log(`  targets: >= 200 checkouts/s (${perSec >= 200 ? 'met' : 'MISSED'}), confirm p99 < 100 ms (${percentile(stats.latencies.confirm, 99) < 100 ? 'met' : 'MISSED'})`);
 
-    const hotStats = await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: [hot], shoppers: SHOPPERS, durationMs: 120_000 });
+    // Until sold out: every shopper stops at its first sold-out 409 (the units still held are confirmed by their shoppers).
+    const hotStats = await runShoppers({
+      api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: [hot], shoppers: SHOPPERS, durationMs: 600_000, stopWhenSoldOut: true
+    });
     printStats('hot variant (stock 1,000, every shopper on it)', hotStats);
     const hotSold = await sql<{ sold: string }>(databaseUrl, 'select coalesce(sum(quantity), 0) as sold from order_items where variant_id = $1', [hot]);
     const hotLeft = await sql<{ inventory_quantity: number }>(databaseUrl, 'select inventory_quantity from product_variants where id = $1', [hot]);
