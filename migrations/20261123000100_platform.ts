@@ -22,14 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     );
     CREATE INDEX outbox_seq_idx ON outbox (seq);
 
-    -- NOTIFY is delivered at commit (and only then), once per transaction: the relay wakes exactly
-    -- when there is committed work.
-    CREATE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_notify('outbox', '');
-      RETURN NULL;
-    END $$;
-    CREATE TRIGGER outbox_notify AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify();
+    -- No NOTIFY trigger: PostgreSQL serialises the commits of notifying transactions on one global
+    -- lock, which capped producers at a few hundred commits a second. Producers wake their own
+    -- process's relay after commit instead (src/services/outbox/wake.ts).
 
     CREATE TABLE store_issues (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -53,6 +48,5 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP TABLE IF EXISTS store_issues, outbox CASCADE;
-    DROP FUNCTION IF EXISTS outbox_notify();
   `);
 }

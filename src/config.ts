@@ -29,8 +29,6 @@ export interface Config {
   dnsServers: string[];
   /** How long one DNS query of a domain check may take. */
   dnsTimeoutMs: number;
-  /** The platform's cap on a store's marketing send rate (messages per second). */
-  marketingMaxSendRate: number;
   queueDashboardUser: string;
   queueDashboardPassword: string;
   logLevel: string;
@@ -43,6 +41,10 @@ export interface Config {
   /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
   outboxPollMs: number;
   rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
+  /** Carts, checkout sessions and Stripe Connect. */
+  checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
+  /** Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP connections per pool. */
+  marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number };
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -95,7 +97,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     domainTarget: env.DOMAIN_TARGET ?? 'stores.shopwright.local',
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int(env.DNS_TIMEOUT_MS, 3000),
-    marketingMaxSendRate: Math.max(1, int(env.MARKETING_MAX_SEND_RATE, 50)),
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
     // No password, no dashboard: it is mounted only when one is set.
     queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? '',
@@ -108,6 +109,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
+    },
+    checkout: {
+      cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),
+      sessionTtlSec: Math.max(30, int(env.CHECKOUT_SESSION_TTL_SEC, 15 * 60)),
+      applicationFeeBps: Math.max(0, int(env.STRIPE_APPLICATION_FEE_BPS, 200)),
+      stripeWebhookDelayMs: Math.max(0, int(env.STRIPE_WEBHOOK_DELAY_MS, 3_000))
+    },
+    marketing: {
+      sendRateCap: Math.max(1, int(env.MARKETING_SEND_RATE_CAP, 2_000)),
+      defaultSendRate: Math.max(1, int(env.MARKETING_DEFAULT_SEND_RATE, 100)),
+      batchSize: Math.max(1, int(env.MARKETING_BATCH_SIZE, 250)),
+      smtpConnections: Math.max(1, int(env.MARKETING_SMTP_CONNECTIONS, 8))
     }
   };
 }

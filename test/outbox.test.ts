@@ -116,7 +116,7 @@ t.test('a payload that does not fit its job kind is refused at the producer', as
   );
 });
 
-t.test('the relay wakes on NOTIFY, long before its poll', async (t) => {
+t.test('the producing process relays its job at commit, long before the poll', async (t) => {
   const app = await buildApp(t, { env: { OUTBOX_POLL_MS: '60000' } });
   const owner = await signupOwner(app);
   const started = Date.now();
@@ -134,7 +134,9 @@ t.test('schedules: registering twice keeps one scheduler per kind, and stale one
   await registerSchedules(app.ctx, ['maintenance']);
   await registerSchedules(app.ctx, ['maintenance']);
   const schedulers = await queue.getJobSchedulers();
-  t.same(schedulers.map((s) => s.key).sort(), ['job-runs-sweep']);
+  const { JOB_KINDS } = await import('../src/jobs/registry.js');
+  const scheduled = JOB_KINDS.filter((kind) => kind.schedule && kind.queue === 'maintenance').map((kind) => kind.name);
+  t.same(schedulers.map((s) => s.key).sort(), scheduled.sort(), 'one scheduler per scheduled kind; the removed kind is gone');
   const next = await queue.getJobs(['delayed', 'waiting', 'prioritized']);
   t.equal(next.filter((job) => job.name === 'job-runs-sweep').length, 1, 'one pending run, not one per registration');
 });
@@ -151,4 +153,18 @@ t.test('the sweep fails job runs whose BullMQ job is gone, and leaves live ones 
   const rows = await app.ctx.db('jobs').whereIn('id', [lost.body.data.job.id, live.body.data.job.id]);
   t.match(rows.find((r) => r.id === lost.body.data.job.id), { status: 'failed', error: /lost by the queue/ });
   t.match(rows.find((r) => r.id === live.body.data.job.id), { status: 'queued' });
+});
+
+t.test('a producer without a running relay wakes the relay of another process by NOTIFY', async (t) => {
+  const app = await buildApp(t, { env: { OUTBOX_POLL_MS: '60000' } });
+  const owner = await signupOwner(app);
+  // A second process on the same database: its own pool and relay.
+  const { createContext, openContext, closeContext } = await import('../src/context.js');
+  const other = createContext(app.ctx.config, { dbPoolMax: 2 });
+  await openContext(other);
+  t.teardown(() => closeContext(other));
+  await app.ctx.outbox.stop();
+  const response = await app.request({ method: 'POST', url: '/admin/customers/export', token: owner.accessToken, storeId: owner.store.id });
+  t.equal(response.status, 202);
+  await until(async () => Boolean(await app.ctx.queues.get('imports').getJob(response.body.data.job.id)), 5_000, 'the other relay to move the job');
 });

@@ -4,7 +4,7 @@ import { admin, createProduct } from './helpers/catalog.js';
 import { MODULES } from '../src/services/modules/index.js';
 
 t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips through GET', async (t) => {
-  const app = await buildApp(t, { workers: false, env: { MARKETING_MAX_SEND_RATE: '20' } });
+  const app = await buildApp(t, { workers: false, env: { MARKETING_SEND_RATE_CAP: '20' } });
   const owner = await signupOwner(app);
   const payload = {
     name: '  Renamed Store ',

@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
 import pg from 'pg';
+import { registerPool } from '../services/outbox/wake.js';
 
 // int8 (counts, sums) as JS numbers: every amount we keep fits well inside 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -14,11 +15,13 @@ export type Db = Knex;
  * SQL (objection's mappers), so services write `where({ storeId })` and read `row.createdAt`.
  */
 export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
-  return knexFactory({
+  const db = knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: 'shopwright' },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     acquireConnectionTimeout: 10_000,
     ...objection.knexSnakeCaseMappers()
   });
+  registerPool(db);
+  return db;
 }

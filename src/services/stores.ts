@@ -101,7 +101,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
     // The platform caps every store's send rate; asking for more stores the cap.
     if (input.marketingSendRate !== undefined) {
-      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketingMaxSendRate);
+      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
       if (await storeCurrencyLocked(trx, storeId)) {

@@ -1,10 +1,20 @@
+import type { AppContext } from '../../context.js';
 import type { ModuleContribution } from '../modules/contribution.js';
+import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
 /** Variants at or below this many units (deny policy) count as low stock on the dashboard. */
 export const LOW_STOCK_THRESHOLD = 5;
 
+const dropStorefrontCatalog = (ctx: AppContext, event: { storeId: string }) => invalidateStorefrontCatalog(ctx, event.storeId);
+
 export const catalogModule: ModuleContribution = {
   name: 'catalog',
+  // Whatever a storefront could see changed: product, variants, stock, collections, media links.
+  onEvent: {
+    'product.changed': dropStorefrontCatalog,
+    'inventory.changed': dropStorefrontCatalog,
+    'collection.changed': dropStorefrontCatalog
+  },
   async dashboard(ctx, storeId) {
     const result = await ctx.db.raw(
       `select

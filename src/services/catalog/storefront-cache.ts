@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 
 /**
- * Storefront catalog reads, cached in-process per store. Every catalog write calls
- * `invalidateStorefrontCatalog`, which drops the store's whole entry set here and, through the
+ * Storefront catalog reads, cached in-process per store. Every catalog write emits a domain event
+ * that the catalog module answers with `invalidateStorefrontCatalog`, which drops the store's whole entry set here and, through the
  * LocalCache's Redis pub/sub, in every other process. A result computed while a write happened is
  * stored into the set it started with, which the write already detached, so it is never served.
  * Entries also expire after a short TTL, bounding staleness from writes that bypass the services

@@ -31,24 +31,23 @@ export async function subscribeToNewsletter(ctx: AppContext, storeId: string, in
              last_name = coalesce(c.last_name, excluded.last_name),
              updated_at = now()
          where c.email_marketing <> 'subscribed'
-       returning *`,
+       returning c.*, (select name from stores where id = c.store_id) as store_name`,
       [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, ip]
     );
-    const changed = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow) : null;
+    const changed = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow & { storeName: string }) : null;
     // The welcome email is queued in the same transaction: it exists exactly when the subscription does.
-    if (changed) await sendNewsletterWelcome(ctx, trx, changed);
+    if (changed) await sendNewsletterWelcome(ctx, trx, changed, changed.storeName);
   });
   return { subscribed: true, email: input.email.toLowerCase(), emailMarketing: 'subscribed' as const };
 }
 
-async function sendNewsletterWelcome(ctx: AppContext, trx: Knex.Transaction, customer: CustomerRow) {
-  const store = await trx('stores').where({ id: customer.storeId }).first('name');
+async function sendNewsletterWelcome(ctx: AppContext, trx: Knex.Transaction, customer: CustomerRow, storeName: string) {
   await enqueueEmail(ctx, {
     storeId: customer.storeId,
     to: customer.email,
     templateKey: 'newsletter_welcome',
     data: {
-      store: { name: store?.name ?? '' },
+      store: { name: storeName },
       customer: { firstName: customer.firstName, lastName: customer.lastName, email: customer.email },
       unsubscribeUrl: unsubscribeUrlFor(ctx, customer)
     },

@@ -26,14 +26,14 @@ export interface EnqueueEmailOptions {
 }
 
 /**
- * Logs the message as queued and records the send job in the outbox, in one transaction (the
- * caller's, when given). The log row id is the job id, so a relay repeat or a retried job never
+ * Logs the message as queued and records the send job in the outbox, in one statement within the
+ * caller's transaction when given. The log row id is the job id, so a relay repeat or a retried job never
  * sends twice.
  */
 export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, options: EnqueueEmailOptions = {}) {
   const emailLogId = randomUUID();
-  const write = async (trx: Knex.Transaction) => {
-    await trx('emailLog').insert({
+  const write = async (db: Knex | Knex.Transaction) => {
+    const logRow = db('emailLog').insert({
       id: emailLogId,
       storeId: input.storeId,
       toEmail: input.to,
@@ -51,10 +51,10 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, op
       ...(input.headers ? { headers: input.headers } : {}),
       ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
     };
-    await enqueueJob(trx, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts });
+    // The log row and the job intent in one statement: atomic without a transaction of their own.
+    await enqueueJob(db, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
   };
-  if (options.trx) await write(options.trx);
-  else await ctx.db.transaction(write);
+  await write(options.trx ?? ctx.db);
   return { emailLogId, jobId: emailLogId };
 }
 

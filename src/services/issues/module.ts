@@ -1,10 +1,10 @@
+import { StoreIssue } from '../../db/models/store-issue.js';
 import type { ModuleContribution } from '../modules/contribution.js';
 
 export const issuesModule: ModuleContribution = {
   name: 'issues',
   async dashboard(ctx, storeId) {
-    const openIssues = await ctx
-      .db('storeIssues')
+    const openIssues = await StoreIssue.query(ctx.db)
       .where({ storeId })
       .whereNull('resolvedAt')
       .orderBy([{ column: 'lastSeenAt', order: 'desc' }, { column: 'id', order: 'desc' }])

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
+import { JobRun } from '../../db/models/job-run.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -9,27 +10,11 @@ import { raiseJobFailureIssue } from '../operations/failure-issues.js';
 import { storageFor } from '../storage/index.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
-export interface JobRow {
-  id: string;
-  storeId: string | null;
-  type: string;
-  queue: string;
-  status: JobStatus;
-  progress: Record<string, unknown>;
-  input: Record<string, unknown>;
-  checkpoint: Record<string, unknown> | null;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  fileKey: string | null;
-  attempts: number;
-  createdBy: string | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  updatedAt: Date;
-}
+export type JobRow = Pick<
+  JobRun,
+  'id' | 'storeId' | 'type' | 'queue' | 'status' | 'progress' | 'input' | 'checkpoint' | 'result' | 'error' | 'fileKey' | 'attempts' | 'createdBy' | 'createdAt' | 'startedAt' | 'finishedAt' | 'updatedAt'
+>;
 
 /** What a job carries through BullMQ: the PostgreSQL row is the record, the payload only points at it. */
 export interface TrackedJobPayload {
@@ -77,7 +62,7 @@ export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Kn
 }
 
 export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow | undefined> {
-  return ctx.db('jobs').where({ id: jobId }).first();
+  return JobRun.query(ctx.db).findById(jobId);
 }
 
 /** A worker picked the job up (first attempt or retry). */
@@ -142,14 +127,14 @@ export async function listJobs(ctx: AppContext, storeId: string, filters: { type
 }
 
 export async function getJob(ctx: AppContext, storeId: string, jobId: string): Promise<JobDto> {
-  const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
+  const row = await JobRun.query(ctx.db).findOne({ storeId, id: jobId });
   if (!row) throw notFound('Job');
   return toJobDto(row);
 }
 
 /** The stored file of a completed job of this store (exports); 404 otherwise. */
 export async function jobFileKey(ctx: AppContext, storeId: string, jobId: string): Promise<{ fileKey: string; type: string; createdAt: Date }> {
-  const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
+  const row = await JobRun.query(ctx.db).findOne({ storeId, id: jobId });
   if (!row || row.status !== 'completed' || !row.fileKey) throw notFound('Job file');
   return { fileKey: row.fileKey, type: row.type, createdAt: row.createdAt };
 }

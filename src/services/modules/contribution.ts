@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { EmailTemplate } from '../email/templates.js';
+import type { DomainEvent, DomainEventType } from '../events/domain-events.js';
 
 export interface DashboardStats {
   ordersCount: number;
@@ -43,4 +44,6 @@ export interface ModuleContribution {
   /** A store's own email templates by key (marketing), as overrides and extra keys for transactional mail. */
   templateKeys?(ctx: AppContext, storeId: string): Promise<string[]>;
   findTemplate?(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null>;
+  /** Reactions to committed domain events (cache invalidation, search documents, …). */
+  onEvent?: { [T in DomainEventType]?: (ctx: AppContext, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
+import { wakeRelayAfterCommit } from './wake.js';
 
 export interface EnqueueOptions {
   /** A business key for the BullMQ job id (e.g. `order-email-<orderId>`; BullMQ refuses `:` in ids); defaults to the outbox row id. */
@@ -10,6 +11,11 @@ export interface EnqueueOptions {
   /** Per-call BullMQ options over the kind's own (attempts for a test send, priority). */
   attempts?: number;
   priority?: number;
+  /**
+   * Another insert to make in the same statement (one round trip instead of two): the row the job
+   * is about, e.g. the email_log row of an email.
+   */
+  together?: Knex.QueryBuilder;
 }
 
 /**
@@ -30,7 +36,7 @@ export async function enqueueJob<Payload>(
     ...(options.attempts !== undefined ? { attempts: options.attempts } : {}),
     ...(options.priority !== undefined ? { priority: options.priority } : {})
   };
-  await db('outbox').insert({
+  const row = {
     id,
     queue: kind.queue,
     name: kind.name,
@@ -38,6 +44,8 @@ export async function enqueueJob<Payload>(
     payload: JSON.stringify(checkedPayload(kind, payload)),
     options: JSON.stringify(jobOptions),
     runAt: options.runAt ?? null
-  });
+  };
+  await (options.together ? db.with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row));
+  wakeRelayAfterCommit(db);
   return { jobId };
 }

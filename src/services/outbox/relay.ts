@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from '../../logger.js';
 import type { Queues, QueueName } from '../../jobs/queues.js';
+import { registerRelay } from './wake.js';
 
 interface OutboxRow {
   id: string;
@@ -13,6 +14,8 @@ interface OutboxRow {
   runAt: Date | null;
 }
 
+const BURST_WINDOW_MS = 5;
+
 export interface OutboxRelayOptions {
   /** The slow poll that catches what a lost notification or a Redis outage left behind. */
   pollMs: number;
@@ -20,8 +23,9 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Moves committed outbox rows into BullMQ. Wakes on LISTEN/NOTIFY (the insert trigger notifies at
- * commit) with a slow poll as a net. Each batch is locked (SKIP LOCKED, so several relays share the
+ * Moves committed outbox rows into BullMQ. Wakes in-process when a producer of this process
+ * commits (wake.ts), on LISTEN/NOTIFY when a process without a relay produced, and on a slow poll
+ * as a net (lost notifications, Redis back after an outage). Each batch is locked (SKIP LOCKED, so several relays share the
  * work), added with the row's job id, then deleted in the same transaction: if Redis refuses, the
  * rows stay for the next pass; if the process dies after the add, the next pass adds them again under
  * the same job id and BullMQ keeps one job.
@@ -34,6 +38,7 @@ export class OutboxRelay {
   private rerun = false;
   private stopped = true;
   private failing = false;
+  private unregister: (() => void) | null = null;
 
   constructor(
     private readonly db: Knex,
@@ -45,20 +50,25 @@ export class OutboxRelay {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.unregister = registerRelay(this.db, this);
     await this.listen();
     this.pollTimer = setInterval(() => void this.kick(), this.options.pollMs);
     this.pollTimer.unref();
     void this.kick();
   }
 
-  /** Relays what is committed now; concurrent kicks coalesce into one more pass. Never rejects. */
+  /**
+   * Relays what is committed now; kicks while a pass runs coalesce into one more pass, and a pass
+   * starts a few milliseconds after the first kick so that a burst of commits shares one batch.
+   * Never rejects.
+   */
   kick(): Promise<number> {
     if (this.stopped) return Promise.resolve(0);
     if (this.running) {
       this.rerun = true;
       return this.running;
     }
-    this.running = this.drainQuietly().finally(() => {
+    this.running = new Promise((resolve) => setTimeout(resolve, BURST_WINDOW_MS)).then(() => this.drainQuietly()).finally(() => {
       this.running = null;
       if (this.rerun && !this.stopped) {
         this.rerun = false;
@@ -93,6 +103,9 @@ export class OutboxRelay {
 
   private async relayBatch(): Promise<number> {
     return this.db.transaction(async (trx) => {
+      // Losing this commit in a crash only means the rows are added again under the same job ids,
+      // which BullMQ ignores: the relay need not wait for the WAL flush.
+      await trx.raw('set local synchronous_commit = off');
       const rows: OutboxRow[] = await trx('outbox')
         .select('id', 'queue', 'name', 'jobId', 'payload', 'options', 'runAt')
         .orderBy('seq')
@@ -151,6 +164,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unregister?.();
+    this.unregister = null;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.pollTimer = null;
