@@ -3,7 +3,8 @@ import { buildApp } from './helpers/app.js';
 import { reconcileStripeEvents } from '../src/services/operations/webhook-reconcile.js';
 
 t.test('webhook reconciliation replays stored events that were never processed, only stale ones', async (t) => {
-  const app = await buildApp(t, { workers: ['webhooks'] });
+  // Workers start after the first pass: their boot runs the scheduled reconcile at once too.
+  const app = await buildApp(t, { workers: false });
   const event = (id: string) => ({ id, object: 'event', type: 'account.updated', account: 'acct_unknown', data: { object: { id: 'acct_unknown', object: 'account' } } });
   const old = new Date(Date.now() - 20 * 60_000);
   await app.ctx.db('stripeEvents').insert([
@@ -12,6 +13,7 @@ t.test('webhook reconciliation replays stored events that were never processed, 
     { id: 'evt_done', type: 'account.updated', payload: JSON.stringify(event('evt_done')), status: 'processed', receivedAt: old, processedAt: old }
   ]);
   t.same(await reconcileStripeEvents(app.ctx), { replayed: 1 }, 'only the stale pending event');
+  await app.startWorkers(['webhooks']);
   const deadline = Date.now() + 15_000;
   let row;
   do {
