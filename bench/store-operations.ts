@@ -57,12 +57,14 @@ async function dashboard(databaseUrl: string) {
            select $1, 'c' || g || '@bench.example', 'C' || g, case when g % 3 = 0 then 'subscribed' else 'not_subscribed' end
              from generate_series(1, ${CUSTOMERS}) g`,
         `insert into orders (store_id, number, email, payment_provider, payment_status, currency, subtotal, total, shipping_address, tracking_token, created_at)
-           select $1, g, 'c' || g || '@bench.example', 'manual', 'paid', 'USD', 1000 + g % 5000, 1000 + g % 5000,
+           select $1, 1000 + g, 'c' || g || '@bench.example', 'manual', 'paid', 'USD', 1000 + g % 5000, 1000 + g % 5000,
                   '{"country":"US"}', 'trk_' || g, now() - (g % 90) * interval '1 day'
              from generate_series(1, ${ORDERS}) g`,
+        // Order numbers start at 1001; the counter is what the orders module counts by.
+        `insert into store_order_counters (store_id, last_number) values ($1, ${1000 + ORDERS})`,
         'vacuum analyze'
       ],
-      [[storeId], [storeId], []]
+      [[storeId], [storeId], [storeId], []]
     );
     const headers = { authorization: `Bearer ${data.accessToken}`, 'x-store-id': storeId };
     const check = await fetch(`${server.api}/api/v1/admin/store`, { headers });

@@ -6,6 +6,7 @@ import * as platform from './20261123000100_platform.js';
 import * as checkout from './20261123003100_checkout.js';
 import * as storeOperations from './20261123004000_store_operations.js';
 import * as customerCounts from './20261123004100_customer_counts.js';
+import * as orderRevenueHours from './20261123004200_order_revenue_hours.js';
 import * as marketing from './20261123005100_marketing.js';
 
 /**
@@ -20,5 +21,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123003100_checkout', module: checkout },
   { name: '20261123004000_store_operations', module: storeOperations },
   { name: '20261123004100_customer_counts', module: customerCounts },
+  { name: '20261123004200_order_revenue_hours', module: orderRevenueHours },
   { name: '20261123005100_marketing', module: marketing }
 ];
