@@ -40,11 +40,29 @@ export interface Config {
   passwordHashCost: number;
   /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
   outboxPollMs: number;
-  rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
   /** Carts, checkout sessions and Stripe Connect. */
   checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
   /** Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP connections per pool. */
   marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number };
+  rateLimits: {
+    authPerIpPerMinute: number;
+    /** Per email and client address pair: a stranger guessing cannot lock the owner out elsewhere. */
+    authPerEmailPerMinute: number;
+    /** Per email from every address together: the ceiling for a distributed guess. */
+    authPerEmailCeilingPerMinute: number;
+    storefrontPerTokenPerMinute: number;
+  };
+  /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
+  trustProxy: number;
+  /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
+  allowPrivateSmtpHosts: boolean;
+  /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
+  dbStatementTimeoutMs: number;
+  dbIdleInTransactionTimeoutMs: number;
+  /** Bytes the per-process storefront cache may hold (serialised responses). */
+  storefrontCacheMaxBytes: number;
+  /** `json` (default) or `pretty` (pino-pretty, for local runs). */
+  logFormat: 'json' | 'pretty';
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -84,7 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtAudience: env.JWT_AUDIENCE ?? 'shopwright-admin',
     jwtTtlSec: int(env.JWT_TTL_SEC, 12 * 3600),
     appUrl: (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-    adminUrl: (env.ADMIN_URL ?? env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminUrl: (env.ADMIN_URL || env.APP_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     allowPrivateExternalHosts: env.ALLOW_PRIVATE_EXTERNAL_HOSTS === 'true',
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
@@ -108,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
+      authPerEmailCeilingPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL_CEILING, 100),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
     },
     checkout: {
@@ -121,7 +140,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       defaultSendRate: Math.max(1, int(env.MARKETING_DEFAULT_SEND_RATE, 100)),
       batchSize: Math.max(1, int(env.MARKETING_BATCH_SIZE, 250)),
       smtpConnections: Math.max(1, int(env.MARKETING_SMTP_CONNECTIONS, 8))
-    }
+    },
+    trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
+    allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
+    dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
+    dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
+    storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
+    logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json'
   };
 }
 

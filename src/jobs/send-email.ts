@@ -16,6 +16,7 @@ export const sendEmailJob = defineJob<SendEmailPayload, DeliveryResult>({
     to: Joi.string().required(),
     templateKey: Joi.string().allow(null).required(),
     data: Joi.object().unknown(true),
+    sealedData: Joi.string(),
     content,
     headers: Joi.object().pattern(Joi.string(), Joi.string()),
     marketingCustomerId: Joi.string().uuid()

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
+import { checkedSmtpAddress } from './email/smtp-host-guard.js';
 
 export interface ShippingMethod {
   id: string;
@@ -91,6 +92,7 @@ export async function getDashboard(ctx: AppContext, storeId: string) {
 }
 
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
+  if (input.email?.smtp?.host) await checkedSmtpAddress(input.email.smtp.host, ctx.config.allowPrivateSmtpHosts);
   await ctx.db.transaction(async (trx) => {
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');

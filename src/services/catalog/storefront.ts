@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { decodeCursor, encodeCursor, type PageRequest } from '../pagination.js';
+import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
 import { findPublishedCollection, storefrontCollectionDto } from './collections.js';
 import { cachedStorefrontRead } from './storefront-cache.js';
 import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from './read-models.js';
@@ -24,6 +24,7 @@ interface SortSpec {
   bindings: string[];
   direction: 'asc' | 'desc';
   cast: string;
+  kind: CursorKind;
 }
 
 const TSQUERY = `websearch_to_tsquery('english', ?)`;
@@ -35,15 +36,15 @@ const TSQUERY = `websearch_to_tsquery('english', ?)`;
 function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
   switch (sort) {
     case 'price_asc':
-      return { key: 'p.min_price', bindings: [], direction: 'asc', cast: 'integer' };
+      return { key: 'p.min_price', bindings: [], direction: 'asc', cast: 'integer', kind: 'integer' };
     case 'price_desc':
-      return { key: 'p.min_price', bindings: [], direction: 'desc', cast: 'integer' };
+      return { key: 'p.min_price', bindings: [], direction: 'desc', cast: 'integer', kind: 'integer' };
     case 'title':
-      return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text' };
+      return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ""], direction: 'desc', cast: 'real' };
+      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ""], direction: 'desc', cast: 'real', kind: 'number' };
     default:
-      return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz' };
+      return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
 }
 
@@ -75,9 +76,8 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
 
   const comparator = spec.direction === 'desc' ? '<' : '>';
   if (page.cursor) {
-    const [cursorSort, value, id] = decodeCursor(page.cursor, 3);
-    if (cursorSort !== sort || typeof id !== 'string') throw validationFailed([{ path: 'cursor', message: 'cursor is not valid for this list' }]);
-    query.whereRaw(`(${spec.key}, p.id) ${comparator} (?::${spec.cast}, ?::uuid)`, [...spec.bindings, value as string, id]);
+    const [, value, id] = decodeCursor(page.cursor, [{ literal: sort }, spec.kind, 'uuid']);
+    query.whereRaw(`(${spec.key}, p.id) ${comparator} (?::${spec.cast}, ?::uuid)`, [...spec.bindings, value as string, id as string]);
   }
   query.orderByRaw(`${spec.key} ${spec.direction}, p.id ${spec.direction}`, spec.bindings).limit(page.limit + 1);
 
@@ -115,7 +115,7 @@ async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: 
     .where({ 'cp.collectionId': collection.id, 'p.storeId': storeId, 'p.status': 'active' })
     .select([...productColumns('p'), 'cp.position']);
   if (page.cursor) {
-    const [position, id] = decodeCursor(page.cursor, 2);
+    const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
     query.whereRaw('(cp.position, p.id) > (?::integer, ?::uuid)', [position as number, id as string]);
   }
   const rows = (await query.orderBy([{ column: 'cp.position' }, { column: 'p.id' }]).limit(page.limit + 1)) as Array<ProductRow & { position: number }>;
