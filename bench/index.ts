@@ -6,6 +6,7 @@ import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
 import { run as outbox } from './outbox.js';
 import { settle } from './lib/settle.js';
+import { run as storeOperations } from './store-operations.js';
 
 /**
  * `npm run bench`: every benchmark in turn, each printing its own numbers. Run one with
@@ -18,7 +19,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   customers: customersCsv,
   outbox,
   marketing,
-  checkout
+  checkout,
+  'store-operations': storeOperations
 };
 
 const only = process.argv.slice(2);

@@ -6,6 +6,7 @@ import * as platform from './20261123000100_platform.js';
 import * as checkout from './20261123003100_checkout.js';
 import * as orderNumbersAndRollups from './20261123003200_order_numbers_and_rollups.js';
 import * as storeOperations from './20261123004000_store_operations.js';
+import * as customerCounts from './20261123004100_customer_counts.js';
 import * as marketing from './20261123005100_marketing.js';
 
 /**
@@ -20,5 +21,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123003100_checkout', module: checkout },
   { name: '20261123003200_order_numbers_and_rollups', module: orderNumbersAndRollups },
   { name: '20261123004000_store_operations', module: storeOperations },
+  { name: '20261123004100_customer_counts', module: customerCounts },
   { name: '20261123005100_marketing', module: marketing }
 ];

@@ -98,3 +98,85 @@ t.test('dashboard: setup flags and figures from every module', async (t) => {
   t.match(filled.body.data.setup, { hasProducts: true, emailConfigured: true });
   t.match(filled.body.data.stats, { productsCount: 1, customersCount: 2, subscribersCount: 1, lowStockVariants: 1 });
 });
+
+t.test('dashboard customer counts (trigger-kept) match the table through inserts, upserts, updates and deletes', async (t) => {
+  const app = await buildApp(t, { workers: false });
+  const a = await signupOwner(app);
+  const b = await signupOwner(app);
+  const db = app.ctx.db;
+  const check = async (label: string) => {
+    for (const owner of [a, b]) {
+      const real = await db('customers').where({ storeId: owner.store.id }).first(db.raw('count(*)::int as customers'), db.raw(`(count(*) filter (where email_marketing = 'subscribed'))::int as subscribers`));
+      const stats = (await app.request({ url: '/admin/store', ...admin(owner) })).body.data.stats;
+      t.same({ customers: stats.customersCount, subscribers: stats.subscribersCount }, real, `${label}: store ${owner === a ? 'a' : 'b'}`);
+    }
+  };
+  await db('customers').insert(Array.from({ length: 30 }, (_, i) => ({ storeId: i % 3 ? a.store.id : b.store.id, email: `c${i}@example.com`, emailMarketing: i % 2 ? 'subscribed' : 'not_subscribed' })));
+  await check('bulk insert across stores');
+  await db.raw(
+    `insert into customers (store_id, email, email_marketing) values (?, 'c1@example.com', 'unsubscribed'), (?, 'new@example.com', 'subscribed')
+     on conflict (store_id, lower(email) text_pattern_ops) do update set email_marketing = excluded.email_marketing`,
+    [a.store.id, a.store.id]
+  );
+  await check('upsert');
+  await db('customers').where({ storeId: a.store.id }).update({ emailMarketing: 'subscribed' });
+  await db('customers').where({ storeId: a.store.id }).update({ ordersCount: db.raw('orders_count + 1') });
+  await check('updates');
+  await Promise.all(Array.from({ length: 10 }, (_, i) => db('customers').insert({ storeId: b.store.id, email: `race${i}@example.com`, emailMarketing: 'subscribed' })));
+  await db('customers').where({ storeId: a.store.id }).whereIn('email', ['c1@example.com', 'c2@example.com']).delete();
+  await check('concurrent inserts and a delete');
+});
+
+t.test('dashboard revenue30d (hourly buckets + the partial first hour) equals the exact 30-day sum', async (t) => {
+  const app = await buildApp(t, { workers: false });
+  const a = await signupOwner(app);
+  const b = await signupOwner(app);
+  const db = app.ctx.db;
+  let number = 1000;
+  const order = (storeId: string, total: number, agoMinutes: number, paymentStatus = 'paid') => ({
+    storeId,
+    number: ++number,
+    email: `o${number}@example.com`,
+    paymentProvider: 'manual',
+    paymentStatus,
+    currency: 'USD',
+    subtotal: total,
+    total,
+    shippingAddress: JSON.stringify({ country: 'US' }),
+    trackingToken: `trk_${number}`,
+    createdAt: new Date(Date.now() - agoMinutes * 60_000)
+  });
+  const exact = async (storeId: string) =>
+    Number(
+      (
+        await db.raw(
+          `select coalesce(sum(total), 0) as s from orders where store_id = ? and created_at >= now() - interval '30 days' and payment_status not in ('refunded', 'failed')`,
+          [storeId]
+        )
+      ).rows[0].s
+    );
+  const check = async (label: string) => {
+    for (const owner of [a, b]) {
+      const stats = (await app.request({ url: '/admin/store', ...admin(owner) })).body.data.stats;
+      t.equal(stats.revenue30d, await exact(owner.store.id), `${label}: store ${owner === a ? 'a' : 'b'}`);
+    }
+  };
+  const month = 30 * 24 * 60;
+  await db('orders').insert([
+    order(a.store.id, 1000, 5),
+    order(a.store.id, 2000, month - 20), // inside the window, in its partial first hour
+    order(a.store.id, 4000, month + 20), // just outside
+    order(a.store.id, 8000, 60 * 24 * 3, 'refunded'),
+    order(a.store.id, 16000, 90),
+    order(b.store.id, 500, 10, 'pending'),
+    order(b.store.id, 700, 10, 'failed')
+  ]);
+  await check('inserted');
+  t.ok((await exact(a.store.id)) === 19000, 'the window includes the order 20 minutes inside it');
+  await db('orders').where({ storeId: a.store.id, total: 16000 }).update({ paymentStatus: 'refunded' });
+  await db('orders').where({ storeId: b.store.id, total: 700 }).update({ paymentStatus: 'paid', total: 900 });
+  await db('orders').where({ storeId: a.store.id }).update({ fulfillmentStatus: 'fulfilled' });
+  await check('refund, repair, unrelated update');
+  await db('orders').where({ storeId: a.store.id, total: 1000 }).delete();
+  await check('deleted');
+});

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
+import { queueDashboardPlugin } from './plugins/queue-dashboard.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
 import { ROUTE_GROUPS } from './routes.js';
@@ -46,6 +47,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     },
     { routes: { prefix: API_PREFIX } }
   );
+  await server.register(queueDashboardPlugin);
   await server.register(notFoundPlugin);
   return server;
 }

@@ -2,11 +2,9 @@ import type { ModuleContribution } from '../modules/contribution.js';
 
 export const customersModule: ModuleContribution = {
   name: 'customers',
+  // Kept by triggers on customers (migration 20261123004100): one row read, whatever the store's size.
   async dashboard(ctx, storeId) {
-    const row = await ctx
-      .db('customers')
-      .where({ storeId })
-      .first(ctx.db.raw('count(*) as customers_count'), ctx.db.raw(`count(*) filter (where email_marketing = 'subscribed') as subscribers_count`));
-    return { stats: { customersCount: Number(row?.customersCount ?? 0), subscribersCount: Number(row?.subscribersCount ?? 0) } };
+    const row = await ctx.db('storeCustomerCounts').where({ storeId }).first('customers', 'subscribers');
+    return { stats: { customersCount: Number(row?.customers ?? 0), subscribersCount: Number(row?.subscribers ?? 0) } };
   }
 };
