@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { SMTPServer } from 'smtp-server';
+import net from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../src/context.js';
 import { createCampaign } from '../src/services/marketing/campaigns.js';
@@ -29,7 +29,7 @@ export async function run(): Promise<void> {
   const ctx = createContext(loadConfig(env));
   await openContext(ctx);
   try {
-    for (const recipients of [10_000, 100_000]) {
+    for (const recipients of (process.env.BENCH_MARKETING_SIZES ?? '10000,100000').split(',').map(Number)) {
       const storeId = await seedStore(ctx, recipients);
       const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(env)));
       const before = sink.count;
@@ -45,16 +45,17 @@ export async function run(): Promise<void> {
       const ms = Date.now() - started;
       const peaks = await Promise.all(workers.map(stopWorker));
       const snapshotMs = new Date(row.snapshotAt).getTime() - new Date(row.startedAt).getTime();
+      const queuedMs = new Date(row.startedAt).getTime() - started;
       const sendMs = new Date(row.completedAt).getTime() - new Date(row.snapshotAt).getTime();
       console.log(
         `newsletter to ${recipients.toLocaleString('en-US')}: ${Math.round(recipients / (ms / 1000)).toLocaleString('en-US')} messages/s end to end ` +
-          `(target >= 1,500), ${(ms / 1000).toFixed(1)} s; snapshot ${snapshotMs} ms (target < 2,000); sending ${Math.round(recipients / (sendMs / 1000)).toLocaleString('en-US')} messages/s; ` +
+          `(target >= 1,500), ${(ms / 1000).toFixed(1)} s (${queuedMs} ms before the start job ran); snapshot ${snapshotMs} ms (target < 2,000); sending ${Math.round(recipients / (sendMs / 1000)).toLocaleString('en-US')} messages/s; ` +
           `worker peak RSS ${peaks.map((p) => `${p.toFixed(0)} MB`).join(' / ')}; sink received ${sink.count - before}, campaign sent ${row.sent}`
       );
     }
   } finally {
     await closeContext(ctx);
-    await new Promise<void>((resolve) => sink.server.close(() => resolve()));
+    sink.server.close();
   }
 }
 
@@ -82,7 +83,8 @@ async function waitUntilSent(ctx: AppContext, campaignId: string) {
 }
 
 async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, '--import', 'tsx', 'bench/lib/marketing-worker-child.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, ...WORKER_NODE_FLAGS, '--import', 'tsx', 'bench/lib/marketing-worker-child.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -99,22 +101,48 @@ async function stopWorker(child: ChildProcess): Promise<number> {
   return (JSON.parse(output.trim().split('\n').pop()!) as { peakRssMb: number }).peakRssMb;
 }
 
-/** Accepts every message and throws it away, counting. */
-async function startSink(): Promise<{ server: SMTPServer; port: number; count: number }> {
-  const sink = { server: null as unknown as SMTPServer, port: 0, count: 0 };
-  sink.server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        sink.count += 1;
-        callback();
-      });
-    }
+/**
+ * Accepts every message and throws it away, counting: a few lines of SMTP over net (no parsing
+ * beyond finding the end of DATA), so the sink costs next to nothing next to what is measured.
+ */
+async function startSink(): Promise<{ server: net.Server; port: number; count: number }> {
+  const sink = { server: null as unknown as net.Server, port: 0, count: 0 };
+  sink.server = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    let inData = false;
+    let buffer = '';
+    socket.write('220 sink ESMTP\r\n');
+    socket.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('latin1');
+      for (;;) {
+        if (inData) {
+          const end = buffer.indexOf('\r\n.\r\n');
+          if (end === -1) {
+            buffer = buffer.slice(-4);
+            return;
+          }
+          buffer = buffer.slice(end + 5);
+          inData = false;
+          sink.count += 1;
+          socket.write('250 2.0.0 queued\r\n');
+          continue;
+        }
+        const eol = buffer.indexOf('\r\n');
+        if (eol === -1) return;
+        const line = buffer.slice(0, eol).toUpperCase();
+        buffer = buffer.slice(eol + 2);
+        if (line.startsWith('EHLO')) socket.write('250-sink\r\n250-8BITMIME\r\n250 SMTPUTF8\r\n');
+        else if (line.startsWith('DATA')) {
+          inData = true;
+          buffer = `\r\n${buffer}`;
+          socket.write('354 go ahead\r\n');
+        } else if (line.startsWith('QUIT')) socket.end('221 bye\r\n');
+        else socket.write('250 OK\r\n');
+      }
+    });
+    socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => sink.server.listen(0, '127.0.0.1', resolve));
-  sink.port = (sink.server.server.address() as { port: number }).port;
+  sink.port = (sink.server.address() as net.AddressInfo).port;
   return sink;
 }

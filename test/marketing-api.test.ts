@@ -157,3 +157,64 @@ t.test('audience preview: lists plus filters in SQL, only subscribed and unsuppr
   t.equal((await preview({ filters: { bogus: 1 } })).status, 422);
   t.equal((await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: {} })).status, 422);
 });
+
+t.test('malformed params, queries and bodies on every marketing route get 4xx, never 5xx', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  const uuid = '00000000-0000-4000-8000-000000000000';
+  const routes: Array<[string, string]> = [
+    ['GET', '/admin/marketing/templates'],
+    ['POST', '/admin/marketing/templates'],
+    ['GET', `/admin/marketing/templates/${uuid}`],
+    ['PUT', `/admin/marketing/templates/${uuid}`],
+    ['DELETE', `/admin/marketing/templates/${uuid}`],
+    ['POST', `/admin/marketing/templates/${uuid}/preview`],
+    ['GET', '/admin/marketing/lists'],
+    ['POST', '/admin/marketing/lists'],
+    ['PUT', `/admin/marketing/lists/${uuid}`],
+    ['DELETE', `/admin/marketing/lists/${uuid}`],
+    ['POST', '/admin/marketing/audience/preview'],
+    ['POST', '/admin/marketing/campaigns/generic'],
+    ['POST', '/admin/marketing/campaigns/newsletter'],
+    ['POST', '/admin/marketing/campaigns/old-customers'],
+    ['POST', '/admin/marketing/campaigns/product-announcement'],
+    ['POST', '/admin/marketing/campaigns/collection-announcement'],
+    ['GET', '/admin/marketing/campaigns'],
+    ['GET', `/admin/marketing/campaigns/${uuid}`],
+    ['POST', `/admin/marketing/campaigns/${uuid}/cancel`],
+    ['GET', `/public/c/${uuid}`]
+  ];
+  const bodies: unknown[] = [[], 'text', 42, { name: { $ne: 1 } }, { audience: { listIds: 'x', filters: { tags: [1] } } }, { subject: 'x'.repeat(5000) }, { sendAt: 'yesterday', subject: 's', text: 't' }];
+  for (const [method, url] of routes) {
+    const probes = [
+      app.request({ method, url: url.replace(uuid, 'not-a-uuid'), ...as }),
+      app.request({ method, url: `${url}?limit=0&cursor=%%%&status=nope&q=${'x'.repeat(500)}`, ...as }),
+      app.request({ method, url: `${url}?cursor=eyJ4IjoxfQ`, ...as })
+    ];
+    if (method !== 'GET' && method !== 'DELETE') for (const payload of bodies) probes.push(app.request({ method, url, payload, ...as }));
+    for (const response of await Promise.all(probes)) t.ok(response.status >= 200 && response.status < 500, `${method} ${url}: ${response.status} ${response.raw.slice(0, 200)}`);
+  }
+  t.equal((await app.request({ url: '/admin/marketing/campaigns' })).status, 401);
+});
+
+t.test('campaign-creating POSTs honour Idempotency-Key: a repeat returns the first campaign and creates nothing', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  const payload = { subject: 'Once', text: 'only', sendAt: new Date(Date.now() + 3_600_000).toISOString() };
+  const send = (key: string, body: unknown = payload) =>
+    app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: body, headers: { 'idempotency-key': key } });
+  const [first, second] = await Promise.all([send('k-1'), send('k-1')]).then(async (responses) => responses.sort((a, b) => a.status - b.status));
+  t.equal(first!.status, 202, first!.raw);
+  const repeat = await send('k-1');
+  t.equal(repeat.status, 202);
+  t.equal(repeat.body.data.campaign.id, first!.body.data.campaign.id, 'same campaign');
+  t.ok(second!.status === 202 ? second!.body.data.campaign.id === first!.body.data.campaign.id : second!.status === 409, `concurrent repeat: ${second!.status}`);
+  const other = await send('k-2');
+  t.not(other.body.data.campaign.id, first!.body.data.campaign.id, 'another key creates another campaign');
+  const campaigns = await app.ctx.db('campaigns').where({ storeId: owner.store.id }).count<{ n: string }[]>('* as n').first();
+  t.equal(Number(campaigns?.n), 2);
+  const starts = await app.ctx.db('outbox').where({ name: 'campaign-start' }).count<{ n: string }[]>('* as n').first().catch(() => null);
+  t.ok(!starts || Number(starts.n) <= 2, 'no third start job');
+});

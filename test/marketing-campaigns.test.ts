@@ -1,3 +1,4 @@
+import { simpleParser } from 'mailparser';
 import t from 'tap';
 import { closeCampaignTransports } from '../src/services/marketing/transports.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
@@ -12,6 +13,12 @@ async function create(app: TestApp, owner: Owner, type: string, payload: unknown
   const response = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${type}`, token: owner.accessToken, storeId: owner.store.id, payload });
   if (response.status !== 202) throw new Error(`create ${type}: ${response.status} ${response.raw}`);
   return response.body.data.campaign;
+}
+
+/** Subject, text and html of a captured message, decoded. */
+async function contentOf(raw: string) {
+  const parsed = await simpleParser(raw);
+  return { subject: parsed.subject ?? '', text: parsed.text ?? '', html: typeof parsed.html === 'string' ? parsed.html : '' };
 }
 
 const recipientsOf = (smtp: CampaignSmtp, campaignId: string) =>
@@ -54,7 +61,9 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.match(listUnsubscribe, /^<http:\/\/shop\.test\/api\/v1\/public\/unsubscribe\?token=[\w-]+\.[\w-]+>$/);
   t.equal(header('List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
   const unsubscribeUrl = new URL(listUnsubscribe.slice(1, -1));
-  const body = mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const content = await contentOf(mail.raw);
+  const body = content.html;
+  t.ok(content.text.includes(unsubscribeUrl.toString()), 'the text part links it too');
   t.ok(body.includes(unsubscribeUrl.toString()), 'footer links the same unsubscribe URL');
   t.notMatch(body, /https:\/\/example\.com\/sale/, 'the link is rewritten');
   const clickUrl = /href="(http:\/\/shop\.test\/api\/v1\/public\/c\/[^"]+)"/.exec(body)?.[1];
@@ -87,7 +96,7 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const oldCustomers = await create(app, owner, 'old-customers', { subject: 'We miss you', text: 'Use {{ discountCode }}', discountCode: 'comeback' });
   await waitForCampaign(app, owner, oldCustomers.id, ['sent']);
   t.same(recipientsOf(smtp, oldCustomers.id), ['lapsed1@example.com', 'lapsed2@example.com']);
-  t.match(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === oldCustomers.id)!.raw, /Use COMEBACK/);
+  t.match((await contentOf(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === oldCustomers.id)!.raw)).text, /Use COMEBACK/);
   const narrower = await create(app, owner, 'old-customers', { subject: 'x', text: 'x', inactiveDays: 365 });
   t.equal((await waitForCampaign(app, owner, narrower.id, ['sent'])).recipients, 0, 'nobody inactive that long');
   t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/old-customers', ...as, payload: { subject: 'x', text: 'x', discountCode: 'NOPE' } })).status, 422);
@@ -95,10 +104,13 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   // Generic with a list and a filter, from a saved template.
   const newIds = (await app.ctx.db('customers').where({ storeId: owner.store.id }).whereIn('email', ['new2@example.com', 'recent1@example.com', 'gone1@example.com']).pluck('id')) as string[];
   const list = (await app.request({ method: 'POST', url: '/admin/marketing/lists', ...as, payload: { name: 'Picked', customerIds: newIds } })).body.data.list;
-  const template = (await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { name: 'T', subject: 'Picked {{ customer.lastName }}', text: 'Hi' } })).body.data.template;
+  const template = (await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { name: 'T', subject: 'Picked ✓ {{ customer.lastName }} — été, a long subject that needs more than one encoded word', text: 'Hi ✓' } })).body.data.template;
   const generic = await create(app, owner, 'generic', { templateId: template.id, audience: { listIds: [list.id] } });
   await waitForCampaign(app, owner, generic.id, ['sent']);
   t.same(recipientsOf(smtp, generic.id), ['new2@example.com', 'recent1@example.com'], 'list members, subscribed only');
+  const unicode = await contentOf(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === generic.id)!.raw);
+  t.match(unicode.subject, /^Picked ✓ Last\d — été, a long subject that needs more than one encoded word$/, 'non-ASCII subject survives encoding');
+  t.equal(unicode.text.split('\n')[0], 'Hi ✓');
   const filtered = await create(app, owner, 'generic', { subject: 's', text: 't', audience: { listIds: [list.id], filters: { minOrders: 1 } } });
   await waitForCampaign(app, owner, filtered.id, ['sent']);
   t.same(recipientsOf(smtp, filtered.id), ['recent1@example.com']);
@@ -116,14 +128,16 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.same(recipientsOf(smtp, announcement.id), ['lapsed1@example.com', 'lapsed2@example.com', 'recent1@example.com', 'recent2@example.com']);
   const announced = smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === announcement.id)!;
   t.match(headersOf(announced.raw)('Subject'), /Blue Mug/);
-  t.match(announced.raw, /12\.50/);
+  t.match((await contentOf(announced.raw)).text, /12\.50/);
 
   const collection = (await app.request({ method: 'POST', url: '/admin/collections', ...as, payload: { title: 'Mugs', productIds: [product.id], isPublished: true } })).body.data.collection;
   t.ok(collection?.id, 'collection created');
   const collectionCampaign = await create(app, owner, 'collection-announcement', { collectionId: collection.id, subject: 'See {{ collection.title }}', text: '{{ collection.products[0].title }}', audience: { listIds: [list.id] } });
   await waitForCampaign(app, owner, collectionCampaign.id, ['sent']);
   t.same(recipientsOf(smtp, collectionCampaign.id), ['new2@example.com', 'recent1@example.com']);
-  t.match(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === collectionCampaign.id)!.raw, /See Mugs[\s\S]*Blue Mug/);
+  const collectionMail = await contentOf(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === collectionCampaign.id)!.raw);
+  t.equal(collectionMail.subject, 'See Mugs');
+  t.match(collectionMail.text, /Blue Mug/);
   t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/product-announcement', ...as, payload: { productId: '00000000-0000-4000-8000-000000000000' } })).status, 404);
 
   // Validation: content is a template or inline; Liquid errors are 422; unknown keys are 422.
@@ -150,4 +164,24 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const other = await signupOwner(app);
   t.equal((await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, token: other.accessToken, storeId: other.store.id })).status, 404);
   t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, token: other.accessToken, storeId: other.store.id })).status, 404);
+});
+
+t.test("a store's template overrides a transactional key and adds its own keys (module registry)", async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(() => smtp.stop());
+  const app = await buildApp(t, { workers: ['email'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { key: 'newsletter_welcome', name: 'Welcome', subject: 'Our own welcome to {{ store.name }}', text: 'Hi {{ customer.firstName }}' } });
+  await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { key: 'vip_note', name: 'VIP', subject: 'VIP {{ customer.firstName }}', text: 'x' } });
+
+  const overridden = await app.request({ method: 'POST', url: '/admin/store/email/test-template', ...as, payload: { toEmail: 'me@example.com', templateKey: 'newsletter_welcome' } });
+  t.equal(overridden.status, 200, overridden.raw);
+  const own = await app.request({ method: 'POST', url: '/admin/store/email/test-template', ...as, payload: { toEmail: 'me@example.com', templateKey: 'vip_note' } });
+  t.equal(own.status, 200, own.raw);
+  const subjects = await Promise.all(smtp.accepted.map(async (m) => (await contentOf(m.raw)).subject));
+  t.same(subjects.sort(), [`Our own welcome to ${owner.store.name}`, 'VIP Jane'].sort());
+  const unknown = await app.request({ method: 'POST', url: '/admin/store/email/test-template', ...as, payload: { toEmail: 'me@example.com', templateKey: 'nope' } });
+  t.equal(unknown.status, 422);
+  t.match(unknown.body.error.message, /vip_note/);
 });

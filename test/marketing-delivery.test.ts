@@ -62,7 +62,12 @@ t.test('451 is retried and delivered once; 550 fails and suppresses; an unsubscr
 
   // The customer who would be sent last unsubscribes once sending has begun.
   while (smtp.accepted.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
-  const lastRecipient = await app.ctx.db('campaignRecipients').where({ campaignId }).orderBy('id', 'desc').first();
+  const lastRecipient = await app.ctx
+    .db('campaignRecipients as r')
+    .join('customers as c', 'c.id', 'r.customerId')
+    .where({ 'r.campaignId': campaignId })
+    .orderBy('r.customerId', 'desc')
+    .first('r.customerId', 'c.email');
   const unsubscribe = await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: unsubscribeTokenFor(app.ctx, lastRecipient.customerId) } });
   t.equal(unsubscribe.status, 200);
   t.equal((await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign.status, 'sending', 'unsubscribed while the campaign was sending');
@@ -75,10 +80,74 @@ t.test('451 is retried and delivered once; 550 fails and suppresses; an unsubscr
   t.equal(smtp.accepted.filter((m) => m.to === lastRecipient.email).length, 0, 'unsubscribed after the snapshot: skipped');
   t.equal(smtp.accepted.length, 58);
 
-  const bounced = await app.ctx.db('campaignRecipients').where({ campaignId, email: 'r7@example.com' }).first();
+  const bounced = await app.ctx
+    .db('campaignRecipients as r')
+    .join('customers as c', 'c.id', 'r.customerId')
+    .where({ 'r.campaignId': campaignId, 'c.email': 'r7@example.com' })
+    .first('r.status', 'r.suppressed', 'r.error');
   t.match(bounced, { status: 'failed', suppressed: true });
   t.match(bounced.error, /550/);
   t.ok(await app.ctx.db('marketingSuppressions').where({ storeId: owner.store.id, email: 'r7@example.com' }).first(), 'address suppressed');
   const preview = await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: { audience: {} } });
   t.equal(preview.body.data.count, 58, 'future audiences leave out the suppressed and the unsubscribed');
+});
+
+t.test('a campaign cancelled while sending stops: the rest stay unsent and the counts add up', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '20' } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 20 });
+  await seedCustomers(app, owner.store.id, 100, { prefix: 'stop' });
+
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });
+  const campaignId = created.body.data.campaign.id;
+  while (smtp.accepted.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+  const cancelled = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as });
+  t.equal(cancelled.status, 200);
+  t.equal(cancelled.body.data.campaign.status, 'cancelled');
+  t.ok(cancelled.body.data.campaign.completedAt);
+
+  // Chunks already claimed finish; nothing after them.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const settled = smtp.accepted.length;
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  t.equal(smtp.accepted.length, settled, 'no messages after the cancel settled');
+  t.ok(settled < 100, `stopped after ${settled} of 100`);
+  const campaign = (await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign;
+  t.match(campaign, { status: 'cancelled', recipients: 100, sent: settled, failed: 0 });
+  const unsent = await app.ctx.db('campaignRecipients').where({ campaignId, status: 'cancelled' }).count<{ n: string }[]>('* as n').first();
+  t.equal(Number(unsent?.n) + settled, 100, 'every recipient is either sent or cancelled');
+  t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as })).body.error.code, 'campaign_not_cancellable');
+});
+
+t.test('recipients left in `sending` by a worker that died are failed on resume, never sent twice', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await seedCustomers(app, owner.store.id, 10, { prefix: 'crash' });
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });
+  const campaignId = created.body.data.campaign.id;
+
+  // The start job runs, then "a worker" claims two recipients and dies before recording the outcome.
+  const { startCampaign } = await import('../src/services/marketing/start.js');
+  await startCampaign(app.ctx, campaignId);
+  const claimed = (await app.ctx.db('campaignRecipients').where({ campaignId }).orderBy('customerId').limit(2).select('customerId')).map((r: { customerId: string }) => r.customerId);
+  await app.ctx.db('campaignRecipients').where({ campaignId }).whereIn('customerId', claimed).update({ status: 'sending', attempts: 1 });
+
+  await app.startWorkers(['campaigns']);
+  const done = await waitForCampaign(app, owner, campaignId, ['sent']);
+  t.match(done, { recipients: 10, sent: 8, failed: 2 });
+  t.equal(smtp.accepted.length, 8);
+  const emails = (await app.ctx.db('customers').whereIn('id', claimed).pluck('email')) as string[];
+  t.equal(smtp.accepted.filter((m) => emails.includes(m.to)).length, 0, 'the two whose fate was unknown got nothing more');
 });

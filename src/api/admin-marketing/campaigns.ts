@@ -6,6 +6,7 @@ import { paginationMeta } from '../../services/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
+import { idempotent } from '../idempotency.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import {
@@ -50,7 +51,7 @@ const CREATE_PAYLOADS: Record<CampaignType, Joi.ObjectSchema> = {
 };
 
 const createCampaignRoute = (type: CampaignType): ServerRoute =>
-  adminRoute(ADMINS, {
+  idempotent(adminRoute(ADMINS, {
     method: 'POST',
     path: `/admin/marketing/campaigns/${type}`,
     options: {
@@ -63,7 +64,7 @@ const createCampaignRoute = (type: CampaignType): ServerRoute =>
         return h.response({ campaign }).code(202);
       }
     }
-  });
+  }));
 
 export const createCampaignRoutes = CAMPAIGN_TYPES.map(createCampaignRoute);
 

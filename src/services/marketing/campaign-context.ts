@@ -13,10 +13,9 @@ export function formatMoney(amount: number, currency: string): string {
   }
 }
 
-/** Base of links to the shop: the store's storefrontUrl once that setting exists, else APP_URL. */
+/** Base of links to the shop: the store's storefrontUrl, else APP_URL. */
 async function shopBaseUrl(ctx: AppContext, storeId: string): Promise<string> {
-  // Every column: `storefront_url` arrives with another module's migration.
-  const row = await ctx.db('stores').where({ id: storeId }).first();
+  const row = await ctx.db('stores').where({ id: storeId }).first('storefrontUrl');
   return row?.storefrontUrl ? String(row.storefrontUrl).replace(/\/+$/, '') : ctx.config.appUrl;
 }
 

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 
 /**
- * Tracked links: `base64url(JSON [campaignId, recipientId, url]).base64url(HMAC-SHA256)`. The
+ * Tracked links: `base64url(JSON [campaignId, customerId, url]).base64url(HMAC-SHA256)`. The
  * redirect goes only to the URL inside a valid signature, so the endpoint is no open redirect; a
  * changed byte anywhere is a 404.
  */
@@ -13,21 +13,23 @@ function signingKey(ctx: AppContext): Buffer {
   return createHmac('sha256', ctx.config.encryptionKey).update(TOKEN_PURPOSE).digest();
 }
 
-export function clickTokenFor(key: Buffer, campaignId: string, recipientId: number, url: string): string {
-  const body = Buffer.from(JSON.stringify([campaignId, recipientId, url])).toString('base64url');
+export function clickTokenFor(key: Buffer, campaignId: string, customerId: string, url: string): string {
+  const body = Buffer.from(JSON.stringify([campaignId, customerId, url])).toString('base64url');
   return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
 }
 
-function verifyClickToken(ctx: AppContext, token: string): { campaignId: string; recipientId: number; url: string } | null {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function verifyClickToken(ctx: AppContext, token: string): { campaignId: string; customerId: string; url: string } | null {
   const [body, sig, extra] = token.split('.');
   if (!body || !sig || extra !== undefined) return null;
   const given = Buffer.from(sig, 'base64url');
   const expected = createHmac('sha256', signingKey(ctx)).update(body).digest();
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   try {
-    const [campaignId, recipientId, url] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, number, string];
-    if (typeof campaignId !== 'string' || !Number.isSafeInteger(recipientId) || typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
-    return { campaignId, recipientId, url };
+    const [campaignId, customerId, url] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string];
+    if (!UUID.test(String(campaignId)) || !UUID.test(String(customerId)) || typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
+    return { campaignId, customerId, url };
   } catch {
     return null;
   }
@@ -39,12 +41,12 @@ const decodeEntities = (s: string) => s.replace(/&amp;/g, '&').replace(/&#x27;|&
  * Rewrites every http(s) `href` of a rendered HTML body through the click redirect, except the
  * unsubscribe link (which must keep working as itself).
  */
-export function trackLinks(ctx: AppContext, key: Buffer, html: string, campaignId: string, recipientId: number, keep: string): string {
+export function trackLinks(ctx: AppContext, key: Buffer, html: string, campaignId: string, customerId: string, keep: string): string {
   const base = `${ctx.config.appUrl}/api/v1/public/c/`;
   return html.replace(/href=(["'])(https?:\/\/[^"']+)\1/gi, (match, quote: string, href: string) => {
     const url = decodeEntities(href);
     if (url === keep) return match;
-    return `href=${quote}${base}${clickTokenFor(key, campaignId, recipientId, url)}${quote}`;
+    return `href=${quote}${base}${clickTokenFor(key, campaignId, customerId, url)}${quote}`;
   });
 }
 
@@ -54,8 +56,8 @@ export const clickSigningKey = signingKey;
 export async function recordClick(ctx: AppContext, token: string): Promise<string> {
   const click = verifyClickToken(ctx, token);
   if (!click) throw notFound('Link');
-  const recipient = await ctx.db('campaignRecipients').where({ id: click.recipientId, campaignId: click.campaignId }).first('id');
+  const recipient = await ctx.db('campaignRecipients').where({ campaignId: click.campaignId, customerId: click.customerId }).first('status');
   if (!recipient) throw notFound('Link');
-  await ctx.db('campaignClicks').insert({ campaignId: click.campaignId, recipientId: click.recipientId, url: click.url });
+  await ctx.db('campaignClicks').insert({ campaignId: click.campaignId, customerId: click.customerId, url: click.url });
   return click.url;
 }

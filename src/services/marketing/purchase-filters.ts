@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 
 /**
  * "Has bought" audience filters, over the checkout module's `orders` and `order_items`. Every SQL
- * that reads those tables for marketing is here, in one place. Only orders whose payment went
- * through count as purchases.
+ * that reads those tables for marketing is here, in one place. Only paid orders count as purchases
+ * (pending, failed and refunded ones do not).
  */
-export const PURCHASED_PAYMENT_STATUSES = ['paid', 'authorized', 'partially_refunded'];
+export const PURCHASED_PAYMENT_STATUSES = ['paid'];
 
 export interface PurchaseFilters {
   purchasedProductIds?: string[];

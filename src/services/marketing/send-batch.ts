@@ -7,6 +7,7 @@ import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from './transports.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
+import { buildCampaignMessage } from './mime.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -16,7 +17,6 @@ import { classifySmtpError } from './smtp-errors.js';
 const chunkSize = (rate: number) => Math.max(1, Math.min(50, Math.round(rate / 4)));
 
 interface ClaimedRecipient {
-  id: number;
   customer_id: string;
   email: string;
   first_name: string | null;
@@ -50,10 +50,13 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   const campaign = await ctx
     .db('campaigns')
     .where({ id: campaignId })
-    .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'firstRecipientId', 'batchSize');
+    .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'batchesTotal');
   if (!campaign || campaign.status !== 'sending') return { sent: 0, stopped: campaign?.status ?? 'missing' };
-  const range = batchRange(campaign, batch);
-  const inBatch = () => ctx.db('campaignRecipients').where({ campaignId }).where('id', '>=', range[0]).where('id', '<', range[1]);
+  const range = batchRange(batch, campaign.batchesTotal);
+  const inBatch = () => {
+    const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', range[0]);
+    return range[1] ? query.where('customerId', '<', range[1]) : query;
+  };
 
   await inBatch()
     .where({ status: 'sending' })
@@ -70,7 +73,7 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     clickKey: clickSigningKey(ctx)
   };
 
-  const deferred: number[] = [];
+  const deferred: string[] = [];
   let sent = 0;
   for (;;) {
     const status = await ctx.db('campaigns').where({ id: campaignId }).first('status');
@@ -92,31 +95,35 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
 }
 
 /** Takes the next chunk: `sending` when still subscribed and not suppressed, `skipped` otherwise. */
-async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, range: [number, number], exclude: number[], limit: number): Promise<ClaimedRecipient[]> {
+async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, range: [string, string | null], exclude: string[], limit: number): Promise<ClaimedRecipient[]> {
   const result = await ctx.db.raw(
-    `update campaign_recipients r
-        set status = x.next_status, suppressed = x.is_suppressed, error = x.reason,
-            attempts = r.attempts + case when x.next_status = 'sending' then 1 else 0 end
-       from (
-         select r2.id,
-                case when cu.email_marketing is distinct from 'subscribed' or s.email is not null then 'skipped' else 'sending' end as next_status,
-                s.email is not null as is_suppressed,
-                case when cu.id is null then 'customer deleted'
-                     when cu.email_marketing <> 'subscribed' then 'unsubscribed since the snapshot'
-                     when s.email is not null then 'address suppressed' end as reason
-           from campaign_recipients r2
-           left join customers cu on cu.id = r2.customer_id and cu.store_id = ?
-           left join marketing_suppressions s on s.store_id = ? and s.email = lower(r2.email)
-          where r2.id >= ? and r2.id < ? and r2.campaign_id = ? and r2.status = 'pending' and r2.id <> all(?::bigint[])
-          order by r2.id
-          limit ${limit}
-          for update of r2 skip locked
-       ) x
-      where r.id = x.id
-      returning r.id, r.customer_id, r.email, r.first_name, r.last_name, r.status`,
-    [storeId, storeId, range[0], range[1], campaignId, exclude]
+    `with picked as (
+       select r2.customer_id from campaign_recipients r2
+        where r2.campaign_id = ? and r2.customer_id >= ? and (?::uuid is null or r2.customer_id < ?::uuid)
+          and r2.status = 'pending' and r2.customer_id <> all(?::uuid[])
+        order by r2.customer_id
+        limit ${limit}
+        for update skip locked
+     ), decided as (
+       select p.customer_id, cu.email, cu.first_name, cu.last_name,
+              case when cu.email_marketing is distinct from 'subscribed' or s.email is not null then 'skipped' else 'sending' end as next_status,
+              s.email is not null as is_suppressed,
+              case when cu.id is null then 'customer deleted'
+                   when cu.email_marketing <> 'subscribed' then 'unsubscribed since the snapshot'
+                   when s.email is not null then 'address suppressed' end as reason
+         from picked p
+         left join customers cu on cu.id = p.customer_id and cu.store_id = ?
+         left join marketing_suppressions s on s.store_id = ? and s.email = lower(cu.email)
+     )
+     update campaign_recipients r
+        set status = d.next_status, suppressed = d.is_suppressed, error = d.reason,
+            attempts = r.attempts + case when d.next_status = 'sending' then 1 else 0 end
+       from decided d
+      where r.campaign_id = ? and r.customer_id = d.customer_id
+      returning r.customer_id, d.email, d.first_name, d.last_name, r.status`,
+    [campaignId, range[0], range[1], range[1], exclude, storeId, storeId, campaignId]
   );
-  return result.rows.map((r: ClaimedRecipient) => ({ ...r, id: Number(r.id) }));
+  return result.rows as ClaimedRecipient[];
 }
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
@@ -130,7 +137,7 @@ function renderFor(state: BatchState, recipient: ClaimedRecipient) {
     unsubscribeUrl
   };
   const rendered = renderCompiledSync(state.compiled, data);
-  let html = rendered.html ? trackLinks(ctx, state.clickKey, rendered.html, campaign.id, recipient.id, unsubscribeUrl) : '';
+  let html = rendered.html ? trackLinks(ctx, state.clickKey, rendered.html, campaign.id, recipient.customer_id, unsubscribeUrl) : '';
   let text = rendered.text;
   if (html && !html.includes(unsubscribeUrl.replace(/&/g, '&amp;')) && !html.includes(unsubscribeUrl)) {
     const footer = `<p style="color:#7b8794;font-size:12px">You receive this email from ${escapeHtml(state.storeName)}. <a href="${unsubscribeUrl}">Unsubscribe</a></p>`;
@@ -144,41 +151,42 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
   const { ctx, campaign, sender } = state;
-  const sentIds: number[] = [];
-  const failed: Array<{ id: number; email: string; error: string; permanent: boolean }> = [];
-  const deferred: Array<{ id: number; error: string }> = [];
+  const sentIds: string[] = [];
+  const failed: Array<{ id: string; email: string; error: string; permanent: boolean }> = [];
+  const deferred: Array<{ id: string; error: string }> = [];
   if (recipients.length) {
-    const waits = await reserveSendSlots(ctx, campaign.storeId, recipients.length, state.rate);
-    const started = Date.now();
+    const slots = await reserveSendSlots(ctx, campaign.storeId, recipients.length, state.rate);
     await Promise.all(
       recipients.map(async (recipient, i) => {
         let message;
         try {
           message = renderFor(state, recipient);
         } catch (error) {
-          failed.push({ id: recipient.id, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
+          failed.push({ id: recipient.customer_id, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
           return;
         }
-        const wait = waits[i]! - (Date.now() - started);
+        const wait = slots[i]! - Date.now();
         if (wait > 0) await sleep(wait);
         try {
-          const info = await sender.transporter.sendMail({
+          const messageId = `<campaign-${campaign.id}-${recipient.customer_id}@shopwright>`;
+          const { raw, envelope } = buildCampaignMessage({
             from: sender.from,
-            replyTo: sender.replyTo,
             to: recipient.email,
+            replyTo: sender.replyTo,
             subject: message.subject,
             html: message.html,
             text: message.text,
             headers: { ...message.headers, 'X-Campaign-Id': campaign.id },
-            messageId: `<campaign-${campaign.id}-${recipient.id}@shopwright>`
+            messageId
           });
-          if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(info.messageId, info.message);
-          sentIds.push(recipient.id);
+          const info = await sender.transporter.sendMail({ envelope, raw });
+          if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(messageId.slice(1, -1), info.message);
+          sentIds.push(recipient.customer_id);
         } catch (error) {
           const kind = classifySmtpError(error);
           const text = String((error as Error).message ?? error).slice(0, 1000);
-          if (kind === 'transient') deferred.push({ id: recipient.id, error: text });
-          else failed.push({ id: recipient.id, email: recipient.email, error: text, permanent: kind === 'permanent' });
+          if (kind === 'transient') deferred.push({ id: recipient.customer_id, error: text });
+          else failed.push({ id: recipient.customer_id, email: recipient.email, error: text, permanent: kind === 'permanent' });
         }
       })
     );
@@ -191,19 +199,19 @@ async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
 async function recordOutcomes(
   ctx: AppContext,
   campaign: { id: string; storeId: string },
-  sentIds: number[],
-  failed: Array<{ id: number; email: string; error: string; permanent: boolean }>,
-  deferred: Array<{ id: number; error: string }>
+  sentIds: string[],
+  failed: Array<{ id: string; email: string; error: string; permanent: boolean }>,
+  deferred: Array<{ id: string; error: string }>
 ) {
   await ctx.db.transaction(async (trx) => {
     if (sentIds.length) {
-      await trx.raw(`update campaign_recipients set status = 'sent', sent_at = now(), error = null where id = any(?::bigint[])`, [sentIds]);
+      await trx.raw(`update campaign_recipients set status = 'sent', sent_at = now(), error = null where campaign_id = ? and customer_id = any(?::uuid[])`, [campaign.id, sentIds]);
     }
     if (failed.length) {
       await trx.raw(
         `update campaign_recipients r set status = 'failed', error = f.error, suppressed = f.permanent
-           from jsonb_to_recordset(?::jsonb) as f(id bigint, error text, permanent boolean) where r.id = f.id`,
-        [JSON.stringify(failed)]
+           from jsonb_to_recordset(?::jsonb) as f(id uuid, error text, permanent boolean) where r.campaign_id = ? and r.customer_id = f.id`,
+        [JSON.stringify(failed), campaign.id]
       );
       const permanent = failed.filter((f) => f.permanent);
       if (permanent.length) {
@@ -219,8 +227,8 @@ async function recordOutcomes(
       await trx.raw(
         `update campaign_recipients r
             set status = case when r.attempts >= ${RECIPIENT_MAX_ATTEMPTS} then 'failed' else 'pending' end, error = d.error
-           from jsonb_to_recordset(?::jsonb) as d(id bigint, error text) where r.id = d.id`,
-        [JSON.stringify(deferred)]
+           from jsonb_to_recordset(?::jsonb) as d(id uuid, error text) where r.campaign_id = ? and r.customer_id = d.id`,
+        [JSON.stringify(deferred), campaign.id]
       );
     }
   });

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 /**
  * A store's campaign send rate, shared by every worker process through Redis. Each call reserves
  * `count` consecutive send slots `1/rate` seconds apart (GCRA: the key holds the next free slot in
- * microseconds of Redis time) and answers how long until the first one, so callers pace themselves
+ * microseconds of Redis time) and answers when the first one is, so callers pace themselves
  * and never exceed the rate together, without polling or rejected attempts.
  */
 const RESERVE_SLOTS = `
@@ -15,7 +15,7 @@ local nextFree = tonumber(redis.call('GET', KEYS[1]) or '0')
 if nextFree < now then nextFree = now end
 local after = nextFree + count * interval
 redis.call('SET', KEYS[1], string.format('%.0f', after), 'PX', math.floor((after - now) / 1000) + 60000)
-return string.format('%.0f', nextFree - now)
+return string.format('%.0f', nextFree)
 `;
 
 /** The rate a store's campaigns send at: its own setting, else the platform default, never above the cap. */
@@ -25,7 +25,10 @@ export async function storeSendRate(ctx: AppContext, storeId: string): Promise<n
   return Math.max(1, Math.min(wanted, ctx.config.marketing.sendRateCap));
 }
 
-/** Reserves `count` slots; returns, for each, the milliseconds to wait from now before sending. */
+/**
+ * Reserves `count` slots; returns, for each, the wall-clock time (ms since the epoch, Redis's clock)
+ * at which it may send. Absolute times, so the round trip does not shift the schedule.
+ */
 export async function reserveSendSlots(ctx: AppContext, storeId: string, count: number, ratePerSecond: number): Promise<number[]> {
   const intervalUs = 1_000_000 / ratePerSecond;
   const key = `${ctx.config.redisPrefix}:marketing:send-rate:${storeId}`;

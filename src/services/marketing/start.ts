@@ -4,7 +4,7 @@ import { enqueueBatches } from './scheduling.js';
 
 /**
  * The campaign job: moves the campaign to `sending`, snapshots its audience into
- * `campaign_recipients` with one INSERT … SELECT (a batch is a range of recipient ids), and fans the
+ * `campaign_recipients` with one INSERT … SELECT (a batch is a slice of the customer-id range), and fans the
  * batches out. Each step is idempotent, so a retried or repeated start resumes where it stopped.
  */
 export async function startCampaign(ctx: AppContext, campaignId: string) {
@@ -30,22 +30,16 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
     if (locked.snapshotAt || locked.status !== 'sending') return;
     const where = await audienceCondition(trx, storeId, audience);
     const inserted = await trx.raw(
-      `insert into campaign_recipients (campaign_id, customer_id, email, first_name, last_name)
-       select ?, c.id, c.email, c.first_name, c.last_name from customers c where ${where.sql}`,
+      `insert into campaign_recipients (campaign_id, customer_id) select ?, c.id from customers c where ${where.sql}`,
       [campaignId, ...where.bindings]
     );
     const recipients = inserted.rowCount as number;
-    // Ids come from one sequence; a concurrent snapshot may interleave, which only thins some batches.
-    const range = await trx.raw('select min(id) as first, max(id) as last from campaign_recipients where campaign_id = ?', [campaignId]);
-    const first = recipients ? Number(range.rows[0].first) : null;
-    const batches = first === null ? 0 : Math.ceil((Number(range.rows[0].last) - first + 1) / batchSize);
+    const batches = Math.ceil(recipients / batchSize);
     if (batches) await trx.raw('insert into campaign_batches (campaign_id, batch) select ?, generate_series(0, ? - 1)', [campaignId, batches]);
     await trx('campaigns')
       .where({ id: campaignId })
       .update({
         recipients,
-        firstRecipientId: first,
-        batchSize,
         batchesTotal: batches,
         snapshotAt: trx.raw('clock_timestamp()'),
         updatedAt: trx.fn.now(),
@@ -55,10 +49,22 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
   });
 }
 
-/** The recipient ids of one batch: [from, to). */
-export function batchRange(campaign: { firstRecipientId: string | number | null; batchSize: number }, batch: number): [number, number] {
-  const first = Number(campaign.firstRecipientId ?? 0);
-  return [first + batch * campaign.batchSize, first + (batch + 1) * campaign.batchSize];
+const UUID_SPACE = 1n << 128n;
+
+function uuidAt(value: bigint): string {
+  const hex = value.toString(16).padStart(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The customer ids of batch `batch` of `total`: the batch-th equal slice of the uuid space, as
+ * [from, to) (`to` null for the last). Customer ids are random, so slices hold about as many
+ * recipients each, and no per-batch numbering has to be written at snapshot time.
+ */
+export function batchRange(batch: number, total: number): [string, string | null] {
+  const from = (UUID_SPACE * BigInt(batch)) / BigInt(total);
+  const to = batch + 1 >= total ? null : (UUID_SPACE * BigInt(batch + 1)) / BigInt(total);
+  return [uuidAt(from), to === null ? null : uuidAt(to)];
 }
 
 /** Marks one batch done (once), and the campaign sent when it was the last one. */
