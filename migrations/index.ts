@@ -3,6 +3,7 @@ import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
 import * as platform from './20261123000100_platform.js';
+import * as storefrontHttpCache from './20261123006100_storefront_http_cache.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -12,5 +13,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261122000100_foundation', module: foundation },
   { name: '20261122000200_catalog', module: catalog },
   { name: '20261122000300_customers', module: customers },
-  { name: '20261123000100_platform', module: platform }
+  { name: '20261123000100_platform', module: platform },
+  { name: '20261123006100_storefront_http_cache', module: storefrontHttpCache }
 ];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
+import { bumpStorefrontVersion } from './catalog/catalog-version.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
 
 export interface ShippingMethod {
@@ -22,6 +23,8 @@ export interface StoreRow {
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
   logoUrl: string | null;
+  storefrontCacheMaxAge: number;
+  storefrontCacheStaleWhileRevalidate: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,6 +37,8 @@ export interface UpdateStoreInput {
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
   logoUrl?: string | null;
+  storefrontCacheMaxAge?: number;
+  storefrontCacheStaleWhileRevalidate?: number;
   email?: EmailSettingsInput;
 }
 
@@ -56,6 +61,8 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
     logoUrl: store.logoUrl,
+    storefrontCacheMaxAge: store.storefrontCacheMaxAge,
+    storefrontCacheStaleWhileRevalidate: store.storefrontCacheStaleWhileRevalidate,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -84,7 +91,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
@@ -107,6 +114,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
   });
   await ctx.cache.invalidate(storefrontStoreKey(storeId));
+  await bumpStorefrontVersion(ctx, storeId);
   return getStoreSettings(ctx, storeId);
 }
 
