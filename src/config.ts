@@ -36,7 +36,14 @@ export interface Config {
   passwordHashCost: number;
   /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
   outboxPollMs: number;
-  rateLimits: { authPerIpPerMinute: number; authPerEmailPerMinute: number; storefrontPerTokenPerMinute: number };
+  rateLimits: {
+    authPerIpPerMinute: number;
+    authPerEmailPerMinute: number;
+    /** Ceiling for one storefront token (all its shoppers), per process. */
+    storefrontPerTokenPerMinute: number;
+    /** One client address with one storefront token, per process. */
+    storefrontPerClientPerMinute: number;
+  };
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -97,7 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
-      storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
+      storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 1_200_000),
+      storefrontPerClientPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_CLIENT, 3_000)
     }
   };
 }
