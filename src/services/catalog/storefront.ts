@@ -26,7 +26,9 @@ interface SortSpec {
   cast: string;
 }
 
-const TSQUERY = `websearch_to_tsquery('english', ?)`;
+/** The search query; one `?` takes the shopper's text. */
+export const STOREFRONT_TSQUERY = `websearch_to_tsquery('english', ?)`;
+const TSQUERY = STOREFRONT_TSQUERY;
 
 /**
  * Each sort is backed by an index on (store_id, status, key, id) (relevance: the GIN search index
