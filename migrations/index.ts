@@ -4,6 +4,7 @@ import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
 import * as platform from './20261123000100_platform.js';
 import * as storefrontHttpCache from './20261123006100_storefront_http_cache.js';
+import * as storefrontDocuments from './20261123006200_storefront_documents.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -14,5 +15,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261122000200_catalog', module: catalog },
   { name: '20261122000300_customers', module: customers },
   { name: '20261123000100_platform', module: platform },
-  { name: '20261123006100_storefront_http_cache', module: storefrontHttpCache }
+  { name: '20261123006100_storefront_http_cache', module: storefrontHttpCache },
+  { name: '20261123006200_storefront_documents', module: storefrontDocuments }
 ];

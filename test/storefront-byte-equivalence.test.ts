@@ -149,4 +149,11 @@ t.test('storefront responses are byte-identical to the reference implementation'
     }
   }
   t.ok(compared > 200, `${compared} responses compared byte for byte`);
+  // The comparison covered what matters: images with URLs, escapes, variants, flags.
+  const withImages = await app.request({ url: '/storefront/products?limit=50', ...sf });
+  t.ok(withImages.raw.includes('"url":"http://shop.test/api/v1/public/media/'), 'image URLs carry APP_URL');
+  t.ok(withImages.raw.includes('\\u0001'), 'control characters escaped as JSON.stringify does');
+  t.ok(withImages.body.data.products.some((p: any) => p.images.length === 2 && p.featuredImage.id === p.images[0].id));
+  const documents = await app.ctx.db('storefrontProducts').count({ n: '*' }).first();
+  t.ok(Number(documents?.n) >= productIds.length, 'the reads come from the stored documents');
 });

@@ -1,6 +1,6 @@
 import type { ResponseToolkit } from '@hapi/hapi';
 import { compressBody, COMPRESSION_MIN_BYTES } from '../compression.js';
-import { successBody } from '../plugins/envelope.js';
+
 
 interface Bodies {
   identity: Buffer;
@@ -11,15 +11,14 @@ interface Bodies {
 const serialized = new WeakMap<object, Bodies>();
 
 /**
- * The envelope JSON for a (cached) service result, serialised once per result object: a cache hit
+ * The envelope JSON (`render` writes it) for a (cached) service result, serialised once per result object: a cache hit
  * returns the very same object, so it also skips JSON.stringify and the UTF-8 encoding (the bytes are
  * kept as a Buffer), and compression: each coding is computed once per result, on first request.
  */
-export function envelopeJson(h: ResponseToolkit, result: object, render: () => { data: unknown; meta: Record<string, unknown> }) {
+export function envelopeJson(h: ResponseToolkit, result: object, render: () => string) {
   let bodies = serialized.get(result);
   if (bodies === undefined) {
-    const { data, meta } = render();
-    bodies = { identity: Buffer.from(JSON.stringify(successBody(data, meta))) };
+    bodies = { identity: Buffer.from(render()) };
     serialized.set(result, bodies);
   }
   return jsonResponse(h, bodies);

@@ -1,4 +1,5 @@
 import { getStorefrontStore } from '../../services/stores.js';
+import { successBody } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
@@ -12,7 +13,7 @@ export const getStorefrontStoreRoute = storefrontRoute({
     tags: ['storefront'],
     handler: cacheableStorefrontGet(async (request, h) => {
       const result = await getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId);
-      return envelopeJson(h, result, () => ({ data: result, meta: {} }));
+      return envelopeJson(h, result, () => JSON.stringify(successBody(result, {})));
     })
   }
 });

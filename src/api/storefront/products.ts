@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/storefront.js';
 import { paginationMeta } from '../../services/pagination.js';
+import { successBodyText } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { envelopeJson } from './cached-json.js';
 import { cacheableStorefrontGet } from './http-cache.js';
@@ -29,7 +30,7 @@ export const listStorefrontProductsRoute = storefrontRoute({
       const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
       const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
-      return envelopeJson(h, result, () => ({ data: { products: result.products }, meta: paginationMeta(limit, result.nextCursor) }));
+      return envelopeJson(h, result, () => successBodyText(result.data, paginationMeta(limit, result.nextCursor)));
     })
   }
 });
@@ -43,7 +44,7 @@ export const getStorefrontProductRoute = storefrontRoute({
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
     handler: cacheableStorefrontGet(async (request, h) => {
       const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string);
-      return envelopeJson(h, product, () => ({ data: { product }, meta: {} }));
+      return envelopeJson(h, product, () => successBodyText(product.data));
     })
   }
 });
