@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type PageRequest } from '../pagination.js';
 import { mediaUrl } from './media.js';
+import { storefrontQuery } from './prepared-query.js';
 import { IN_STOCK_SQL } from './read-models.js';
 import { cachedStorefrontRead } from './storefront-cache.js';
 
@@ -67,12 +68,14 @@ const cursorValue = (value: unknown) => (value instanceof Date ? value.toISOStri
 /** What replaces the U+0001 marker in documents: the media URL prefix, as JSON string content. */
 const mediaUrlPrefix = (ctx: AppContext) => JSON.stringify(mediaUrl(ctx, '')).slice(1, -1);
 
-/** SQL text with its bindings, in order. */
+/** SQL text with its bindings, in order: each `?` added becomes the next `$n`. */
 class Sql {
   text = '';
   readonly bindings: unknown[] = [];
   add(text: string, ...bindings: unknown[]): this {
-    this.text += text;
+    const parts = text.split('?');
+    if (parts.length - 1 !== bindings.length) throw new Error(`storefront SQL: ${parts.length - 1} placeholders for ${bindings.length} bindings`);
+    this.text += parts.reduce((sql, part, i) => `${sql}$${this.bindings.length + i}${part}`);
     this.bindings.push(...bindings);
     return this;
   }
@@ -128,11 +131,11 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
     .add(` order by ${order} limit ?)`, ...spec.bindings, page.limit + 1)
     .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
 
-  const row = ((await ctx.db.raw(sql.text, sql.bindings as any[])) as { rows: PageRow[] }).rows[0]!;
-  const hasMore = Number(row.fetched) > page.limit;
+  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, !filters.q && !filters.tag);
+  const hasMore = Number(row!.fetched) > page.limit;
   return {
-    data: `{"products":[${row.items}]}`,
-    nextCursor: hasMore && row.last_id ? encodeCursor([sort, cursorValue(row.last_key), row.last_id]) : null
+    data: `{"products":[${row!.items}]}`,
+    nextCursor: hasMore && row!.last_id ? encodeCursor([sort, cursorValue(row!.last_key), row!.last_id]) : null
   };
 }
 
@@ -141,13 +144,14 @@ export function getStorefrontProduct(ctx: AppContext, storeId: string, slug: str
 }
 
 async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
-  const result = (await ctx.db.raw(
-    `select replace(d.document, chr(1), ?) as document
+  const [row] = await storefrontQuery<{ document: string }>(
+    ctx.db,
+    `select replace(d.document, chr(1), $1) as document
        from products p join storefront_products d on d.product_id = p.id
-      where p.store_id = ? and p.status = 'active' and lower(p.slug) = lower(?)`,
-    [mediaUrlPrefix(ctx), storeId, slug]
-  )) as { rows: Array<{ document: string }> };
-  const row = result.rows[0];
+      where p.store_id = $2 and p.status = 'active' and lower(p.slug) = lower($3)`,
+    [mediaUrlPrefix(ctx), storeId, slug],
+    true
+  );
   if (!row) throw notFound('Product');
   return { data: `{"product":${row.document}}`, nextCursor: null };
 }
@@ -177,11 +181,11 @@ async function loadStorefrontCollections(ctx: AppContext, storeId: string, page:
     sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', value, id);
   }
   sql.add(' order by c.created_at desc, c.id desc limit ?)', page.limit + 1).add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
-  const row = ((await ctx.db.raw(sql.text, sql.bindings as any[])) as { rows: PageRow[] }).rows[0]!;
-  const hasMore = Number(row.fetched) > page.limit;
+  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, true);
+  const hasMore = Number(row!.fetched) > page.limit;
   return {
-    data: `{"collections":[${row.items}]}`,
-    nextCursor: hasMore && row.last_id ? encodeCursor([cursorValue(row.last_key), row.last_id]) : null
+    data: `{"collections":[${row!.items}]}`,
+    nextCursor: hasMore && row!.last_id ? encodeCursor([cursorValue(row!.last_key), row!.last_id]) : null
   };
 }
 
@@ -216,8 +220,7 @@ async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: 
     page.limit,
     page.limit
   );
-  const result = (await ctx.db.raw(sql.text, sql.bindings as any[])) as { rows: Array<PageRow & { json: string }> };
-  const row = result.rows[0];
+  const [row] = await storefrontQuery<PageRow & { json: string }>(ctx.db, sql.text, sql.bindings, true);
   if (!row) throw notFound('Collection');
   const hasMore = Number(row.fetched) > page.limit;
   return {
