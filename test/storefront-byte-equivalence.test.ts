@@ -149,6 +149,20 @@ t.test('storefront responses are byte-identical to the reference implementation'
     }
   }
   t.ok(compared > 200, `${compared} responses compared byte for byte`);
+  // Forged cursors (right shape, wrong types) are refused, never a 500.
+  const forge = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+  const uuid = productIds[0];
+  for (const url of [
+    `/storefront/products?cursor=${forge(['newest', 'not a date', uuid])}`,
+    `/storefront/products?cursor=${forge(['newest', '2026-01-01T00:00:00.000Z', 'not-a-uuid'])}`,
+    `/storefront/products?sort=price_asc&cursor=${forge(['price_asc', 'abc', uuid])}`,
+    `/storefront/products?q=linen&cursor=${forge(['relevance', null, uuid])}`,
+    `/storefront/collections?cursor=${forge(['yesterday-ish', uuid])}`,
+    `/storefront/collections?cursor=${forge(['2026', uuid])}`,
+    `/storefront/collections/summer-edit?cursor=${forge([1.5, uuid])}`
+  ]) {
+    t.equal((await app.request({ url, ...sf })).status, 422, `forged cursor: ${url}`);
+  }
   // The comparison covered what matters: images with URLs, escapes, variants, flags.
   const withImages = await app.request({ url: '/storefront/products?limit=50', ...sf });
   t.ok(withImages.raw.includes('"url":"http://shop.test/api/v1/public/media/'), 'image URLs carry APP_URL');

@@ -65,6 +65,22 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
 
 const cursorValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const invalidCursor = () => validationFailed([{ path: 'cursor', message: 'cursor is not valid for this list' }]);
+
+/** A cursor's key and id, checked against the SQL types they are cast to (a forged cursor gets 422, not a 500). */
+function cursorKey(value: unknown, id: unknown, cast: string): [unknown, string] {
+  if (typeof id !== 'string' || !UUID.test(id)) throw invalidCursor();
+  const ok =
+    cast === 'integer' ? Number.isSafeInteger(value) :
+    cast === 'real' ? typeof value === 'number' && Number.isFinite(value) :
+    cast === 'timestamptz' ? typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value)) :
+    typeof value === 'string';
+  if (!ok) throw invalidCursor();
+  return [value, id];
+}
+
 /** What replaces the U+0001 marker in documents: the media URL prefix, as JSON string content. */
 const mediaUrlPrefix = (ctx: AppContext) => JSON.stringify(mediaUrl(ctx, '')).slice(1, -1);
 
@@ -124,8 +140,8 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
   if (filters.inStock !== undefined) sql.add(` and ${filters.inStock ? IN_STOCK_SQL('p') : `not ${IN_STOCK_SQL('p')}`}`);
   if (page.cursor) {
     const [cursorSort, value, id] = decodeCursor(page.cursor, 3);
-    if (cursorSort !== sort || typeof id !== 'string') throw validationFailed([{ path: 'cursor', message: 'cursor is not valid for this list' }]);
-    sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, value, id);
+    if (cursorSort !== sort) throw invalidCursor();
+    sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, ...cursorKey(value, id, spec.cast));
   }
   sql
     .add(` order by ${order} limit ?)`, ...spec.bindings, page.limit + 1)
@@ -178,7 +194,7 @@ async function loadStorefrontCollections(ctx: AppContext, storeId: string, page:
   );
   if (page.cursor) {
     const [value, id] = decodeCursor(page.cursor, 2);
-    sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', value, id);
+    sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', ...cursorKey(value, id, 'timestamptz'));
   }
   sql.add(' order by c.created_at desc, c.id desc limit ?)', page.limit + 1).add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
   const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, true);
@@ -208,7 +224,7 @@ async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: 
   );
   if (page.cursor) {
     const [position, id] = decodeCursor(page.cursor, 2);
-    sql.add(' and (cp.position, p.id) > (?::integer, ?::uuid)', position, id);
+    sql.add(' and (cp.position, p.id) > (?::integer, ?::uuid)', ...cursorKey(position, id, 'integer'));
   }
   sql.add(
     ` order by cp.position, p.id limit ?)
