@@ -2,6 +2,7 @@ import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
+import { run as marketing } from './marketing.js';
 import { run as outbox } from './outbox.js';
 import { settle } from './lib/settle.js';
 
@@ -14,7 +15,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog,
   'catalog-explain': catalogExplain,
   customers: customersCsv,
-  outbox
+  outbox,
+  marketing
 };
 
 const only = process.argv.slice(2);

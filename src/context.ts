@@ -28,7 +28,7 @@ export function createContext(config: Config, options: { log?: Logger; dbPoolMax
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
-  const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log);
+  const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
   return { config, log, db, redis, queues, cache, outbox };
 }

@@ -48,12 +48,49 @@ export function uniqueViolation(error: unknown): string | null {
   return pgError?.code === '23505' ? (pgError.constraint ?? '') : null;
 }
 
+/** PostgreSQL CHECK violation, with the constraint name that fired. */
+export function checkViolation(error: unknown): string | null {
+  const pgError = error as { code?: string; constraint?: string };
+  return pgError?.code === '23514' ? (pgError.constraint ?? '') : null;
+}
+
+/**
+ * A PostgreSQL data exception (class 22: bad text representation, out of range, NUL byte...) or
+ * integrity violation (class 23) as the contract error it stands for, or null for anything else.
+ * The envelope uses it as a net: services should have refused the input first, with a better message.
+ */
+export function postgresDataError(error: unknown): AppError | null {
+  const e = error as { code?: unknown; routine?: unknown; severity?: unknown };
+  if (!e || typeof e.code !== 'string' || !/^2[23][0-9A-Z]{3}$/.test(e.code)) return null;
+  // Only errors that came from the PostgreSQL server (pg's DatabaseError carries severity and routine).
+  if (typeof e.severity !== 'string') return null;
+  switch (e.code) {
+    case '23505':
+      return conflict('conflict', 'This conflicts with an existing record');
+    case '23503':
+      return conflict('conflict', 'This refers to a record that does not exist or is still referred to');
+    case '23514':
+    case '23P01':
+      return conflict('conflict', 'This change would break a rule of the stored data');
+    case '22003':
+      return validationFailed([{ path: 'body', message: 'a number is out of the range this field holds' }]);
+    default:
+      return validationFailed([{ path: 'body', message: 'a value is not valid for its field' }]);
+  }
+}
+
 /** Errors that mean a backing store (PostgreSQL or Redis) cannot be reached: rendered as 503. */
 export function isBackendDown(error: unknown): boolean {
   const e = nativeDbError(error) as { code?: string; message?: string; name?: string };
   if (!e) return false;
-  const codes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '53300', 'KnexTimeoutError'];
+  const codes = [
+    'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
+    // PostgreSQL: shutting down, starting up, too many connections, database missing, connection failures, statement timeout.
+    '57P01', '57P02', '57P03', '53300', '3D000', '08000', '08001', '08003', '08006', '57014', 'KnexTimeoutError'
+  ];
   if (e.code && codes.includes(e.code)) return true;
   if (e.name === 'KnexTimeoutError') return true;
-  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request/i.test(e.message ?? '');
+  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request|Connection terminated|timeout exceeded when trying to connect/i.test(
+    e.message ?? ''
+  );
 }

@@ -9,6 +9,11 @@ const SECRET_KEYS = new Set([
 
 const CENSOR = '[redacted]';
 
+const EMAIL_ADDRESS = /[^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+\.[^\s<>"'(),;:[\]]+/g;
+
+/** Error messages (SMTP replies above all) name recipients; logs keep the reason, not the address. */
+export const scrubEmailAddresses = (message: string) => message.replace(EMAIL_ADDRESS, '[email]');
+
 /** A copy of `value` with every secret-named key censored, however deep it sits. */
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object' || depth > 8) return value;
@@ -17,7 +22,11 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SECRET_KEYS.has(key.toLowerCase()) ? CENSOR : redactSecrets(item, depth + 1);
+    if (SECRET_KEYS.has(key.toLowerCase())) out[key] = CENSOR;
+    else if (key === 'err' && item && typeof item === 'object' && typeof (item as { message?: unknown }).message === 'string') {
+      const err = redactSecrets(item, depth + 1) as Record<string, unknown>;
+      out[key] = { ...err, message: scrubEmailAddresses(err.message as string) };
+    } else out[key] = redactSecrets(item, depth + 1);
   }
   return out;
 }

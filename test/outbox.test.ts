@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import t from 'tap';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
@@ -134,7 +135,9 @@ t.test('schedules: registering twice keeps one scheduler per kind, and stale one
   await registerSchedules(app.ctx, ['maintenance']);
   await registerSchedules(app.ctx, ['maintenance']);
   const schedulers = await queue.getJobSchedulers();
-  t.same(schedulers.map((s) => s.key).sort(), ['job-runs-sweep']);
+  const { JOB_KINDS } = await import('../src/jobs/registry.js');
+  const scheduled = JOB_KINDS.filter((kind) => kind.schedule && kind.queue === 'maintenance').map((kind) => kind.name);
+  t.same(schedulers.map((s) => s.key).sort(), scheduled.sort(), 'one scheduler per scheduled kind; the removed kind is gone');
   const next = await queue.getJobs(['delayed', 'waiting', 'prioritized']);
   t.equal(next.filter((job) => job.name === 'job-runs-sweep').length, 1, 'one pending run, not one per registration');
 });
@@ -165,4 +168,60 @@ t.test('a producer without a running relay wakes the relay of another process by
   const response = await app.request({ method: 'POST', url: '/admin/customers/export', token: owner.accessToken, storeId: owner.store.id });
   t.equal(response.status, 202);
   await until(async () => Boolean(await app.ctx.queues.get('imports').getJob(response.body.data.job.id)), 5_000, 'the other relay to move the job');
+});
+
+t.test('an invite link travels sealed: neither the outbox nor the queue holds it, the mail does', async (t) => {
+  const smtp = await new SmtpCapture().start();
+  t.teardown(() => smtp.stop());
+  const app = await buildApp(t, { env: { SMTP_URL: smtp.url, OUTBOX_POLL_MS: '60000' } });
+  const owner = await signupOwner(app);
+  await app.ctx.outbox.stop(); // hold the job in the outbox to look at it
+  const invited = await app.request({
+    method: 'POST',
+    url: '/admin/store/team/invites',
+    token: owner.accessToken,
+    storeId: owner.store.id,
+    payload: { email: 'newcomer@example.com', role: 'staff' }
+  });
+  t.equal(invited.status, 201, invited.raw);
+  const rows = await app.ctx.db('outbox').select('payload');
+  t.equal(rows.length, 1);
+  t.notMatch(JSON.stringify(rows[0].payload), /accept-invite/, 'the outbox row holds no link');
+  const relay = new OutboxRelay(app.ctx.db, app.ctx.queues, app.ctx.config.databaseUrl, app.ctx.log, { pollMs: 60_000, batchSize: 10 });
+  await relay.drain();
+  const [job] = await app.ctx.queues.get('email').getJobs(['waiting', 'prioritized']);
+  t.notMatch(JSON.stringify(job!.data), /accept-invite/, 'the queued job holds no link');
+  await app.startWorkers(['email']);
+  const mail = await smtp.waitFor((m) => m.envelopeTo.includes('newcomer@example.com'));
+  t.match(mail.parsed.text ?? '', /accept-invite\?token=/);
+});
+
+t.test('a relay process killed (SIGKILL) mid-way loses nothing and doubles nothing', async (t) => {
+  const app = await buildApp(t);
+  await app.ctx.outbox.stop(); // only the child relays until it dies
+  const ids: string[] = [];
+  await app.ctx.db.transaction(async (trx) => {
+    for (let i = 0; i < 2_000; i++) {
+      const { jobId } = await enqueueJob(trx, sendEmailJob, { emailLogId: crypto.randomUUID(), storeId: null, to: `k${i}@example.com`, templateKey: 'password_reset' });
+      ids.push(jobId);
+    }
+  });
+  const child = spawn(process.execPath, ['dist/test/helpers/relay-child.js'], {
+    env: { ...process.env, DATABASE_URL: app.ctx.config.databaseUrl, REDIS_PREFIX: app.ctx.config.redisPrefix, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  });
+  const queue = app.ctx.queues.get('email');
+  const queued = () => queue.getJobCountByTypes('waiting', 'prioritized');
+  await until(async () => (await queued()) >= 300, 20_000, 'the child to relay a part');
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  const left = Number((await app.ctx.db('outbox').count('* as n').first())?.n);
+  t.ok(left > 0 && left < 2_000, `killed mid-way (${left} rows left)`);
+
+  const survivor = new OutboxRelay(app.ctx.db, app.ctx.queues, app.ctx.config.databaseUrl, app.ctx.log, { pollMs: 60_000, batchSize: 500 });
+  await survivor.drain();
+  t.equal(Number((await app.ctx.db('outbox').count('* as n').first())?.n), 0);
+  t.equal(await queued(), 2_000, 'exactly one job per row');
+  const jobs = await queue.getJobs(['waiting', 'prioritized'], 0, 2_000);
+  t.same(new Set(jobs.map((job) => job.id)), new Set(ids));
 });

@@ -4,7 +4,9 @@ import Joi from 'joi';
 export const id = () => Joi.string().uuid();
 export const email = () => Joi.string().trim().lowercase().email({ tlds: false }).max(254);
 export const text = (max = 255) => Joi.string().trim().max(max);
-export const money = () => Joi.number().integer().min(0).max(1_000_000_000_00);
+/** The largest amount an `integer` money column holds (21,474,836.47 in a two-decimal currency). */
+export const MAX_MONEY = 2_147_483_647;
+export const money = () => Joi.number().integer().min(0).max(MAX_MONEY);
 export const slug = () => Joi.string().trim().lowercase().min(1).max(120).pattern(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'slug');
 
 export const paginationQuery = {

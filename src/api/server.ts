@@ -6,7 +6,7 @@ import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
 import { requestLogPlugin } from './plugins/request-log.js';
-import { failValidation, VALIDATION_OPTIONS } from './plugins/validation.js';
+import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
 import { ROUTE_GROUPS } from './routes.js';
 
 declare module '@hapi/hapi' {
@@ -40,7 +40,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
   server.app.ctx = ctx;
   server.validator(Joi);
 
-  await server.register([envelopePlugin, requestLogPlugin, authPlugin]);
+  await server.register([envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin]);
   await server.register(
     {
       name: 'shopwright-routes',

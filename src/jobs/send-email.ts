@@ -1,5 +1,7 @@
 import Joi from 'joi';
 import { deliverEmail, type DeliveryResult, type SendEmailPayload } from '../services/email/delivery.js';
+import { raiseEmailFailureIssue } from '../services/operations/failure-issues.js';
+import { isFinalAttempt } from './final-attempt.js';
 import { defineJob } from './job-kind.js';
 
 const content = Joi.object({ subject: Joi.string().allow('').required(), html: Joi.string().allow('').required(), text: Joi.string().allow('').required() });
@@ -14,11 +16,19 @@ export const sendEmailJob = defineJob<SendEmailPayload, DeliveryResult>({
     to: Joi.string().required(),
     templateKey: Joi.string().allow(null).required(),
     data: Joi.object().unknown(true),
+    sealedData: Joi.string(),
     content,
     headers: Joi.object().pattern(Joi.string(), Joi.string()),
     marketingCustomerId: Joi.string().uuid()
   }),
   options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
   concurrency: 10,
-  process: (ctx, job) => deliverEmail(ctx, job.data)
+  async process(ctx, job) {
+    try {
+      return await deliverEmail(ctx, job.data);
+    } catch (error) {
+      if (isFinalAttempt(job, error)) await raiseEmailFailureIssue(ctx, job.data, (error as Error).message).catch(() => undefined);
+      throw error;
+    }
+  }
 });

@@ -24,10 +24,17 @@ export const RESERVED_SLUGS = new Set([
 
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Email or password is incorrect', undefined, { 'WWW-Authenticate': 'Bearer' });
 
-/** Rate limits shared by the unauthenticated auth routes: per client IP and per email address. */
+/**
+ * Rate limits shared by the unauthenticated auth routes: per client IP, per email and IP pair (so
+ * someone guessing from one address cannot lock the owner out from another), and a higher ceiling
+ * per email across every address.
+ */
 export async function limitAuthAttempt(ctx: AppContext, action: string, ip: string, email?: string): Promise<void> {
-  await consumeRateLimit(ctx, `${action}:ip:${ip}`, ctx.config.rateLimits.authPerIpPerMinute);
-  if (email) await consumeRateLimit(ctx, `${action}:email:${email}`, ctx.config.rateLimits.authPerEmailPerMinute);
+  const limits = ctx.config.rateLimits;
+  await consumeRateLimit(ctx, `${action}:ip:${ip}`, limits.authPerIpPerMinute);
+  if (!email) return;
+  await consumeRateLimit(ctx, `${action}:email-ip:${email}:${ip}`, limits.authPerEmailPerMinute);
+  await consumeRateLimit(ctx, `${action}:email:${email}`, limits.authPerEmailCeilingPerMinute);
 }
 
 export async function signup(ctx: AppContext, input: SignupInput) {

@@ -15,10 +15,37 @@ export function encodeCursor(values: unknown[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, length: number): unknown[] {
+/**
+ * What each position of a cursor must hold. A cursor is opaque to clients but not trusted: a crafted
+ * one (valid base64 JSON of the wrong types) must answer 422, never reach SQL as an object or a
+ * string that PostgreSQL cannot cast.
+ */
+export type CursorKind = 'timestamp' | 'uuid' | 'integer' | 'number' | 'string' | { literal: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INT4 = 2_147_483_647;
+
+function fits(value: unknown, kind: CursorKind): boolean {
+  if (typeof kind === 'object') return value === kind.literal;
+  switch (kind) {
+    case 'timestamp':
+      // Cursors carry Date.toISOString() output; anything else was not made by us.
+      return typeof value === 'string' && value.length === 24 && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+    case 'uuid':
+      return typeof value === 'string' && UUID.test(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INT4;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'string':
+      return typeof value === 'string' && value.length <= 1000 && !value.includes('\u0000');
+  }
+}
+
+export function decodeCursor(cursor: string, kinds: CursorKind[]): unknown[] {
   try {
     const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(values) && values.length === length) return values;
+    if (Array.isArray(values) && values.length === kinds.length && kinds.every((kind, index) => fits(values[index], kind))) return values;
   } catch {
     // fall through to the validation error
   }
@@ -30,6 +57,8 @@ export interface KeysetOrder {
   column: string;
   direction: 'asc' | 'desc';
   tieBreaker?: string;
+  /** What the sort and tie columns hold (default: a timestamp and a uuid). */
+  kinds?: [CursorKind, CursorKind];
 }
 
 /**
@@ -47,7 +76,7 @@ export async function keysetPage<Row extends Record<string, any>>(
   const tie = order.tieBreaker ?? 'id';
   const comparator = order.direction === 'desc' ? '<' : '>';
   if (page.cursor) {
-    const [value, tieValue] = decodeCursor(page.cursor, 2);
+    const [value, tieValue] = decodeCursor(page.cursor, order.kinds ?? ['timestamp', 'uuid']);
     query.whereRaw(`(??, ??) ${comparator} (?, ?)`, [order.column, tie, value as any, tieValue as any]);
   }
   const rows = (await query.orderBy([

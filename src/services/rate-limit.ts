@@ -1,9 +1,21 @@
 import type { AppContext } from '../context.js';
 import { rateLimited } from '../errors.js';
 
+/** Per-process limiters used while Redis is away, one per context and window length. */
+const fallbacks = new WeakMap<AppContext, Map<number, LocalRateLimiter>>();
+
+function fallbackLimiter(ctx: AppContext, windowSec: number): LocalRateLimiter {
+  let byWindow = fallbacks.get(ctx);
+  if (!byWindow) fallbacks.set(ctx, (byWindow = new Map()));
+  let limiter = byWindow.get(windowSec);
+  if (!limiter) byWindow.set(windowSec, (limiter = new LocalRateLimiter(Number.MAX_SAFE_INTEGER, windowSec)));
+  return limiter;
+}
+
 /**
- * Fixed-window counter in Redis, shared by every web process. Fails open when Redis is away:
- * refusing every login because the limiter is down would be the worse outage.
+ * Fixed-window counter in Redis, shared by every web process. While Redis is away it falls back to
+ * a per-process counter with the same limit (neither failing open, which would hand a password
+ * guesser an outage, nor refusing every login, which would be the outage).
  */
 export async function consumeRateLimit(ctx: AppContext, bucket: string, limit: number, windowSec = 60): Promise<void> {
   const window = Math.floor(Date.now() / 1000 / windowSec);
@@ -13,7 +25,8 @@ export async function consumeRateLimit(ctx: AppContext, bucket: string, limit: n
     const results = await ctx.redis.multi().incr(key).expire(key, windowSec + 1).exec();
     count = Number(results?.[0]?.[1] ?? 0);
   } catch (error) {
-    ctx.log.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable, allowing request');
+    ctx.log.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable, counting in this process');
+    fallbackLimiter(ctx, windowSec).consume(bucket, limit);
     return;
   }
   if (count > limit) {
@@ -33,7 +46,7 @@ export class LocalRateLimiter {
     private readonly maxKeys = 50_000
   ) {}
 
-  consume(key: string): void {
+  consume(key: string, limit = this.limit): void {
     const window = Math.floor(Date.now() / 1000 / this.windowSec);
     const entry = this.counts.get(key);
     if (!entry || entry.window !== window) {
@@ -42,7 +55,7 @@ export class LocalRateLimiter {
       return;
     }
     entry.count += 1;
-    if (entry.count > this.limit) {
+    if (entry.count > limit) {
       throw rateLimited(Math.max(this.windowSec - (Math.floor(Date.now() / 1000) % this.windowSec), 1));
     }
   }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/knex.js';
-import { notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import { hashToken, randomSecret } from './secrets.js';
 
 export const STOREFRONT_TOKEN_PREFIX = 'swsf_';
@@ -63,15 +63,24 @@ async function findToken(db: Db, storeId: string, tokenId: string): Promise<Toke
   return row;
 }
 
-/** A new secret for the same token record; the old secret stops working at once. */
+/**
+ * A new secret for the same token record; the old secret stops working at once. A revoked token stays
+ * revoked: rotating it is 409 `token_revoked` (the check is in the UPDATE, so a revoke racing the
+ * rotate cannot be undone by it).
+ */
 export async function rotateStorefrontToken(ctx: AppContext, storeId: string, tokenId: string) {
   const existing = await findToken(ctx.db, storeId, tokenId);
   const secret = newStorefrontSecret();
   const [row] = await ctx.db('storefrontTokens')
-    .where({ storeId, id: tokenId })
-    .update({ tokenHash: hashToken(secret), prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), revokedAt: null, updatedAt: ctx.db.fn.now() })
+    .where({ storeId, id: tokenId, tokenHash: existing.tokenHash })
+    .whereNull('revokedAt')
+    .update({ tokenHash: hashToken(secret), prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), updatedAt: ctx.db.fn.now() })
     .returning(COLUMNS);
   await ctx.cache.invalidate(cacheKey(existing.tokenHash));
+  if (!row) {
+    if (existing.revokedAt) throw conflict('token_revoked', 'This storefront token is revoked; create a new token instead');
+    throw conflict('conflict', 'The token changed while it was being rotated; try again');
+  }
   return { token: toTokenDto(row as TokenRow), secret };
 }
 
@@ -97,9 +106,12 @@ export async function authenticateStorefrontToken(ctx: AppContext, secret: strin
   const hash = hashToken(secret);
   let principal = ctx.cache.get<StorefrontPrincipal | null>(cacheKey(hash));
   if (principal === undefined) {
+    // Taken before the read: a revoke that lands while the row is being read bumps the generation,
+    // and the stale answer is then not cached (it would otherwise outlive the revoke for a whole TTL).
+    const generation = ctx.cache.generation();
     const row = await ctx.db('storefrontTokens').where({ tokenHash: hash }).whereNull('revokedAt').first('id', 'storeId');
     principal = row ? { storeId: row.storeId, tokenId: row.id } : null;
-    if (principal) ctx.cache.set(cacheKey(hash), principal);
+    if (principal) ctx.cache.set(cacheKey(hash), principal, generation);
   }
   if (principal) touchLastUsed(ctx, principal.tokenId);
   return principal;

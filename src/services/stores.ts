@@ -4,6 +4,7 @@ import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { bumpStorefrontVersion } from './catalog/catalog-version.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
+import { checkedSmtpAddress } from './email/smtp-host-guard.js';
 
 export interface ShippingMethod {
   id: string;
@@ -23,6 +24,11 @@ export interface StoreRow {
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
   logoUrl: string | null;
+  newsletterDoubleOptIn: boolean;
+  /** Messages per second for this store's campaigns; null = the platform default. */
+  marketingSendRate: number | null;
+  /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
+  storefrontUrl: string | null;
   storefrontCacheMaxAge: number;
   storefrontCacheStaleWhileRevalidate: number;
   createdAt: Date;
@@ -37,6 +43,9 @@ export interface UpdateStoreInput {
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
   logoUrl?: string | null;
+  newsletterDoubleOptIn?: boolean;
+  marketingSendRate?: number | null;
+  storefrontUrl?: string | null;
   storefrontCacheMaxAge?: number;
   storefrontCacheStaleWhileRevalidate?: number;
   email?: EmailSettingsInput;
@@ -61,6 +70,9 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
     logoUrl: store.logoUrl,
+    newsletterDoubleOptIn: store.newsletterDoubleOptIn,
+    marketingSendRate: store.marketingSendRate,
+    storefrontUrl: store.storefrontUrl,
     storefrontCacheMaxAge: store.storefrontCacheMaxAge,
     storefrontCacheStaleWhileRevalidate: store.storefrontCacheStaleWhileRevalidate,
     email,
@@ -87,12 +99,18 @@ export async function getDashboard(ctx: AppContext, storeId: string) {
 }
 
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
+  if (input.email?.smtp?.host) await checkedSmtpAddress(input.email.smtp.host, ctx.config.allowPrivateSmtpHosts);
   await ctx.db.transaction(async (trx) => {
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
+    }
+    if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
+    // The platform caps every store's send rate; asking for more stores the cap.
+    if (input.marketingSendRate !== undefined) {
+      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
       if (await storeCurrencyLocked(trx, storeId)) {

@@ -62,6 +62,8 @@ export async function buildApp(
     PASSWORD_HASH_COST: '1024',
     APP_URL: 'http://shop.test',
     SMTP_URL: '',
+    // Test SMTP servers listen on 127.0.0.1; production refuses such hosts.
+    ALLOW_PRIVATE_SMTP_HOSTS: 'true',
     ...options.env
   });
   const ctx = createContext(config, { dbPoolMax: 20 });

@@ -15,15 +15,15 @@ import { decodeCursor, encodeCursor, keysetPage, paginationMeta, type PageReques
 function sortSpec(sort: StorefrontSort, q: string | undefined) {
   switch (sort) {
     case 'price_asc':
-      return { key: 'p.min_price', bindings: [] as string[], direction: 'asc', cast: 'integer' };
+      return { key: 'p.min_price', bindings: [] as string[], direction: 'asc', cast: 'integer', kind: 'integer' as const };
     case 'price_desc':
-      return { key: 'p.min_price', bindings: [] as string[], direction: 'desc', cast: 'integer' };
+      return { key: 'p.min_price', bindings: [] as string[], direction: 'desc', cast: 'integer', kind: 'integer' as const };
     case 'title':
-      return { key: 'lower(p.title)', bindings: [] as string[], direction: 'asc', cast: 'text' };
+      return { key: 'lower(p.title)', bindings: [] as string[], direction: 'asc', cast: 'text', kind: 'string' as const };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${STOREFRONT_TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real' };
+      return { key: `ts_rank(p.search, ${STOREFRONT_TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real', kind: 'number' as const };
     default:
-      return { key: 'p.created_at', bindings: [] as string[], direction: 'desc', cast: 'timestamptz' };
+      return { key: 'p.created_at', bindings: [] as string[], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' as const };
   }
 }
 
@@ -49,7 +49,7 @@ export async function referenceProductList(ctx: AppContext, storeId: string, fil
   if (filters.inStock !== undefined) query.whereRaw(filters.inStock ? IN_STOCK_SQL('p') : `not ${IN_STOCK_SQL('p')}`);
   const comparator = spec.direction === 'desc' ? '<' : '>';
   if (page.cursor) {
-    const [, value, id] = decodeCursor(page.cursor, 3);
+    const [, value, id] = decodeCursor(page.cursor, [{ literal: sort }, spec.kind, 'uuid']);
     query.whereRaw(`(${spec.key}, p.id) ${comparator} (?::${spec.cast}, ?::uuid)`, [...spec.bindings, value as string, id as string]);
   }
   query.orderByRaw(`${spec.key} ${spec.direction}, p.id ${spec.direction}`, spec.bindings).limit(page.limit + 1);
@@ -98,7 +98,7 @@ export async function referenceCollection(ctx: AppContext, storeId: string, slug
     .where({ 'cp.collectionId': collection.id, 'p.storeId': storeId, 'p.status': 'active' })
     .select([...productColumns('p'), 'cp.position']);
   if (page.cursor) {
-    const [position, id] = decodeCursor(page.cursor, 2);
+    const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
     query.whereRaw('(cp.position, p.id) > (?::integer, ?::uuid)', [position as number, id as string]);
   }
   const rows = (await query.orderBy([{ column: 'cp.position' }, { column: 'p.id' }]).limit(page.limit + 1)) as Array<ProductRow & { position: number }>;

@@ -13,6 +13,7 @@ import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { listCustomersQuery, updateCustomerPayload } from './schemas.js';
+import { clientIp } from '../client-ip.js';
 
 export const listCustomersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -54,7 +55,7 @@ export const updateCustomerRoute = adminRoute(ANY_MEMBER, {
       ) as CustomerPatch;
       const customer = await updateCustomer(request.server.app.ctx, tenant.storeId, request.params.customerId as string, patch, {
         source: 'admin',
-        ip: request.info.remoteAddress ?? null
+        ip: clientIp(request)
       });
       return { customer };
     }

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { DISCOUNT_TYPES } from '../../services/discounts.js';
+import { money } from '../schemas.js';
 
 /** AdminUpsertDiscountRequest: shared by create (POST) and replace (PUT). */
 export const upsertDiscountPayload = Joi.object({
@@ -8,9 +9,9 @@ export const upsertDiscountPayload = Joi.object({
   value: Joi.when('type', {
     switch: [
       { is: 'percentage', then: Joi.number().greater(0).max(100).precision(2).required() },
-      { is: 'fixed_amount', then: Joi.number().integer().min(1).max(1_000_000_000_00).required() }
+      { is: 'fixed_amount', then: money().min(1).required() }
     ],
-    otherwise: Joi.number().min(0).allow(null)
+    otherwise: Joi.number().min(0).max(100).allow(null)
   }),
   isActive: Joi.boolean(),
   usageLimit: Joi.number().integer().min(1).max(2_000_000_000).allow(null),
@@ -19,5 +20,5 @@ export const upsertDiscountPayload = Joi.object({
     .iso()
     .allow(null)
     .when('startsAt', { is: Joi.date().required(), then: Joi.date().greater(Joi.ref('startsAt')).messages({ 'date.greater': 'endsAt must be after startsAt' }) }),
-  minimumOrderAmount: Joi.number().integer().min(0).max(1_000_000_000_00).allow(null)
+  minimumOrderAmount: money().allow(null)
 });

@@ -3,6 +3,7 @@ import { limitAuthAttempt } from '../../services/auth.js';
 import { forgotPassword } from '../../services/password-reset.js';
 import { email } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
+import { clientIp } from '../client-ip.js';
 
 export const postForgotPassword = publicRoute({
   method: 'POST',
@@ -14,7 +15,7 @@ export const postForgotPassword = publicRoute({
     handler: async (request) => {
       const ctx = request.server.app.ctx;
       const { email: address } = request.payload as { email: string };
-      await limitAuthAttempt(ctx, 'forgot', request.info.remoteAddress, address);
+      await limitAuthAttempt(ctx, 'forgot', clientIp(request), address);
       return forgotPassword(ctx, address);
     }
   }

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { limitAuthAttempt, login } from '../../services/auth.js';
 import { email } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
+import { clientIp } from '../client-ip.js';
 
 export const postLogin = publicRoute({
   method: 'POST',
@@ -13,7 +14,7 @@ export const postLogin = publicRoute({
     handler: async (request) => {
       const ctx = request.server.app.ctx;
       const { email: address, password } = request.payload as { email: string; password: string };
-      await limitAuthAttempt(ctx, 'login', request.info.remoteAddress, address);
+      await limitAuthAttempt(ctx, 'login', clientIp(request), address);
       return login(ctx, address, password);
     }
   }

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { limitAuthAttempt, signup } from '../../services/auth.js';
 import { email, text } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
+import { clientIp } from '../client-ip.js';
 
 export const postSignup = publicRoute({
   method: 'POST',
@@ -22,7 +23,7 @@ export const postSignup = publicRoute({
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
       const input = request.payload as Parameters<typeof signup>[1];
-      await limitAuthAttempt(ctx, 'signup', request.info.remoteAddress, input.email);
+      await limitAuthAttempt(ctx, 'signup', clientIp(request), input.email);
       return h.response(await signup(ctx, input)).code(201);
     }
   }

@@ -1,6 +1,8 @@
 import Jwt from '@hapi/jwt';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { badRequest, forbidden, unauthenticated } from '../../errors.js';
+import { AppError, badRequest, forbidden, isBackendDown, serviceUnavailable, unauthenticated } from '../../errors.js';
+import { appErrorResponse } from './envelope.js';
+import { clientIp } from '../client-ip.js';
 import { JWT_ALGORITHM } from '../../services/access-tokens.js';
 import { userForAccessToken } from '../../services/auth.js';
 import { LocalRateLimiter } from '../../services/rate-limit.js';
@@ -54,11 +56,19 @@ export const authPlugin: Plugin<void> = {
         maxAgeSec: ctx.config.jwtTtlSec,
         timeSkewSec: 15
       },
-      validate: async (artifacts: { decoded: { payload: { sub: string; sv?: unknown; exp?: unknown } } }) => {
+      validate: async (artifacts: { decoded: { payload: { sub: string; sv?: unknown; exp?: unknown } } }, _request: Request, h: ResponseToolkit) => {
         const payload = artifacts.decoded.payload;
         if (typeof payload.exp !== 'number') return { isValid: false };
-        const user = await userForAccessToken(ctx, payload.sub, payload.sv);
-        return user ? { isValid: true, credentials: { userId: user.id, email: user.email } } : { isValid: false };
+        try {
+          const user = await userForAccessToken(ctx, payload.sub, payload.sv);
+          return user ? { isValid: true, credentials: { userId: user.id, email: user.email } } : { isValid: false };
+        } catch (error) {
+          // @hapi/jwt turns anything thrown here into 401 (and clients log their users out during an
+          // outage): answer 503 directly instead. Other failures are still logged and refused.
+          if (isBackendDown(error)) return { isValid: false, response: appErrorResponse(h, serviceUnavailable()) };
+          ctx.log.error({ err: { message: (error as Error).message } }, 'access token check failed');
+          return { isValid: false, response: appErrorResponse(h, new AppError(500, 'internal_error', 'Something went wrong on our side')) };
+        }
       }
     });
 
@@ -73,7 +83,7 @@ export const authPlugin: Plugin<void> = {
         if (!secret) throw unauthenticated('A storefront token is required (x-storefront-token)', 'Storefront');
         const principal = await authenticateStorefrontToken(ctx, secret);
         if (!principal) throw unauthenticated('The storefront token is invalid or revoked', 'Storefront');
-        storefrontClientLimiter.consume(`${principal.tokenId}|${request.info.remoteAddress}`);
+        storefrontClientLimiter.consume(`${principal.tokenId}|${clientIp(request)}`);
         storefrontTokenLimiter.consume(principal.tokenId);
         return h.authenticated({ credentials: { storeId: principal.storeId, tokenId: principal.tokenId } });
       }

@@ -1,6 +1,6 @@
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { AppError, isBackendDown } from '../../errors.js';
+import { AppError, isBackendDown, postgresDataError } from '../../errors.js';
 
 /** Marks a handler result that carries `meta` (pagination, job info) beside its `data`. */
 export class Enveloped {
@@ -39,11 +39,21 @@ function errorBody(code: string, message: string, details?: unknown[]) {
   return { success: false, error: details ? { code, message, details } : { code, message }, meta: {} };
 }
 
+/** The response for an AppError (also used where hapi's own error path cannot be taken, e.g. inside auth). */
+export function appErrorResponse(h: ResponseToolkit, error: AppError) {
+  const response = h.response(errorBody(error.code, error.message, error.details)).code(error.status);
+  for (const [name, value] of Object.entries(error.headers)) response.header(name, value);
+  return response;
+}
+
 function renderError(request: Request, h: ResponseToolkit, error: Error) {
-  if (error instanceof AppError) {
-    const response = h.response(errorBody(error.code, error.message, error.details)).code(error.status);
-    for (const [name, value] of Object.entries(error.headers)) response.header(name, value);
-    return response;
+  if (error instanceof AppError) return appErrorResponse(h, error);
+  // A net under the services: a PostgreSQL data or constraint error that slipped past validation is
+  // the caller's input or a state conflict, never a 500. Logged so the missing check gets written.
+  const dataError = postgresDataError(error);
+  if (dataError) {
+    request.server.app.ctx.log.warn({ pgCode: (error as { code?: string }).code, requestId: request.info.id, route: request.route.path }, 'database rejected input');
+    return appErrorResponse(h, dataError);
   }
   const boom = Boom.isBoom(error) ? error : Boom.boomify(error);
   let status = boom.output.statusCode;

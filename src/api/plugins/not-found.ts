@@ -1,28 +1,47 @@
-import type { Plugin } from '@hapi/hapi';
+import type { Plugin, Request, Server } from '@hapi/hapi';
 import { AppError, notFound } from '../../errors.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const CATCH_ALL = '/{any*}';
 
-/** Unknown paths answer 404; a known path with the wrong method answers 405 with `Allow`. */
+function routeFor(server: Server, method: string, path: string): boolean | null {
+  try {
+    const match = server.match(method as 'GET', path.length > 1 ? path.replace(/\/+$/, '') : path);
+    return Boolean(match && match.path !== CATCH_ALL);
+  } catch {
+    // A path hapi cannot decode (bad percent-encoding): hapi's router answers it (400).
+    return null;
+  }
+}
+
+/** 404 for an unknown path, 405 with `Allow` for a known path with the wrong method. */
+function unrouted(server: Server, request: Request): AppError {
+  const allowed = METHODS.filter((method) => routeFor(server, method, request.path));
+  if (allowed.length) {
+    return new AppError(405, 'method_not_allowed', `Method ${request.method.toUpperCase()} is not allowed here`, undefined, { Allow: allowed.join(', ') });
+  }
+  return notFound('Route');
+}
+
+/**
+ * Unknown paths answer 404 and known paths with the wrong method 405, whatever the body: decided at
+ * `onRequest`, before hapi would read the payload (which would answer 400/413/415 for a bad body).
+ */
 export const notFoundPlugin: Plugin<void> = {
   name: 'shopwright-not-found',
   register(server) {
+    server.ext('onRequest', (request, h) => {
+      if (routeFor(server, request.method, request.path) !== false) return h.continue;
+      throw unrouted(server, request);
+    });
+    // Still routed, so that `server.match` has a fallback and inject/HEAD behave as for any path.
     server.route({
       method: '*',
-      path: '/{any*}',
+      path: CATCH_ALL,
       options: {
         auth: false,
         handler: (request) => {
-          const allowed = METHODS.filter((method) => {
-            const match = server.match(method as 'GET', request.path);
-            return match && match.path !== '/{any*}';
-          });
-          if (allowed.length) {
-            throw new AppError(405, 'method_not_allowed', `Method ${request.method.toUpperCase()} is not allowed here`, undefined, {
-              Allow: allowed.join(', ')
-            });
-          }
-          throw notFound('Route');
+          throw unrouted(server, request);
         }
       }
     });

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { describeUnsubscribe, unsubscribeByToken } from '../../services/customers/unsubscribe.js';
 import { validationFailed } from '../../errors.js';
 import { publicRoute } from '../route-helpers.js';
+import { clientIp } from '../client-ip.js';
 
 const token = Joi.string().trim().max(200);
 
@@ -37,7 +38,7 @@ export const unsubscribeRoute = publicRoute({
       const body = request.payload && typeof request.payload === 'object' ? (request.payload as { token?: string }) : {};
       const value = (request.query as { token?: string }).token ?? body.token;
       if (!value) throw validationFailed([{ path: 'token', message: 'token is required (query or body)' }]);
-      return unsubscribeByToken(request.server.app.ctx, value, request.info.remoteAddress ?? null);
+      return unsubscribeByToken(request.server.app.ctx, value, clientIp(request));
     }
   }
 });

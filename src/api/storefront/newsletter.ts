@@ -3,6 +3,7 @@ import { subscribeToNewsletter, type SubscribeInput } from '../../services/custo
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { email, text } from '../schemas.js';
+import { clientIp } from '../client-ip.js';
 
 export const newsletterSubscribeRoute = storefrontRoute({
   method: 'POST',
@@ -21,7 +22,7 @@ export const newsletterSubscribeRoute = storefrontRoute({
         request.server.app.ctx,
         storefrontOf(request).storeId,
         { email: input.email, firstName: input.firstName || undefined, lastName: input.lastName || undefined },
-        request.info.remoteAddress ?? null
+        clientIp(request)
       );
     }
   }

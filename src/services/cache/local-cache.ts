@@ -10,19 +10,25 @@ interface Entry {
 /**
  * A small in-process cache for hot reads (storefront token → store) with cross-process
  * invalidation over Redis pub/sub. Invalidation is synchronous in the process that made the
- * change, so a revoked token is refused at once there, and within milliseconds elsewhere; the
- * TTL bounds staleness if a message is ever lost.
+ * change, so a revoked token is refused at once there, and within milliseconds elsewhere.
+ *
+ * Bounds, stated: an entry lives at most `ttlMs` (STOREFRONT_CACHE_TTL_MS, 10 s by default), so a
+ * revocation holds in every process within that time even if its pub/sub message is lost; a
+ * subscriber reconnect (when messages may have been missed) drops every entry. Every invalidation
+ * bumps a generation counter: a value read from the database before an invalidation is not cached
+ * after it (`set(key, value, generationTakenBeforeTheRead)`).
  */
 export class LocalCache {
   private readonly entries = new Map<string, Entry>();
   private subscriber: Redis | null = null;
   private publisher: Redis | null = null;
+  private currentGeneration = 0;
 
   constructor(
     private readonly redisUrl: string,
     private readonly channel: string,
     private readonly log: Logger,
-    private readonly ttlMs = 30_000,
+    private readonly ttlMs = 10_000,
     private readonly maxEntries = 10_000
   ) {}
 
@@ -31,13 +37,31 @@ export class LocalCache {
     this.publisher = new Redis({ ...createBlockingRedisOptions(this.redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.subscriber.on('error', () => undefined);
     this.publisher.on('error', () => undefined);
-    this.subscriber.on('message', (_channel, key: string) => this.entries.delete(key));
+    this.subscriber.on('message', (_channel, key: string) => this.drop(key));
     // A reconnect may have missed messages: drop everything rather than serve stale entries.
-    this.subscriber.on('ready', () => this.entries.clear());
-    await this.subscriber.subscribe(this.channel);
+    this.subscriber.on('ready', () => this.clear());
+    // Not awaited: with Redis down at boot the process must still start and serve. Until the
+    // subscription is up, entries are bounded by the TTL alone. ioredis re-subscribes on reconnect.
+    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: { message: error.message } }, 'cache invalidation subscription failed'));
+  }
+
+  /** The invalidation generation; pass it to `set` when the value was read after taking it. */
+  generation(): number {
+    return this.currentGeneration;
+  }
+
+  private drop(key: string): void {
+    this.currentGeneration += 1;
+    this.entries.delete(key);
+  }
+
+  private clear(): void {
+    this.currentGeneration += 1;
+    this.entries.clear();
   }
 
   get<T>(key: string): T | undefined {
+    if (this.ttlMs <= 0) return undefined;
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt < Date.now()) {
@@ -47,7 +71,9 @@ export class LocalCache {
     return entry.value as T;
   }
 
-  set(key: string, value: unknown): void {
+  set(key: string, value: unknown, generation?: number): void {
+    if (this.ttlMs <= 0) return;
+    if (generation !== undefined && generation !== this.currentGeneration) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
@@ -56,7 +82,7 @@ export class LocalCache {
   }
 
   async invalidate(...keys: string[]): Promise<void> {
-    for (const key of keys) this.entries.delete(key);
+    for (const key of keys) this.drop(key);
     if (!this.publisher) return;
     try {
       await Promise.all(keys.map((key) => this.publisher!.publish(this.channel, key)));

@@ -19,6 +19,12 @@ export interface InventoryResult {
 
 type Db = Knex | Knex.Transaction;
 
+/** Stock is kept within ±1e9 (what `{ quantity }` accepts): far inside the integer column, so sums never overflow. */
+export const MAX_STOCK = 1_000_000_000;
+
+const outOfRange = (current: number) =>
+  conflict('conflict', `Stock would leave the range -${MAX_STOCK}..${MAX_STOCK}`, [{ path: 'delta', message: `${current} in stock; the result must stay within ±${MAX_STOCK}` }]);
+
 const insufficient = (available: number) =>
   conflict('insufficient_inventory', 'Not enough stock for this change', [{ path: 'delta', message: `only ${available} in stock` }]);
 
@@ -33,11 +39,12 @@ async function writeLedger(trx: Knex.Transaction, storeId: string, variant: Vari
   return row as NonNullable<InventoryResult['adjustment']>;
 }
 
-async function explainMiss(trx: Knex.Transaction, storeId: string, variantId: string, change: InventoryChange): Promise<never> {
+async function explainMiss(trx: Knex.Transaction, storeId: string, variantId: string, change: InventoryChange, delta = 0): Promise<never> {
   const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt');
   if (change.productId) query.where({ productId: change.productId });
   const existing: VariantRow | undefined = await query.first();
   if (!existing) throw notFound('Variant');
+  if (Math.abs(existing.inventoryQuantity + delta) > MAX_STOCK) throw outOfRange(existing.inventoryQuantity);
   throw insufficient(Math.max(existing.inventoryQuantity, 0));
 }
 
@@ -52,12 +59,13 @@ export async function adjustInventory(db: Db, storeId: string, variantId: string
     const query = trx('productVariants')
       .where({ id: variantId, storeId })
       .whereNull('archivedAt')
-      .where((q) => q.where({ inventoryPolicy: 'continue' }).orWhereRaw('inventory_quantity + ? >= 0', [delta]))
+      .where((q) => q.where({ inventoryPolicy: 'continue' }).orWhereRaw('inventory_quantity::bigint + ? >= 0', [delta]))
+      .whereRaw('abs(inventory_quantity::bigint + ?) <= ?', [delta, MAX_STOCK])
       .update({ inventoryQuantity: trx.raw('inventory_quantity + ?', [delta]), updatedAt: trx.fn.now() })
       .returning('*');
     if (change.productId) query.where({ productId: change.productId });
     const [variant] = (await query) as VariantRow[];
-    if (!variant) return explainMiss(trx, storeId, variantId, change);
+    if (!variant) return explainMiss(trx, storeId, variantId, change, delta);
     const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
     return { variant, adjustment };
   });

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { decodeCursor, encodeCursor, type PageRequest } from '../pagination.js';
+import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
 import { mediaUrl } from './media.js';
 import { storefrontQuery } from './prepared-query.js';
 import { IN_STOCK_SQL } from './read-models.js';
@@ -38,6 +38,7 @@ interface SortSpec {
   bindings: string[];
   direction: 'asc' | 'desc';
   cast: string;
+  kind: CursorKind;
 }
 
 /** The search query; one `?` takes the shopper's text. */
@@ -51,35 +52,19 @@ const TSQUERY = STOREFRONT_TSQUERY;
 function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
   switch (sort) {
     case 'price_asc':
-      return { key: 'p.min_price', bindings: [], direction: 'asc', cast: 'integer' };
+      return { key: 'p.min_price', bindings: [], direction: 'asc', cast: 'integer', kind: 'integer' };
     case 'price_desc':
-      return { key: 'p.min_price', bindings: [], direction: 'desc', cast: 'integer' };
+      return { key: 'p.min_price', bindings: [], direction: 'desc', cast: 'integer', kind: 'integer' };
     case 'title':
-      return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text' };
+      return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real' };
+      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real', kind: 'number' };
     default:
-      return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz' };
+      return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
 }
 
 const cursorValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
-const invalidCursor = () => validationFailed([{ path: 'cursor', message: 'cursor is not valid for this list' }]);
-
-/** A cursor's key and id, checked against the SQL types they are cast to (a forged cursor gets 422, not a 500). */
-function cursorKey(value: unknown, id: unknown, cast: string): [unknown, string] {
-  if (typeof id !== 'string' || !UUID.test(id)) throw invalidCursor();
-  const ok =
-    cast === 'integer' ? Number.isSafeInteger(value) :
-    cast === 'real' ? typeof value === 'number' && Number.isFinite(value) :
-    cast === 'timestamptz' ? typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value)) :
-    typeof value === 'string';
-  if (!ok) throw invalidCursor();
-  return [value, id];
-}
 
 /** What replaces the U+0001 marker in documents: the media URL prefix, as JSON string content. */
 const mediaUrlPrefix = (ctx: AppContext) => JSON.stringify(mediaUrl(ctx, '')).slice(1, -1);
@@ -139,9 +124,8 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
   if (filters.maxPrice !== undefined) sql.add(' and p.min_price <= ?', filters.maxPrice);
   if (filters.inStock !== undefined) sql.add(` and ${filters.inStock ? IN_STOCK_SQL('p') : `not ${IN_STOCK_SQL('p')}`}`);
   if (page.cursor) {
-    const [cursorSort, value, id] = decodeCursor(page.cursor, 3);
-    if (cursorSort !== sort) throw invalidCursor();
-    sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, ...cursorKey(value, id, spec.cast));
+    const [, value, id] = decodeCursor(page.cursor, [{ literal: sort }, spec.kind, 'uuid']);
+    sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, value, id);
   }
   sql
     .add(` order by ${order} limit ?)`, ...spec.bindings, page.limit + 1)
@@ -193,8 +177,8 @@ async function loadStorefrontCollections(ctx: AppContext, storeId: string, page:
     storeId
   );
   if (page.cursor) {
-    const [value, id] = decodeCursor(page.cursor, 2);
-    sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', ...cursorKey(value, id, 'timestamptz'));
+    const [value, id] = decodeCursor(page.cursor, ['timestamp', 'uuid']);
+    sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', value, id);
   }
   sql.add(' order by c.created_at desc, c.id desc limit ?)', page.limit + 1).add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
   const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, true);
@@ -223,8 +207,8 @@ async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: 
     storeId
   );
   if (page.cursor) {
-    const [position, id] = decodeCursor(page.cursor, 2);
-    sql.add(' and (cp.position, p.id) > (?::integer, ?::uuid)', ...cursorKey(position, id, 'integer'));
+    const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
+    sql.add(' and (cp.position, p.id) > (?::integer, ?::uuid)', position, id);
   }
   sql.add(
     ` order by cp.position, p.id limit ?)

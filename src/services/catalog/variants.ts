@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { variantsInUse } from '../modules/registry.js';
-import { conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
+import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './read-models.js';
 
 export interface VariantInput {
@@ -23,6 +23,11 @@ interface SyncOptions {
 
 const skuTaken = (index: number) =>
   conflict('conflict', 'A variant with this SKU already exists in the store', [{ path: `variants.${index}.sku`, message: 'sku is taken' }]);
+
+const negativeStockDenied = (index: number, quantity: number) =>
+  conflict('insufficient_inventory', `A variant with negative stock (${quantity}) cannot use the deny policy: bring its stock to zero or more first`, [
+    { path: `variants.${index}.inventoryPolicy`, message: 'deny needs stock of zero or more' }
+  ]);
 
 /** optionValues as `{ Size: "M" }` (an array is read in the product's option order), checked against the options. */
 function normaliseOptionValues(input: VariantInput['optionValues'], options: ProductOption[], index: number, details: ErrorDetail[]) {
@@ -147,6 +152,7 @@ export async function syncVariants(trx: Knex.Transaction, sync: SyncOptions, inp
       });
     } catch (error) {
       if (uniqueViolation(error) === 'product_variants_store_sku_key') throw skuTaken(index);
+      if (checkViolation(error) === 'product_variants_stock_not_negative') throw negativeStockDenied(index, input.inventoryQuantity ?? current?.inventoryQuantity ?? 0);
       throw error;
     }
   }

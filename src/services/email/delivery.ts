@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { findStoreTemplate } from '../modules/registry.js';
 import { AppError } from '../../errors.js';
+import { decryptSecret } from '../secrets.js';
 import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
@@ -12,6 +13,8 @@ export interface SendEmailPayload {
   templateKey: string | null;
   /** Either a template key with its data, or content already rendered (campaigns render per recipient). */
   data?: Record<string, unknown>;
+  /** `data` encrypted with ENCRYPTION_KEY, for mail that carries a secret link (invites). */
+  sealedData?: string;
   content?: { subject: string; html: string; text: string };
   headers?: Record<string, string>;
   /** Marketing email: sent only if this customer is still subscribed when the job runs. */
@@ -21,6 +24,11 @@ export interface SendEmailPayload {
 /** The store's own template for the key (an override, or a key of its own), else the built-in one. */
 export async function templateFor(ctx: AppContext, storeId: string | null, key: string): Promise<EmailTemplate | null> {
   return (storeId ? await findStoreTemplate(ctx, storeId, key) : null) ?? BUILT_IN_TEMPLATES[key] ?? null;
+}
+
+function templateData(ctx: AppContext, payload: SendEmailPayload): Record<string, unknown> {
+  if (payload.sealedData) return JSON.parse(decryptSecret(payload.sealedData, ctx.config.encryptionKey)) as Record<string, unknown>;
+  return payload.data ?? {};
 }
 
 export interface DeliveryResult {
@@ -41,7 +49,7 @@ export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): 
   if (!content) {
     const template = payload.templateKey ? await templateFor(ctx, payload.storeId, payload.templateKey) : null;
     if (!template) throw new AppError(422, 'validation_failed', `Unknown template ${payload.templateKey}`);
-    content = await renderTemplate(template, payload.data ?? {});
+    content = await renderTemplate(template, templateData(ctx, payload));
   }
   const sender = await resolveSender(ctx, payload.storeId);
   try {

@@ -4,10 +4,12 @@ import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob } from '../../jobs/send-email.js';
 import { enqueueJob } from '../outbox/enqueue.js';
+import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
 import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
+import { assertEmailSecretsReadable } from './settings.js';
 
 export interface EnqueueEmailInput {
   storeId: string | null;
@@ -23,6 +25,11 @@ export interface EnqueueEmailOptions {
   /** The transaction of the change that causes the email: the email exists exactly when it commits. */
   trx?: Knex.Transaction;
   attempts?: number;
+  /**
+   * The template data carries a secret (an invite link): it travels encrypted through the outbox
+   * and the queue, and only the delivering worker reads it.
+   */
+  seal?: boolean;
 }
 
 /**
@@ -46,7 +53,8 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, op
       storeId: input.storeId,
       to: input.to,
       templateKey: input.templateKey ?? null,
-      ...(input.data ? { data: input.data } : {}),
+      ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
+      ...(input.data && !options.seal ? { data: input.data } : {}),
       ...(input.content ? { content: input.content } : {}),
       ...(input.headers ? { headers: input.headers } : {}),
       ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
@@ -66,6 +74,7 @@ const TEST_SEND_TIMEOUT_MS = 30_000;
  * operator is told to retry) rather than delivered later behind their back.
  */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<DeliveryResult> {
+  if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
   const events = await ctx.queues.eventsFor('email').catch(() => {
     throw serviceUnavailable('The job queue is unavailable');
   });

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/knex.js';
+import { conflict } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../secrets.js';
+import { checkedSmtpAddress } from './smtp-host-guard.js';
 import { platformDefaultMailer, storeSmtpMailer, type Mailer } from './transport.js';
 
 export interface EmailSettingsInput {
@@ -71,6 +73,25 @@ function formatAddress(name: string | null | undefined, email: string): string {
   return name ? `"${name.replace(/["\\\r\n]/g, '')}" <${email}>` : email;
 }
 
+/** The stored SMTP password; a 409 naming the setting when ENCRYPTION_KEY changed since it was saved. */
+function readSmtpPassword(sealed: string, encryptionKey: string): string {
+  try {
+    return decryptSecret(sealed, encryptionKey);
+  } catch {
+    throw conflict(
+      'secret_unreadable',
+      'The stored SMTP password cannot be decrypted with the current ENCRYPTION_KEY: re-enter it (PATCH /admin/store with email.smtp.password)',
+      [{ path: 'email.smtp.password', message: 'stored secret is unreadable; enter the password again' }]
+    );
+  }
+}
+
+/** Fails fast (409 secret_unreadable) when the store's SMTP password cannot be decrypted, before any send is queued. */
+export async function assertEmailSecretsReadable(ctx: AppContext, storeId: string): Promise<void> {
+  const settings = await readEmailSettings(ctx.db, storeId);
+  if (settings?.smtpHost && settings.smtpPasswordEncrypted) readSmtpPassword(settings.smtpPasswordEncrypted, ctx.config.encryptionKey);
+}
+
 /** The mailer and From line for a store (its own SMTP when configured), or the platform's for storeId null. */
 export async function resolveSender(ctx: AppContext, storeId: string | null): Promise<ResolvedSender> {
   const platform = platformDefaultMailer(ctx.config);
@@ -81,8 +102,14 @@ export async function resolveSender(ctx: AppContext, storeId: string | null): Pr
   ]);
   const replyTo = settings?.replyTo ?? store?.contactEmail ?? undefined;
   if (settings?.smtpHost && settings.smtpPort) {
-    const password = settings.smtpPasswordEncrypted ? decryptSecret(settings.smtpPasswordEncrypted, ctx.config.encryptionKey) : null;
-    const mailer = storeSmtpMailer({ host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password }, ctx.config.smtpTlsRejectUnauthorized);
+    const password = settings.smtpPasswordEncrypted ? readSmtpPassword(settings.smtpPasswordEncrypted, ctx.config.encryptionKey) : null;
+    // Checked again at every connect: the name may resolve somewhere else than when it was saved.
+    const address = await checkedSmtpAddress(settings.smtpHost, ctx.config.allowPrivateSmtpHosts);
+    const mailer = storeSmtpMailer(
+      { host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password },
+      ctx.config.smtpTlsRejectUnauthorized,
+      address
+    );
     const fromEmail = settings.fromEmail ?? settings.smtpUser ?? store?.contactEmail ?? 'no-reply@localhost';
     return { mailer, from: formatAddress(settings.fromName ?? store?.name, fromEmail), replyTo };
   }

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../config.js';
@@ -20,13 +21,14 @@ export interface Mailer {
 
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
-export function storeSmtpMailer(smtp: SmtpSettings, rejectUnauthorized: boolean): Mailer {
+/** `address` is the checked address to connect to (see smtp-host-guard); TLS still verifies `smtp.host`. */
+export function storeSmtpMailer(smtp: SmtpSettings, rejectUnauthorized: boolean, address = smtp.host): Mailer {
   const transporter = nodemailer.createTransport({
-    host: smtp.host,
+    host: address,
     port: smtp.port,
     secure: smtp.secure,
     auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
-    tls: { rejectUnauthorized },
+    tls: { rejectUnauthorized, ...(address !== smtp.host && !isIP(smtp.host) ? { servername: smtp.host } : {}) },
     ...TIMEOUTS
   });
   return { provider: 'smtp', transporter };
@@ -43,7 +45,8 @@ export function platformDefaultMailer(config: Config): Mailer {
   if (platformMailer?.url === key) return platformMailer.mailer;
   let mailer: Mailer;
   if (config.smtpUrl) {
-    mailer = { provider: 'platform', transporter: nodemailer.createTransport(config.smtpUrl) };
+    // The same timeouts as store transports (nodemailer waits minutes by default); the URL's own query wins.
+    mailer = { provider: 'platform', transporter: nodemailer.createTransport({ url: config.smtpUrl, ...TIMEOUTS } as Parameters<typeof nodemailer.createTransport>[0]) };
   } else {
     const outbox = path.join(config.storageDir, 'outbox');
     mailer = {

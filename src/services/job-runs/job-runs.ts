@@ -6,6 +6,7 @@ import { JobRun } from '../../db/models/job-run.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import { raiseJobFailureIssue } from '../operations/failure-issues.js';
 import { storageFor } from '../storage/index.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
@@ -112,7 +113,8 @@ export async function recordJobFailure(ctx: AppContext, jobId: string, message: 
       ...(final ? { finishedAt: ctx.db.fn.now() } : {}),
       updatedAt: ctx.db.fn.now()
     })
-    .returning(['input']);
+    .returning(['input', 'id', 'storeId', 'type']);
+  if (final && row) await raiseJobFailureIssue(ctx, row, message).catch(() => undefined);
   const inputFile = (row?.input as { fileKey?: unknown } | undefined)?.fileKey;
   if (final && typeof inputFile === 'string') await storageFor(ctx).delete(inputFile);
 }
