@@ -1,6 +1,7 @@
 import t from 'tap';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { admin, createProduct } from './helpers/catalog.js';
+import { openSession, setupShop } from './helpers/checkout.js';
 
 t.test('storefront GETs: strong ETag, Cache-Control from the store setting, 304 without the database', async (t) => {
   const app = await buildApp(t);
@@ -78,4 +79,19 @@ t.test('storefront GETs: strong ETag, Cache-Control from the store setting, 304 
   const foreign = await app.request({ url: '/storefront/products', storefrontToken: other.storefrontToken, headers: { 'if-none-match': tags.get('/storefront/products')! } });
   t.equal(foreign.status, 200);
   t.same(foreign.body.data.products, []);
+});
+
+t.test('stock taken by a checkout moves the ETag too', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const product = await createProduct(app, owner, { title: 'Last Mug', status: 'active', variants: [{ price: 1500, inventoryQuantity: 1 }] });
+  await setupShop(app, owner);
+  const before = await app.request({ url: '/storefront/products/last-mug', ...sf });
+  t.equal(before.body.data.product.available, true);
+  const { session } = await openSession(app, owner, [{ variantId: product.variants[0].id, quantity: 1 }]);
+  t.equal(session.status, 201, session.raw);
+  const after = await app.request({ url: '/storefront/products/last-mug', ...sf, headers: { 'if-none-match': before.headers.etag as string } });
+  t.equal(after.status, 200, 'the old tag no longer matches once checkout reserved the last unit');
+  t.equal(after.body.data.product.available, false);
 });

@@ -1,17 +1,12 @@
 import type { AppContext } from '../../context.js';
 import type { ModuleContribution } from '../modules/contribution.js';
-import { bumpStorefrontVersion } from './catalog-version.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
 /** Variants at or below this many units (deny policy) count as low stock on the dashboard. */
 export const LOW_STOCK_THRESHOLD = 5;
 
-// The cached reads go first, the HTTP version second: a request in between pairs the old version
-// with new data (harmless: the next revalidation gets a 200), never the new version with old data.
-const dropStorefrontCatalog = async (ctx: AppContext, event: { storeId: string }) => {
-  await invalidateStorefrontCatalog(ctx, event.storeId);
-  await bumpStorefrontVersion(ctx, event.storeId);
-};
+// Drops the cached reads and moves the HTTP version (ETags) with them.
+const dropStorefrontCatalog = (ctx: AppContext, event: { storeId: string }) => invalidateStorefrontCatalog(ctx, event.storeId);
 
 export const catalogModule: ModuleContribution = {
   name: 'catalog',
