@@ -1,10 +1,12 @@
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
+import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
 import { run as outbox } from './outbox.js';
 import { settle } from './lib/settle.js';
+import { run as storeOperations } from './store-operations.js';
 
 /**
  * `npm run bench`: every benchmark in turn, each printing its own numbers. Run one with
@@ -16,7 +18,9 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'catalog-explain': catalogExplain,
   customers: customersCsv,
   outbox,
-  marketing
+  marketing,
+  checkout,
+  'store-operations': storeOperations
 };
 
 const only = process.argv.slice(2);

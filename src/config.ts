@@ -50,7 +50,10 @@ export interface Config {
     authPerEmailPerMinute: number;
     /** Per email from every address together: the ceiling for a distributed guess. */
     authPerEmailCeilingPerMinute: number;
+    /** Ceiling for one storefront token (all its shoppers), per process. */
     storefrontPerTokenPerMinute: number;
+    /** One client address with one storefront token, per process. */
+    storefrontPerClientPerMinute: number;
   };
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
@@ -127,7 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
       authPerEmailCeilingPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL_CEILING, 100),
-      storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
+      storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 1_200_000),
+      storefrontPerClientPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_CLIENT, 3_000)
     },
     checkout: {
       cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),

@@ -8,7 +8,7 @@ const TARGET = 'stores.shopwright.test';
 t.test('scheduled re-checks: due domains only, each once even with overlapping runs, growing intervals', async (t) => {
   const dns = await new DnsServer().start();
   t.teardown(() => dns.stop());
-  const app = await buildApp(t, { workers: ['domains'], env: { DNS_SERVERS: dns.address, DOMAIN_TARGET: TARGET, DNS_TIMEOUT_MS: '500' } });
+  const app = await buildApp(t, { workers: false, env: { DNS_SERVERS: dns.address, DOMAIN_TARGET: TARGET, DNS_TIMEOUT_MS: '500' } });
 
   const owners = await Promise.all(Array.from({ length: 8 }, () => signupOwner(app)));
   const domains = [];
@@ -44,6 +44,7 @@ t.test('scheduled re-checks: due domains only, each once even with overlapping r
   t.ok(delay > 14 * 60_000 && delay <= 15 * 60_000, 'then 15 minutes: the gaps grow');
   t.equal(later.checkCount, 2);
 
+  await app.startWorkers(['domains']);
   const schedulers = await app.ctx.queues.get('domains').getJobSchedulers();
   t.ok(schedulers.some((s: any) => s.name === 'domain-recheck' || s.key?.includes('domain-recheck')), 'the re-check is a registered schedule');
 });

@@ -150,4 +150,18 @@ t.test('hosted-domain webhook: right, wrong, stale and replayed signatures', asy
   t.same(unknown.body.data, { received: true, applied: false });
   const notJson = await send('nope', now, signRequest(SECRET, now, 'nope'));
   t.equal(notJson.status, 400);
+
+  // Other shapes providers use: millisecond timestamps, an event envelope, a status that is not "issued".
+  const second = await signupOwner(app);
+  t.equal((await onboard(app, second, 'second.example.com')).status, 200);
+  const pending = JSON.stringify({ type: 'certificate.pending', data: { hostname: 'second.example.com' } });
+  const pendingMs = Date.now();
+  t.same((await send(pending, pendingMs, signRequest(SECRET, pendingMs, pending))).body.data, { received: true, applied: false });
+  const issued = JSON.stringify({ type: 'certificate.issued', data: { hostname: 'Second.Example.com' } });
+  const issuedMs = Date.now() + 1;
+  const applied = await send(issued, issuedMs, signRequest(SECRET, issuedMs, issued));
+  t.same(applied.body.data, { received: true, applied: true }, applied.raw);
+  t.equal((await app.ctx.db('storeDomains').where({ storeId: second.store.id }).first()).status, 'active');
+  const noHost = JSON.stringify({ event: 'certificate.issued' });
+  t.equal((await send(noHost, now, signRequest(SECRET, now, noHost))).status, 400);
 });

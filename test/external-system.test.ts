@@ -144,3 +144,21 @@ t.test('SSRF guard: https only and public addresses only, unless ALLOW_PRIVATE_E
   const connect = await post(app, owner, 'connect', { baseUrl: 'https://localhost:9', apiKey: 'k' });
   t.equal(connect.status, 422, 'checked again at connect');
 });
+
+t.test('the nightly sync queues one backfill per connected store and never a second while one waits', async (t) => {
+  const ext = await new ExternalSystemServer().start();
+  t.teardown(() => ext.stop());
+  const app = await buildApp(t, { workers: false, env: PRIVATE_OK });
+  const linked = await signupOwner(app);
+  const unlinked = await signupOwner(app);
+  const gone = await signupOwner(app);
+  const first = await post(app, linked, 'connect', { baseUrl: ext.url, apiKey: ext.apiKey });
+  await post(app, gone, 'connect', { baseUrl: ext.url, apiKey: ext.apiKey });
+  await post(app, gone, 'disconnect');
+  const { queueNightlySyncs } = await import('../src/services/external-system/nightly.js');
+  t.same(await queueNightlySyncs(app.ctx), { stores: 1, queued: 1 });
+  const runs = await app.ctx.db('jobs').where({ type: 'external_system.backfill' }).select('storeId', 'id');
+  t.equal(runs.filter((r: any) => r.storeId === linked.store.id).length, 1, 'the connect backfill still waits: no second one');
+  t.equal(runs.find((r: any) => r.storeId === linked.store.id).id, first.body.data.job.id);
+  t.notOk(runs.some((r: any) => r.storeId === unlinked.store.id));
+});

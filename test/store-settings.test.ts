@@ -98,3 +98,31 @@ t.test('dashboard: setup flags and figures from every module', async (t) => {
   t.match(filled.body.data.setup, { hasProducts: true, emailConfigured: true });
   t.match(filled.body.data.stats, { productsCount: 1, customersCount: 2, subscribersCount: 1, lowStockVariants: 1 });
 });
+
+t.test('dashboard customer counts (trigger-kept) match the table through inserts, upserts, updates and deletes', async (t) => {
+  const app = await buildApp(t, { workers: false });
+  const a = await signupOwner(app);
+  const b = await signupOwner(app);
+  const db = app.ctx.db;
+  const check = async (label: string) => {
+    for (const owner of [a, b]) {
+      const real = await db('customers').where({ storeId: owner.store.id }).first(db.raw('count(*)::int as customers'), db.raw(`(count(*) filter (where email_marketing = 'subscribed'))::int as subscribers`));
+      const stats = (await app.request({ url: '/admin/store', ...admin(owner) })).body.data.stats;
+      t.same({ customers: stats.customersCount, subscribers: stats.subscribersCount }, real, `${label}: store ${owner === a ? 'a' : 'b'}`);
+    }
+  };
+  await db('customers').insert(Array.from({ length: 30 }, (_, i) => ({ storeId: i % 3 ? a.store.id : b.store.id, email: `c${i}@example.com`, emailMarketing: i % 2 ? 'subscribed' : 'not_subscribed' })));
+  await check('bulk insert across stores');
+  await db.raw(
+    `insert into customers (store_id, email, email_marketing) values (?, 'c1@example.com', 'unsubscribed'), (?, 'new@example.com', 'subscribed')
+     on conflict (store_id, lower(email) text_pattern_ops) do update set email_marketing = excluded.email_marketing`,
+    [a.store.id, a.store.id]
+  );
+  await check('upsert');
+  await db('customers').where({ storeId: a.store.id }).update({ emailMarketing: 'subscribed' });
+  await db('customers').where({ storeId: a.store.id }).update({ ordersCount: db.raw('orders_count + 1') });
+  await check('updates');
+  await Promise.all(Array.from({ length: 10 }, (_, i) => db('customers').insert({ storeId: b.store.id, email: `race${i}@example.com`, emailMarketing: 'subscribed' })));
+  await db('customers').where({ storeId: a.store.id }).whereIn('email', ['c1@example.com', 'c2@example.com']).delete();
+  await check('concurrent inserts and a delete');
+});

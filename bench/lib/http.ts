@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -12,7 +13,7 @@ export interface BenchServer {
 /** Starts bench/lib/serve.ts in a child process against `databaseUrl`; resolves with its URLs. */
 export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/serve.ts'], {
-    env: { ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'development' },
+    env: { ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', RATE_LIMIT_STOREFRONT_PER_CLIENT: '1000000000', ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit']
   });
   const lines = readline.createInterface({ input: child.stdout! });
@@ -99,4 +100,18 @@ export async function measurePost(
     `${name.padEnd(44)} ${String(measurement.reqPerSec).padStart(7)} req/s   p50 ${String(measurement.p50).padStart(4)} ms   p99 ${String(measurement.p99).padStart(4)} ms${measurement.non2xx ? `   non-2xx ${measurement.non2xx}` : ''}`
   );
   return measurement;
+}
+
+/** The body bytes one GET puts on the wire (no decompression) and its content coding. */
+export function wireBytes(url: string, headers: Record<string, string>): Promise<{ bytes: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (response) => {
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        response.on('end', () => resolve({ bytes, encoding: String(response.headers['content-encoding'] ?? 'identity') }));
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }

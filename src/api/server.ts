@@ -1,9 +1,11 @@
 import Hapi, { type Server } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../context.js';
+import { registerEncoders, COMPRESSION_MIN_BYTES, ROUTE_COMPRESSION } from './compression.js';
 import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
+import { queueDashboardPlugin } from './plugins/queue-dashboard.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
 import { ROUTE_GROUPS } from './routes.js';
@@ -22,6 +24,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     port: options.port ?? ctx.config.port,
     host: options.host ?? ctx.config.host,
     router: { stripTrailingSlash: true },
+    compression: { minBytes: COMPRESSION_MIN_BYTES },
     routes: {
       validate: { failAction: failValidation, options: VALIDATION_OPTIONS },
       // hapi sets no server-side timeout by default; the socket timeout must exceed it.
@@ -29,10 +32,12 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
       // JSON only unless a route says otherwise (CSV and multipart uploads, one-click unsubscribe).
       payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json' },
       response: { emptyStatusCode: 204 },
+      compression: ROUTE_COMPRESSION,
       security: { noOpen: true, noSniff: true, xframe: true, referrer: 'no-referrer', hsts: ctx.config.env === 'production' }
     },
     debug: false
   });
+  registerEncoders(server);
   server.app.ctx = ctx;
   server.validator(Joi);
 
@@ -46,6 +51,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     },
     { routes: { prefix: API_PREFIX } }
   );
+  await server.register(queueDashboardPlugin);
   await server.register(notFoundPlugin);
   return server;
 }

@@ -7,6 +7,7 @@ import { domainCheckJob } from './domain-check.js';
 import { domainRecheckJob } from './domain-recheck.js';
 import { externalSystemBackfillJob } from './external-system-backfill.js';
 import { externalSystemNightlySyncJob } from './external-system-nightly-sync.js';
+import { webhookReconcileJob } from './webhook-reconcile.js';
 import type { JobKind } from './job-kind.js';
 import { jobRunsSweepJob } from './job-runs-sweep.js';
 import { lowStockScanJob } from './low-stock-scan.js';
@@ -30,6 +31,7 @@ export const JOB_KINDS: JobKind[] = [
   lowStockScanJob,
   externalSystemBackfillJob,
   externalSystemNightlySyncJob,
+  webhookReconcileJob,
   campaignStartJob,
   campaignBatchJob
 ];

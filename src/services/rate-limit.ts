@@ -41,14 +41,16 @@ export class LocalRateLimiter {
 
   constructor(
     private readonly limit: number,
-    private readonly windowSec = 60
+    private readonly windowSec = 60,
+    /** Bounds memory: past this many keys, counters of past windows go first, then everything. */
+    private readonly maxKeys = 50_000
   ) {}
 
   consume(key: string, limit = this.limit): void {
     const window = Math.floor(Date.now() / 1000 / this.windowSec);
     const entry = this.counts.get(key);
     if (!entry || entry.window !== window) {
-      if (this.counts.size > 50_000) this.counts.clear();
+      if (this.counts.size >= this.maxKeys) this.evict(window);
       this.counts.set(key, { window, count: 1 });
       return;
     }
@@ -56,5 +58,10 @@ export class LocalRateLimiter {
     if (entry.count > limit) {
       throw rateLimited(Math.max(this.windowSec - (Math.floor(Date.now() / 1000) % this.windowSec), 1));
     }
+  }
+
+  private evict(window: number): void {
+    for (const [key, entry] of this.counts) if (entry.window !== window) this.counts.delete(key);
+    if (this.counts.size >= this.maxKeys) this.counts.clear();
   }
 }

@@ -15,11 +15,14 @@ export interface SignatureHeaders {
   signature: string | undefined;
 }
 
-/** Seconds since the epoch; a value in milliseconds is accepted too. */
+/** Seconds since the epoch; milliseconds and ISO 8601 are accepted too. */
 function timestampSeconds(value: string): number | null {
-  if (!/^\d{9,14}$/.test(value)) return null;
-  const n = Number(value);
-  return n > 1e12 ? Math.floor(n / 1000) : n;
+  if (/^\d{9,14}$/.test(value)) {
+    const n = Number(value);
+    return n > 1e12 ? Math.floor(n / 1000) : n;
+  }
+  const parsed = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(parsed) ? null : Math.floor(parsed / 1000);
 }
 
 /**

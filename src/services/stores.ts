@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
+import { bumpStorefrontVersion } from './catalog/catalog-version.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
 import { checkedSmtpAddress } from './email/smtp-host-guard.js';
 
@@ -28,6 +29,8 @@ export interface StoreRow {
   marketingSendRate: number | null;
   /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
   storefrontUrl: string | null;
+  storefrontCacheMaxAge: number;
+  storefrontCacheStaleWhileRevalidate: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -43,6 +46,8 @@ export interface UpdateStoreInput {
   newsletterDoubleOptIn?: boolean;
   marketingSendRate?: number | null;
   storefrontUrl?: string | null;
+  storefrontCacheMaxAge?: number;
+  storefrontCacheStaleWhileRevalidate?: number;
   email?: EmailSettingsInput;
 }
 
@@ -68,6 +73,8 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     newsletterDoubleOptIn: store.newsletterDoubleOptIn,
     marketingSendRate: store.marketingSendRate,
     storefrontUrl: store.storefrontUrl,
+    storefrontCacheMaxAge: store.storefrontCacheMaxAge,
+    storefrontCacheStaleWhileRevalidate: store.storefrontCacheStaleWhileRevalidate,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -97,7 +104,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
@@ -125,6 +132,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
   });
   await ctx.cache.invalidate(storefrontStoreKey(storeId));
+  await bumpStorefrontVersion(ctx, storeId);
   return getStoreSettings(ctx, storeId);
 }
 

@@ -31,6 +31,9 @@ export const updateStorePayload = Joi.object({
     })
   ),
   manualPaymentsEnabled: Joi.boolean(),
+  // Seconds browsers and CDNs may reuse storefront responses, and serve them stale while revalidating.
+  storefrontCacheMaxAge: Joi.number().integer().min(0).max(86400),
+  storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).max(604800),
   logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   newsletterDoubleOptIn: Joi.boolean(),
   marketingSendRate: Joi.number().integer().min(1).max(100_000).allow(null).description('messages per second; capped by the platform'),

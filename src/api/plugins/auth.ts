@@ -2,6 +2,7 @@ import Jwt from '@hapi/jwt';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { AppError, badRequest, forbidden, isBackendDown, serviceUnavailable, unauthenticated } from '../../errors.js';
 import { appErrorResponse } from './envelope.js';
+import { clientIp } from '../client-ip.js';
 import { JWT_ALGORITHM } from '../../services/access-tokens.js';
 import { userForAccessToken } from '../../services/auth.js';
 import { LocalRateLimiter } from '../../services/rate-limit.js';
@@ -71,14 +72,19 @@ export const authPlugin: Plugin<void> = {
       }
     });
 
-    const storefrontLimiter = new LocalRateLimiter(ctx.config.rateLimits.storefrontPerTokenPerMinute);
+    // The storefront token is public and shared by every shopper of a store, so one shopper (or
+    // scraper) is limited per token and client address, and the token as a whole has a ceiling
+    // sized for a large store's traffic through one process.
+    const storefrontClientLimiter = new LocalRateLimiter(ctx.config.rateLimits.storefrontPerClientPerMinute, 60, 200_000);
+    const storefrontTokenLimiter = new LocalRateLimiter(ctx.config.rateLimits.storefrontPerTokenPerMinute);
     server.auth.scheme('storefront-token', () => ({
       authenticate: async (request: Request, h: ResponseToolkit) => {
         const secret = storefrontSecretFrom(request);
         if (!secret) throw unauthenticated('A storefront token is required (x-storefront-token)', 'Storefront');
         const principal = await authenticateStorefrontToken(ctx, secret);
         if (!principal) throw unauthenticated('The storefront token is invalid or revoked', 'Storefront');
-        storefrontLimiter.consume(principal.tokenId);
+        storefrontClientLimiter.consume(`${principal.tokenId}|${clientIp(request)}`);
+        storefrontTokenLimiter.consume(principal.tokenId);
         return h.authenticated({ credentials: { storeId: principal.storeId, tokenId: principal.tokenId } });
       }
     }));

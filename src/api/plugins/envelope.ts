@@ -15,6 +15,9 @@ export const withMeta = (data: unknown, meta: Record<string, unknown>) => new En
 /** The success envelope itself; the one place its shape is written. */
 export const successBody = (data: unknown, meta: Record<string, unknown> = {}) => ({ success: true, data, meta });
 
+/** The same envelope around `data` that is already JSON text (built in SQL), without parsing it. */
+export const successBodyText = (dataJson: string, meta: Record<string, unknown> = {}) => `{"success":true,"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
+
 const BOOM_CODES: Record<number, string> = {
   400: 'bad_request',
   401: 'unauthenticated',

@@ -1,5 +1,7 @@
 import { getStorefrontStore } from '../../services/stores.js';
+import { successBody } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
+import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { envelopeJson } from './cached-json.js';
 
@@ -9,9 +11,9 @@ export const getStorefrontStoreRoute = storefrontRoute({
   options: {
     description: 'Store metadata for the storefront',
     tags: ['storefront'],
-    handler: async (request, h) => {
+    handler: cacheableStorefrontGet(async (request, h) => {
       const result = await getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId);
-      return envelopeJson(h, result, () => ({ data: result, meta: {} }));
-    }
+      return envelopeJson(h, result, () => JSON.stringify(successBody(result, {})));
+    })
   }
 });

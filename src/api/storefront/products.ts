@@ -1,8 +1,10 @@
 import Joi from 'joi';
 import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/storefront.js';
 import { paginationMeta } from '../../services/pagination.js';
+import { successBodyText } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { envelopeJson } from './cached-json.js';
+import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { money, paginationQuery, text } from '../schemas.js';
 
@@ -24,12 +26,12 @@ export const listStorefrontProductsRoute = storefrontRoute({
         sort: Joi.string().valid(...STOREFRONT_SORTS)
       })
     },
-    handler: async (request, h) => {
+    handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
       const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
-      return envelopeJson(h, result, () => ({ data: { products: result.products }, meta: paginationMeta(limit, result.nextCursor) }));
-    }
+      return envelopeJson(h, result, () => successBodyText(result.data, paginationMeta(limit, result.nextCursor)));
+    })
   }
 });
 
@@ -40,9 +42,9 @@ export const getStorefrontProductRoute = storefrontRoute({
     description: 'An active product by slug (404 for drafts and archived products)',
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
-    handler: async (request, h) => {
+    handler: cacheableStorefrontGet(async (request, h) => {
       const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string);
-      return envelopeJson(h, product, () => ({ data: { product }, meta: {} }));
-    }
+      return envelopeJson(h, product, () => successBodyText(product.data));
+    })
   }
 });

@@ -6,7 +6,6 @@ import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { insertWithSlug } from './slugs.js';
 import { transactionWithEvents } from '../events/domain-events.js';
-import { cachedStorefrontRead } from './storefront-cache.js';
 
 export interface CollectionInput {
   title?: string;
@@ -151,17 +150,6 @@ const toStorefrontCollectionDto = (ctx: AppContext, row: CollectionRow, media: M
   const { id, title, slug, description, image, createdAt, updatedAt } = toCollectionDto(ctx, row, media);
   return { id, title, slug, description, image: image ? { id: image.id, url: image.url, alt: image.alt, width: image.width, height: image.height } : null, createdAt, updatedAt };
 };
-
-export function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest) {
-  return cachedStorefrontRead(ctx, storeId, `collections:${JSON.stringify(page)}`, () => loadStorefrontCollections(ctx, storeId, page));
-}
-
-async function loadStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest) {
-  const query = ctx.db('collections').where({ storeId, isPublished: true });
-  const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
-  const media = await mediaById(ctx.db, result.items.map((row) => row.mediaId));
-  return { collections: result.items.map((row) => toStorefrontCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };
-}
 
 export async function findPublishedCollection(ctx: AppContext, storeId: string, slug: string): Promise<CollectionRow> {
   const row: CollectionRow | undefined = await ctx.db('collections').where({ storeId, isPublished: true }).whereRaw('lower(slug) = lower(?)', [slug]).first();

@@ -5,6 +5,7 @@ import { invalidateStorefrontCatalog } from './storefront-cache.js';
 /** Variants at or below this many units (deny policy) count as low stock on the dashboard. */
 export const LOW_STOCK_THRESHOLD = 5;
 
+// Drops the cached reads and moves the HTTP version (ETags) with them.
 const dropStorefrontCatalog = (ctx: AppContext, event: { storeId: string }) => invalidateStorefrontCatalog(ctx, event.storeId);
 
 export const catalogModule: ModuleContribution = {

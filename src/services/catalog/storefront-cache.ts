@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { bumpStorefrontVersion } from './catalog-version.js';
 
 /**
  * Storefront catalog reads, cached in-process per store. Every catalog write emits a domain event
@@ -37,4 +38,7 @@ export async function cachedStorefrontRead<T>(ctx: AppContext, storeId: string, 
 /** Call after any change a storefront could see: products, variants, stock, collections, media links. */
 export async function invalidateStorefrontCatalog(ctx: AppContext, storeId: string): Promise<void> {
   await ctx.cache.invalidate(storeKey(storeId));
+  // Then the HTTP version (ETags): in this order, a request in between pairs the old version with
+  // new data (the next revalidation gets a 200), never the new version with old data.
+  await bumpStorefrontVersion(ctx, storeId);
 }

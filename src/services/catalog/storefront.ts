@@ -1,9 +1,23 @@
 import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
-import { findPublishedCollection, storefrontCollectionDto } from './collections.js';
+import { mediaUrl } from './media.js';
+import { storefrontQuery } from './prepared-query.js';
+import { IN_STOCK_SQL } from './read-models.js';
 import { cachedStorefrontRead } from './storefront-cache.js';
-import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from './read-models.js';
+
+/**
+ * Storefront catalog reads, built in PostgreSQL. Every product keeps its storefront JSON document
+ * (storefront_products, maintained by triggers: migrations/20261123006200_storefront_documents.ts);
+ * a read selects the page's ids through the products indexes, joins their documents with
+ * string_agg and computes the next cursor in the same statement. Node never parses the text: it
+ * goes into the envelope as it comes (`data` below is JSON text).
+ */
+export interface StorefrontJson {
+  /** The JSON text of the envelope's `data`. */
+  data: string;
+  nextCursor: string | null;
+}
 
 export const STOREFRONT_SORTS = ['newest', 'price_asc', 'price_desc', 'title', 'relevance'] as const;
 export type StorefrontSort = (typeof STOREFRONT_SORTS)[number];
@@ -27,7 +41,9 @@ interface SortSpec {
   kind: CursorKind;
 }
 
-const TSQUERY = `websearch_to_tsquery('english', ?)`;
+/** The search query; one `?` takes the shopper's text. */
+export const STOREFRONT_TSQUERY = `websearch_to_tsquery('english', ?)`;
+const TSQUERY = STOREFRONT_TSQUERY;
 
 /**
  * Each sort is backed by an index on (store_id, status, key, id) (relevance: the GIN search index
@@ -42,7 +58,7 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
     case 'title':
       return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ""], direction: 'desc', cast: 'real', kind: 'number' };
+      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real', kind: 'number' };
     default:
       return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
@@ -50,78 +66,165 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
 
 const cursorValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
-export function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest) {
+/** What replaces the U+0001 marker in documents: the media URL prefix, as JSON string content. */
+const mediaUrlPrefix = (ctx: AppContext) => JSON.stringify(mediaUrl(ctx, '')).slice(1, -1);
+
+/** SQL text with its bindings, in order: each `?` added becomes the next `$n`. */
+class Sql {
+  text = '';
+  readonly bindings: unknown[] = [];
+  add(text: string, ...bindings: unknown[]): this {
+    const parts = text.split('?');
+    if (parts.length - 1 !== bindings.length) throw new Error(`storefront SQL: ${parts.length - 1} placeholders for ${bindings.length} bindings`);
+    this.text += parts.reduce((sql, part, i) => `${sql}$${this.bindings.length + i}${part}`);
+    this.bindings.push(...bindings);
+    return this;
+  }
+}
+
+interface PageRow {
+  items: string;
+  fetched: string | number;
+  last_key: unknown;
+  last_id: string | null;
+}
+
+/** The page's items joined in order, how many rows the page query fetched, and the last item's key. */
+const PAGE_SELECT = (documents: string) =>
+  `select replace(coalesce(string_agg(${documents}, ',' order by page.n) filter (where page.n <= ?), ''), chr(1), ?) as items,
+          count(*) as fetched,
+          (array_agg(page.sort_key order by page.n desc) filter (where page.n <= ?))[1] as last_key,
+          (array_agg(page.id order by page.n desc) filter (where page.n <= ?))[1] as last_id`;
+
+export function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
   return cachedStorefrontRead(ctx, storeId, `products:${JSON.stringify([filters, page])}`, () => loadStorefrontProducts(ctx, storeId, filters, page));
 }
 
-async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest) {
+async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
   const sort: StorefrontSort = filters.sort ?? (filters.q ? 'relevance' : 'newest');
   if (sort === 'relevance' && !filters.q) throw validationFailed([{ path: 'sort', message: 'relevance needs a search query (q)' }]);
   const spec = sortSpec(sort, filters.q);
-  const db = ctx.db;
-  const query = db('products as p')
-    .where({ 'p.storeId': storeId, 'p.status': 'active' })
-    .select([...productColumns('p'), db.raw(`${spec.key} as sort_key`, spec.bindings)]);
+  const order = `${spec.key} ${spec.direction}, p.id ${spec.direction}`;
 
+  const sql = new Sql()
+    .add(`with page as (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
+    .add(` from products p where p.store_id = ? and p.status = 'active'`, storeId);
   if (filters.collection) {
-    const collection = await findPublishedCollection(ctx, storeId, filters.collection).catch(() => null);
-    if (!collection) return { products: [], nextCursor: null };
-    query.whereRaw('exists (select 1 from collection_products cp where cp.collection_id = ? and cp.product_id = p.id)', [collection.id]);
+    // An unknown or unpublished collection makes the subquery NULL: an empty list, as before.
+    sql.add(
+      ` and p.id in (select cp.product_id from collection_products cp where cp.collection_id =
+          (select c.id from collections c where c.store_id = ? and c.is_published and lower(c.slug) = lower(?)))`,
+      storeId,
+      filters.collection
+    );
   }
-  if (filters.q) query.whereRaw(`p.search @@ ${TSQUERY}`, [filters.q]);
-  if (filters.tag) query.whereRaw('p.tags @> array[?]::text[]', [filters.tag]);
-  if (filters.minPrice !== undefined) query.where('p.minPrice', '>=', filters.minPrice);
-  if (filters.maxPrice !== undefined) query.where('p.minPrice', '<=', filters.maxPrice);
-  if (filters.inStock !== undefined) query.whereRaw(filters.inStock ? IN_STOCK_SQL('p') : `not ${IN_STOCK_SQL('p')}`);
-
-  const comparator = spec.direction === 'desc' ? '<' : '>';
+  if (filters.q) sql.add(` and p.search @@ ${TSQUERY}`, filters.q);
+  if (filters.tag) sql.add(' and p.tags @> array[?]::text[]', filters.tag);
+  if (filters.minPrice !== undefined) sql.add(' and p.min_price >= ?', filters.minPrice);
+  if (filters.maxPrice !== undefined) sql.add(' and p.min_price <= ?', filters.maxPrice);
+  if (filters.inStock !== undefined) sql.add(` and ${filters.inStock ? IN_STOCK_SQL('p') : `not ${IN_STOCK_SQL('p')}`}`);
   if (page.cursor) {
     const [, value, id] = decodeCursor(page.cursor, [{ literal: sort }, spec.kind, 'uuid']);
-    query.whereRaw(`(${spec.key}, p.id) ${comparator} (?::${spec.cast}, ?::uuid)`, [...spec.bindings, value as string, id as string]);
+    sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, value, id);
   }
-  query.orderByRaw(`${spec.key} ${spec.direction}, p.id ${spec.direction}`, spec.bindings).limit(page.limit + 1);
+  sql
+    .add(` order by ${order} limit ?)`, ...spec.bindings, page.limit + 1)
+    .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
 
-  const rows = (await query) as Array<ProductRow & { sortKey: unknown }>;
-  const hasMore = rows.length > page.limit;
-  const items = hasMore ? rows.slice(0, page.limit) : rows;
-  const last = items[items.length - 1];
-  const nextCursor = hasMore && last ? encodeCursor([sort, cursorValue(last.sortKey), last.id]) : null;
-  return { products: await hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS), nextCursor };
+  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, !filters.q && !filters.tag);
+  const hasMore = Number(row!.fetched) > page.limit;
+  return {
+    data: `{"products":[${row!.items}]}`,
+    nextCursor: hasMore && row!.last_id ? encodeCursor([sort, cursorValue(row!.last_key), row!.last_id]) : null
+  };
 }
 
-export function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string) {
+export function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
   return cachedStorefrontRead(ctx, storeId, `product:${slug.toLowerCase()}`, () => loadStorefrontProduct(ctx, storeId, slug));
 }
 
-async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: string) {
-  const row: ProductRow | undefined = await ctx.db('products')
-    .where({ storeId, status: 'active' })
-    .whereRaw('lower(slug) = lower(?)', [slug])
-    .first(productColumns());
+async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
+  const [row] = await storefrontQuery<{ document: string }>(
+    ctx.db,
+    `select replace(d.document, chr(1), $1) as document
+       from products p join storefront_products d on d.product_id = p.id
+      where p.store_id = $2 and p.status = 'active' and lower(p.slug) = lower($3)`,
+    [mediaUrlPrefix(ctx), storeId, slug],
+    true
+  );
   if (!row) throw notFound('Product');
-  const [product] = await hydrateProducts(ctx, [row], toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS);
-  return product!;
+  return { data: `{"product":${row.document}}`, nextCursor: null };
+}
+
+/** A collection's storefront JSON on alias `c` (its image on alias `m`), without the closing brace. */
+const COLLECTION_JSON_OPEN = `'{"id":"' || c.id || '","title":' || to_json(c.title)::text || ',"slug":' || to_json(c.slug)::text
+  || ',"description":' || to_json(c.description)::text
+  || ',"image":' || coalesce('{"id":"' || m.id || '","url":"' || chr(1) || m.id || '","alt":' || coalesce(to_json(m.alt)::text, 'null')
+       || ',"width":' || coalesce(m.width::text, 'null') || ',"height":' || coalesce(m.height::text, 'null') || '}', 'null')
+  || ',"createdAt":' || storefront_timestamp(c.created_at) || ',"updatedAt":' || storefront_timestamp(c.updated_at)`;
+
+/** Published collections, newest first. */
+export function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
+  return cachedStorefrontRead(ctx, storeId, `collections:${JSON.stringify(page)}`, () => loadStorefrontCollections(ctx, storeId, page));
+}
+
+async function loadStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
+  const sql = new Sql().add(
+    `with page as (select c.id, c.created_at as sort_key, ${COLLECTION_JSON_OPEN} || '}' as json,
+            row_number() over (order by c.created_at desc, c.id desc) as n
+       from collections c left join media m on m.id = c.media_id
+      where c.store_id = ? and c.is_published`,
+    storeId
+  );
+  if (page.cursor) {
+    const [value, id] = decodeCursor(page.cursor, ['timestamp', 'uuid']);
+    sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', value, id);
+  }
+  sql.add(' order by c.created_at desc, c.id desc limit ?)', page.limit + 1).add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
+  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, true);
+  const hasMore = Number(row!.fetched) > page.limit;
+  return {
+    data: `{"collections":[${row!.items}]}`,
+    nextCursor: hasMore && row!.last_id ? encodeCursor([cursorValue(row!.last_key), row!.last_id]) : null
+  };
 }
 
 /** A published collection with a page of its active products, in the collection's order. */
-export function getStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest) {
+export function getStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest): Promise<StorefrontJson> {
   return cachedStorefrontRead(ctx, storeId, `collection:${JSON.stringify([slug.toLowerCase(), page])}`, () => loadStorefrontCollection(ctx, storeId, slug, page));
 }
 
-async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest) {
-  const collection = await findPublishedCollection(ctx, storeId, slug);
-  const query = ctx.db('collectionProducts as cp')
-    .join('products as p', 'p.id', 'cp.productId')
-    .where({ 'cp.collectionId': collection.id, 'p.storeId': storeId, 'p.status': 'active' })
-    .select([...productColumns('p'), 'cp.position']);
+async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest): Promise<StorefrontJson> {
+  const sql = new Sql().add(
+    `with c as (select c.id, ${COLLECTION_JSON_OPEN} as json
+                  from collections c left join media m on m.id = c.media_id
+                 where c.store_id = ? and c.is_published and lower(c.slug) = lower(?)),
+          page as (select cp.product_id as id, cp.position as sort_key, row_number() over (order by cp.position, p.id) as n
+                     from c join collection_products cp on cp.collection_id = c.id join products p on p.id = cp.product_id
+                    where p.store_id = ? and p.status = 'active'`,
+    storeId,
+    slug,
+    storeId
+  );
   if (page.cursor) {
     const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
-    query.whereRaw('(cp.position, p.id) > (?::integer, ?::uuid)', [position as number, id as string]);
+    sql.add(' and (cp.position, p.id) > (?::integer, ?::uuid)', position, id);
   }
-  const rows = (await query.orderBy([{ column: 'cp.position' }, { column: 'p.id' }]).limit(page.limit + 1)) as Array<ProductRow & { position: number }>;
-  const hasMore = rows.length > page.limit;
-  const items = hasMore ? rows.slice(0, page.limit) : rows;
-  const last = items[items.length - 1];
-  const [dto, products] = await Promise.all([storefrontCollectionDto(ctx, collection), hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS)]);
-  return { collection: { ...dto, products }, nextCursor: hasMore && last ? encodeCursor([last.position, last.id]) : null };
+  sql.add(
+    ` order by cp.position, p.id limit ?)
+      select replace(c.json, chr(1), ?) as json, p.* from c cross join lateral (${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id) p`,
+    page.limit + 1,
+    mediaUrlPrefix(ctx),
+    page.limit,
+    mediaUrlPrefix(ctx),
+    page.limit,
+    page.limit
+  );
+  const [row] = await storefrontQuery<PageRow & { json: string }>(ctx.db, sql.text, sql.bindings, true);
+  if (!row) throw notFound('Collection');
+  const hasMore = Number(row.fetched) > page.limit;
+  return {
+    data: `{"collection":${row.json},"products":[${row.items}]}}`,
+    nextCursor: hasMore && row.last_id ? encodeCursor([row.last_key, row.last_id]) : null
+  };
 }

@@ -2,11 +2,12 @@ import type { ModuleContribution } from '../modules/contribution.js';
 
 export const customersModule: ModuleContribution = {
   name: 'customers',
+  // Kept by triggers on customers (migration 20261123004100): at most 16 shard rows summed, whatever the store's size.
   async dashboard(ctx, storeId) {
     const row = await ctx
-      .db('customers')
+      .db('storeCustomerCounts')
       .where({ storeId })
-      .first(ctx.db.raw('count(*) as customers_count'), ctx.db.raw(`count(*) filter (where email_marketing = 'subscribed') as subscribers_count`));
-    return { stats: { customersCount: Number(row?.customersCount ?? 0), subscribersCount: Number(row?.subscribersCount ?? 0) } };
+      .first(ctx.db.raw('coalesce(sum(customers), 0) as customers'), ctx.db.raw('coalesce(sum(subscribers), 0) as subscribers'));
+    return { stats: { customersCount: Number(row?.customers ?? 0), subscribersCount: Number(row?.subscribers ?? 0) } };
   }
 };

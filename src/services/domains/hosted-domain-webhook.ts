@@ -3,7 +3,8 @@ import { badRequest } from '../../errors.js';
 import { recordReceipt, signatureHeaders, verifySignature } from '../signed-requests.js';
 import { normalizeHostname } from './hostname.js';
 
-const ISSUED = new Set(['certificate.issued', 'certificate_issued', 'domain.active', 'issued', 'active']);
+/** Event names and statuses meaning "the certificate is issued, the host serves the domain". */
+const ISSUED = /(^|[._ -])(issued|active|ready|live)$/i;
 
 interface HostedDomainEvent {
   hostname?: unknown;
@@ -11,7 +12,10 @@ interface HostedDomainEvent {
   event?: unknown;
   type?: unknown;
   status?: unknown;
+  data?: HostedDomainEvent & { object?: HostedDomainEvent };
 }
+
+const firstString = (...values: unknown[]) => values.find((value): value is string => typeof value === 'string' && value.length > 0);
 
 /**
  * The hosting provider's callback: signed with HOSTED_DOMAIN_WEBHOOK_SECRET over "timestamp.body",
@@ -28,13 +32,14 @@ export async function receiveHostedDomainWebhook(ctx: AppContext, headers: Recor
     throw badRequest('The webhook body is not valid JSON');
   }
   if (!event || typeof event !== 'object') throw badRequest('The webhook body must be a JSON object');
-  const rawHost = typeof event.hostname === 'string' ? event.hostname : typeof event.domain === 'string' ? event.domain : null;
+  // Flat `{ hostname, event }`, or the event envelope style `{ type, data: { hostname } }`.
+  const rawHost = firstString(event.hostname, event.domain, event.data?.hostname, event.data?.domain, event.data?.object?.hostname);
   if (!rawHost) throw badRequest('The webhook body needs a hostname', [{ path: 'hostname', message: 'hostname is required' }]);
   if (!(await recordReceipt(ctx.db, 'hosted-domain', signed.signature!))) throw badRequest('This webhook delivery was already received (replay refused)');
 
-  const kind = [event.event, event.type, event.status].find((value) => typeof value === 'string') as string | undefined;
+  const kinds = [event.event, event.type, event.status, event.data?.status, event.data?.object?.status].filter((v): v is string => typeof v === 'string');
   const hostname = normalizeHostname(rawHost);
-  if (!kind || !ISSUED.has(kind.toLowerCase())) return { received: true, applied: false };
+  if (!kinds.some((kind) => ISSUED.test(kind))) return { received: true, applied: false };
   const updated = await ctx.db('storeDomains')
     .whereRaw('lower(hostname) = ?', [hostname])
     .whereIn('status', ['pending', 'verified', 'failed'])

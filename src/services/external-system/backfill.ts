@@ -47,13 +47,23 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
   let state: Checkpoint = saved?.phase ? saved : { phase: link.syncProducts ? 'products' : 'customers', cursor: null, products: zero(), customers: zero() };
   if (state.phase === 'customers' && !link.syncCustomers) state = { ...state, phase: 'done' };
   const client = clientFor(ctx, link.baseUrl, apiKey, { retries: 3 });
+  const fetchPage = (phase: Phase, cursor: string | null): Promise<ExternalPage<any>> =>
+    phase === 'products' ? client.products(cursor) : client.customers(cursor);
+  // The next page is fetched while the current one is written: the upstream and the database work
+  // at the same time. Only what is stored (with its checkpoint) counts as done.
+  let prefetched: Promise<ExternalPage<any>> | null = null;
   try {
     while (state.phase !== 'done') {
       if (signal?.aborted) throw new Error('The worker is shutting down; the backfill resumes from its checkpoint');
       const phase = state.phase;
-      const page: ExternalPage<any> = phase === 'products' ? await client.products(state.cursor) : await client.customers(state.cursor);
+      const page: ExternalPage<any> = await (prefetched ?? fetchPage(phase, state.cursor));
+      prefetched = null;
       const items = Array.isArray(page?.data) ? page.data : [];
       const next = typeof page?.nextCursor === 'string' && page.nextCursor ? page.nextCursor : null;
+      if (next) {
+        prefetched = fetchPage(phase, next);
+        prefetched.catch(() => undefined); // awaited next turn; a failure surfaces there
+      }
       await ctx.db.transaction(async (trx) => {
         const counts = phase === 'products' ? await upsertProducts(trx, storeId, items) : await upsertCustomers(trx, storeId, items);
         const nextPhase: Phase = next ? phase : phase === 'products' && link.syncCustomers ? 'customers' : 'done';

@@ -1,0 +1,13 @@
+import Joi from 'joi';
+import { reconcileStripeEvents } from '../services/operations/webhook-reconcile.js';
+import { defineJob } from './job-kind.js';
+
+/** Every 15 minutes: stored webhook events that were never processed are replayed. */
+export const webhookReconcileJob = defineJob<Record<string, never>, { replayed: number }>({
+  name: 'webhook-reconcile',
+  queue: 'webhooks',
+  payload: Joi.object({}),
+  options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  schedule: { every: 15 * 60_000 },
+  process: (ctx) => reconcileStripeEvents(ctx)
+});

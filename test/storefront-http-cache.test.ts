@@ -1,0 +1,97 @@
+import t from 'tap';
+import { buildApp, signupOwner } from './helpers/app.js';
+import { admin, createProduct } from './helpers/catalog.js';
+import { openSession, setupShop } from './helpers/checkout.js';
+
+t.test('storefront GETs: strong ETag, Cache-Control from the store setting, 304 without the database', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const product = await createProduct(app, owner, { title: 'Linen Shirt', status: 'active', variants: [{ price: 4200, inventoryQuantity: 3 }] });
+  const collection = await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Summer', isPublished: true }, ...admin(owner) });
+  t.equal(collection.status, 201);
+
+  const urls = ['/storefront/products', '/storefront/products?sort=title', '/storefront/products/linen-shirt', '/storefront/collections', '/storefront/collections/summer', '/storefront/store'];
+  const tags = new Map<string, string>();
+  for (const url of urls) {
+    const first = await app.request({ url, ...sf });
+    t.equal(first.status, 200, url);
+    const etag = first.headers.etag as string;
+    t.match(etag, /^"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}"$/, `${url}: a strong ETag`);
+    t.equal(first.headers['cache-control'], 'public, max-age=60, stale-while-revalidate=300', `${url}: the default Cache-Control`);
+    t.match(first.headers.vary, /x-storefront-token/);
+    tags.set(url, etag);
+  }
+  t.equal(new Set(tags.values()).size, urls.length, 'every request has its own tag');
+
+  // A revalidation with the current tag: 304, and not a single query reaches PostgreSQL.
+  const queries: string[] = [];
+  const onQuery = (query: { sql: string }) => queries.push(query.sql);
+  app.ctx.db.on('query', onQuery);
+  for (const url of urls) {
+    const revalidated = await app.request({ url, ...sf, headers: { 'if-none-match': tags.get(url)! } });
+    t.equal(revalidated.status, 304, `${url}: 304`);
+    t.equal(revalidated.raw, '');
+    t.equal(revalidated.headers.etag, tags.get(url));
+    t.equal(revalidated.headers['cache-control'], 'public, max-age=60, stale-while-revalidate=300');
+  }
+  const several = await app.request({ url: '/storefront/products', ...sf, headers: { 'if-none-match': `"nope", ${tags.get('/storefront/products')}` } });
+  t.equal(several.status, 304, 'one of several tags matching is enough');
+  app.ctx.db.off('query', onQuery);
+  t.same(queries, [], 'revalidations never touch the database');
+
+  const wrong = await app.request({ url: '/storefront/products', ...sf, headers: { 'if-none-match': tags.get('/storefront/products?sort=title')! } });
+  t.equal(wrong.status, 200, "another request's tag does not match");
+
+  // A catalog write moves the version: every old tag now gets the full, fresh response.
+  const updated = await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { title: 'Linen Shirt II' }, ...admin(owner) });
+  t.equal(updated.status, 200);
+  const after = await app.request({ url: '/storefront/products/linen-shirt', ...sf, headers: { 'if-none-match': tags.get('/storefront/products/linen-shirt')! } });
+  t.equal(after.status, 200, 'a write invalidates the old tag');
+  t.equal(after.body.data.product.title, 'Linen Shirt II');
+  t.not(after.headers.etag, tags.get('/storefront/products/linen-shirt'));
+  const again = await app.request({ url: '/storefront/products/linen-shirt', ...sf, headers: { 'if-none-match': after.headers.etag as string } });
+  t.equal(again.status, 304, 'the new tag revalidates');
+
+  // Stock changes and collection changes move it too.
+  const variantId = after.body.data.product.variants[0].id;
+  const etagBeforeStock = again.headers.etag as string;
+  const adjusted = await app.request({ method: 'POST', url: `/admin/products/${product.id}/variants/${variantId}/inventory`, payload: { delta: -1 }, ...admin(owner) });
+  t.equal(adjusted.status, 200);
+  const stocked = await app.request({ url: '/storefront/products/linen-shirt', ...sf, headers: { 'if-none-match': etagBeforeStock } });
+  t.equal(stocked.status, 200, 'an inventory change invalidates the tag');
+  const collectionTag = (await app.request({ url: '/storefront/collections/summer', ...sf })).headers.etag as string;
+  const renamed = await app.request({ method: 'PATCH', url: `/admin/collections/${collection.body.data.collection.id}`, payload: { description: 'Hot' }, ...admin(owner) });
+  t.equal(renamed.status, 200);
+  t.equal((await app.request({ url: '/storefront/collections/summer', ...sf, headers: { 'if-none-match': collectionTag } })).status, 200, 'a collection change invalidates');
+
+  // The store setting drives Cache-Control, and changing it moves the version.
+  const settings = await app.request({ method: 'PATCH', url: '/admin/store', payload: { storefrontCacheMaxAge: 5, storefrontCacheStaleWhileRevalidate: 30 }, ...admin(owner) });
+  t.equal(settings.status, 200);
+  t.equal(settings.body.data.store.storefrontCacheMaxAge, 5);
+  const reconfigured = await app.request({ url: '/storefront/store', ...sf, headers: { 'if-none-match': tags.get('/storefront/store')! } });
+  t.equal(reconfigured.status, 200);
+  t.equal(reconfigured.headers['cache-control'], 'public, max-age=5, stale-while-revalidate=30');
+  t.equal((await app.request({ method: 'PATCH', url: '/admin/store', payload: { storefrontCacheMaxAge: -1 }, ...admin(owner) })).status, 422);
+
+  // Another store's tags are its own: the same URL with another token never matches.
+  const other = await signupOwner(app);
+  const foreign = await app.request({ url: '/storefront/products', storefrontToken: other.storefrontToken, headers: { 'if-none-match': tags.get('/storefront/products')! } });
+  t.equal(foreign.status, 200);
+  t.same(foreign.body.data.products, []);
+});
+
+t.test('stock taken by a checkout moves the ETag too', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const product = await createProduct(app, owner, { title: 'Last Mug', status: 'active', variants: [{ price: 1500, inventoryQuantity: 1 }] });
+  await setupShop(app, owner);
+  const before = await app.request({ url: '/storefront/products/last-mug', ...sf });
+  t.equal(before.body.data.product.available, true);
+  const { session } = await openSession(app, owner, [{ variantId: product.variants[0].id, quantity: 1 }]);
+  t.equal(session.status, 201, session.raw);
+  const after = await app.request({ url: '/storefront/products/last-mug', ...sf, headers: { 'if-none-match': before.headers.etag as string } });
+  t.equal(after.status, 200, 'the old tag no longer matches once checkout reserved the last unit');
+  t.equal(after.body.data.product.available, false);
+});
