@@ -5,7 +5,7 @@ import type { AppContext } from '../../src/context.js';
 import { sendEmailJob } from '../../src/jobs/send-email.js';
 import { storefrontOf } from '../../src/api/plugins/auth.js';
 import { storefrontRoute } from '../../src/api/route-helpers.js';
-import { camelRow, type CustomerRow } from '../../src/services/customers/customers.js';
+import type { CustomerRow } from '../../src/services/customers/customers.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../../src/services/customers/unsubscribe.js';
 
 /**
@@ -34,7 +34,7 @@ export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
              returning *`,
             [storeId, email.toLowerCase(), null, null, request.info.remoteAddress]
           );
-          const customer = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow) : null;
+          const customer = (result.rows[0] as CustomerRow | undefined) ?? null;
           if (customer) {
             const store = await ctx.db('stores').where({ id: storeId }).first('name');
             const emailLogId = randomUUID();

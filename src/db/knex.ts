@@ -10,17 +10,39 @@ pg.types.setTypeParser(1700, (value) => Number.parseFloat(value));
 
 export type Db = Knex;
 
+interface RawResult {
+  command: string;
+  rows: Record<string, unknown>[];
+}
+
+const isRawResult = (result: unknown): result is RawResult =>
+  typeof result === 'object' && result !== null && Array.isArray((result as RawResult).rows) && typeof (result as RawResult).command === 'string';
+
+const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
+  const mapped: Record<string, unknown> = {};
+  for (const key in row) mapped[camelCase(key)] = row[key];
+  return mapped;
+}
+
 /**
  * One knex instance per process and database. Identifiers are camelCase in code and snake_case in
- * SQL (objection's mappers), so services write `where({ storeId })` and read `row.createdAt`.
+ * SQL (objection's mappers), so services write `where({ storeId })` and read `row.createdAt`, from
+ * the query builder and from `db.raw` alike.
  */
 export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
+  const mappers = objection.knexSnakeCaseMappers();
   const db = knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: 'shopwright' },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     acquireConnectionTimeout: 10_000,
-    ...objection.knexSnakeCaseMappers()
+    wrapIdentifier: mappers.wrapIdentifier,
+    // Query-builder rows are mapped by objection's mapper; a raw query's result is pg's own object,
+    // whose rows that mapper leaves alone: map them here, so every row reaches services in camelCase.
+    postProcessResponse: (result) =>
+      isRawResult(result) ? { ...result, rows: result.rows.map(camelCaseKeys) } : mappers.postProcessResponse(result)
   });
   registerPool(db);
   return db;

@@ -26,8 +26,8 @@ export const catalogModule: ModuleContribution = {
     );
     const row = result.rows[0];
     return {
-      stats: { productsCount: Number(row.products_count), lowStockVariants: Number(row.low_stock_variants) },
-      setup: { hasProducts: Number(row.products_count) > 0 }
+      stats: { productsCount: Number(row.productsCount), lowStockVariants: Number(row.lowStockVariants) },
+      setup: { hasProducts: Number(row.productsCount) > 0 }
     };
   }
 };

@@ -110,7 +110,7 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   const trackingToken = newTrackingToken();
   const trackingUrl = trackingUrlFor(base, trackingToken);
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
-  const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
+  const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.firstName, lastName: customer.lastName }, trackingUrl), { trx });
   const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId, sequence });
   return { orderId: order.id, stockChanged: changed, dto: toOrderDto(order, items, [], trackingUrl) };
 }

@@ -63,8 +63,8 @@ export async function releaseSession(trx: Knex.Transaction, session: { id: strin
       `update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity`,
       [line.quantity, line.variantId, session.storeId]
     );
-    const row = result.rows[0] as { inventory_quantity: number } | undefined;
-    if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, quantityAfter: row.inventory_quantity });
+    const row = result.rows[0] as { inventoryQuantity: number } | undefined;
+    if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, quantityAfter: row.inventoryQuantity });
   }
   if (ledger.length) await trx('inventoryLedger').insert(ledger);
   if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);

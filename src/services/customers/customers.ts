@@ -124,8 +124,3 @@ export async function updateCustomer(ctx: AppContext, storeId: string, customerI
     throw error;
   }
 }
-
-/** Raw query rows come back snake_case (the mappers only touch query-builder results). */
-export function camelRow(row: Record<string, unknown>): Record<string, any> {
-  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()), value]));
-}

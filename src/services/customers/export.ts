@@ -17,17 +17,17 @@ export interface CustomerExportResult {
 interface ExportRow {
   id: string;
   email: string;
-  first_name: string | null;
-  last_name: string | null;
+  firstName: string | null;
+  lastName: string | null;
   phone: string | null;
   tags: string[];
   note: string | null;
-  email_marketing: string;
-  orders_count: number;
-  total_spent: number;
-  last_order_at: Date | null;
-  created_at: Date;
-  cursor_at: string;
+  emailMarketing: string;
+  ordersCount: number;
+  totalSpent: number;
+  lastOrderAt: Date | null;
+  createdAt: Date;
+  cursorAt: string;
 }
 
 export const exportFileKey = (storeId: string, jobId: string) => `exports/${storeId}/${jobId}.csv`;
@@ -67,23 +67,23 @@ export async function runCustomerExport(ctx: AppContext, jobId: string): Promise
       for (const row of page) {
         chunk += csvLine([
           row.email,
-          row.first_name,
-          row.last_name,
+          row.firstName,
+          row.lastName,
           row.phone,
           (row.tags ?? []).join(TAG_SEPARATOR),
           row.note,
-          row.email_marketing,
-          row.orders_count,
-          Number(row.total_spent),
-          row.last_order_at ? row.last_order_at.toISOString() : null,
-          row.created_at.toISOString()
+          row.emailMarketing,
+          row.ordersCount,
+          Number(row.totalSpent),
+          row.lastOrderAt ? row.lastOrderAt.toISOString() : null,
+          row.createdAt.toISOString()
         ]);
       }
       bytes += Buffer.byteLength(chunk);
       yield chunk;
       rows += page.length;
       const last = page[page.length - 1]!;
-      after = [last.cursor_at, last.id];
+      after = [last.cursorAt, last.id];
       await reportJobProgress(ctx, jobId, { percent: total ? Math.min(99, Math.floor((rows / total) * 100)) : 99, processedRows: rows });
       if (page.length < PAGE_SIZE) return;
     }

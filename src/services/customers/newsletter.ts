@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { camelRow, type CustomerRow } from './customers.js';
+import type { CustomerRow } from './customers.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from './unsubscribe.js';
 
 export interface SubscribeInput {
@@ -34,7 +34,7 @@ export async function subscribeToNewsletter(ctx: AppContext, storeId: string, in
        returning c.*, (select name from stores where id = c.store_id) as store_name`,
       [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, ip]
     );
-    const changed = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow & { storeName: string }) : null;
+    const changed = (result.rows[0] as (CustomerRow & { storeName: string }) | undefined) ?? null;
     // The welcome email is queued in the same transaction: it exists exactly when the subscription does.
     if (changed) await sendNewsletterWelcome(ctx, trx, changed, changed.storeName);
   });

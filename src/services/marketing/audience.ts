@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { assertListsExist } from './lists.js';
-import { purchaseFilterConditions, type PurchaseFilters, type SqlFragment } from './purchase-filters.js';
+import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
+import { purchaseConditions } from '../modules/registry.js';
 
-export interface AudienceFilters extends PurchaseFilters {
+export interface AudienceFilters extends PurchaseConditions {
   tags?: string[];
   lastOrderBefore?: Date | string;
   lastOrderAfter?: Date | string;
@@ -22,8 +23,8 @@ export interface Audience {
  * The WHERE clause (customer alias `c`) selecting an audience. Always: this store, `subscribed`,
  * and not on the store's suppression list. Lists are a union (member of any); filters intersect.
  */
-export async function audienceCondition(db: Knex, storeId: string, audience: Audience): Promise<SqlFragment> {
-  const parts: SqlFragment[] = [
+export async function audienceCondition(db: Knex, storeId: string, audience: Audience): Promise<SqlCondition> {
+  const parts: SqlCondition[] = [
     { sql: 'c.store_id = ?', bindings: [storeId] },
     { sql: `c.email_marketing = 'subscribed'`, bindings: [] },
     { sql: 'not exists (select 1 from marketing_suppressions s where s.store_id = c.store_id and s.email = lower(c.email))', bindings: [] }
@@ -44,7 +45,7 @@ export async function audienceCondition(db: Knex, storeId: string, audience: Aud
   if (audience.inactiveDays !== undefined) {
     parts.push({ sql: `c.orders_count > 0 and c.last_order_at < now() - make_interval(days => ?)`, bindings: [audience.inactiveDays] });
   }
-  parts.push(...(await purchaseFilterConditions(db, f)));
+  parts.push(...purchaseConditions(f));
   return { sql: parts.map((p) => `(${p.sql})`).join(' and '), bindings: parts.flatMap((p) => p.bindings) };
 }
 
@@ -63,6 +64,6 @@ export async function previewAudience(ctx: AppContext, storeId: string, audience
   ]);
   return {
     count: countResult.rows[0].count as number,
-    sample: sampleResult.rows.map((r: any) => ({ id: r.id, email: r.email, firstName: r.first_name, lastName: r.last_name }))
+    sample: sampleResult.rows.map((r: any) => ({ id: r.id, email: r.email, firstName: r.firstName, lastName: r.lastName }))
   };
 }

@@ -44,12 +44,12 @@ export async function campaignCounts(db: Knex, storeId: string, campaignIds: str
     db.raw(`select campaign_id, count(*)::int as n from campaign_clicks where campaign_id = any(?::uuid[]) group by campaign_id`, [campaignIds])
   ]);
   for (const row of byStatus.rows) {
-    const c = counts.get(row.campaign_id)!;
+    const c = counts.get(row.campaignId)!;
     if (row.status === 'sending') c.pending += row.n;
     else (c as unknown as Record<string, number>)[row.status] += row.n;
     c.suppressed += row.suppressed;
   }
-  for (const row of unsubscribes.rows) counts.get(row.campaign_id)!.unsubscribes = row.n;
-  for (const row of clicks.rows) counts.get(row.campaign_id)!.clicks = row.n;
+  for (const row of unsubscribes.rows) counts.get(row.campaignId)!.unsubscribes = row.n;
+  for (const row of clicks.rows) counts.get(row.campaignId)!.clicks = row.n;
   return counts;
 }

@@ -17,10 +17,10 @@ import { buildCampaignMessage } from './mime.js';
 const chunkSize = (rate: number) => Math.max(1, Math.min(50, Math.round(rate / 4)));
 
 interface ClaimedRecipient {
-  customer_id: string;
+  customerId: string;
   email: string;
-  first_name: string | null;
-  last_name: string | null;
+  firstName: string | null;
+  lastName: string | null;
   status: 'sending' | 'skipped';
 }
 
@@ -141,16 +141,16 @@ async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, 
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
   const { ctx, campaign } = state;
-  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customer_id });
+  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customerId });
   const data = {
     ...campaign.context,
     store: { name: state.storeName },
-    customer: { id: recipient.customer_id, email: recipient.email, firstName: recipient.first_name ?? '', lastName: recipient.last_name ?? '' },
+    customer: { id: recipient.customerId, email: recipient.email, firstName: recipient.firstName ?? '', lastName: recipient.lastName ?? '' },
     campaign: { id: campaign.id, type: campaign.type },
     unsubscribeUrl
   };
   const rendered = renderCompiledSync(state.compiled, data);
-  let html = rendered.html ? trackLinks(ctx, state.clickKey, rendered.html, campaign.id, recipient.customer_id, unsubscribeUrl) : '';
+  let html = rendered.html ? trackLinks(ctx, state.clickKey, rendered.html, campaign.id, recipient.customerId, unsubscribeUrl) : '';
   let text = rendered.text;
   if (html && !html.includes(unsubscribeUrl.replace(/&/g, '&amp;')) && !html.includes(unsubscribeUrl)) {
     const footer = `<p style="color:#7b8794;font-size:12px">You receive this email from ${escapeHtml(state.storeName)}. <a href="${unsubscribeUrl}">Unsubscribe</a></p>`;
@@ -175,13 +175,13 @@ async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
         try {
           message = renderFor(state, recipient);
         } catch (error) {
-          failed.push({ id: recipient.customer_id, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
+          failed.push({ id: recipient.customerId, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
           return;
         }
         const wait = slots[i]! - Date.now();
         if (wait > 0) await sleep(wait);
         try {
-          const messageId = `<campaign-${campaign.id}-${recipient.customer_id}@shopwright>`;
+          const messageId = `<campaign-${campaign.id}-${recipient.customerId}@shopwright>`;
           const { raw, envelope } = buildCampaignMessage({
             from: sender.from,
             to: recipient.email,
@@ -194,12 +194,12 @@ async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
           });
           const info = await sender.transporter.sendMail({ envelope, raw });
           if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(messageId.slice(1, -1), info.message);
-          sentIds.push(recipient.customer_id);
+          sentIds.push(recipient.customerId);
         } catch (error) {
           const kind = classifySmtpError(error);
           const text = String((error as Error).message ?? error).slice(0, 1000);
-          if (kind === 'transient') deferred.push({ id: recipient.customer_id, error: text });
-          else failed.push({ id: recipient.customer_id, email: recipient.email, error: text, permanent: kind === 'permanent' });
+          if (kind === 'transient') deferred.push({ id: recipient.customerId, error: text });
+          else failed.push({ id: recipient.customerId, email: recipient.email, error: text, permanent: kind === 'permanent' });
         }
       })
     );

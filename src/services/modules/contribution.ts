@@ -28,6 +28,18 @@ export interface DashboardPart {
   openIssues?: unknown[];
 }
 
+/** Customers who bought given products or products of given collections (audience filters). */
+export interface PurchaseConditions {
+  purchasedProductIds?: string[];
+  purchasedCollectionIds?: string[];
+}
+
+/** A SQL condition with its bindings, on the customer alias `c`. */
+export interface SqlCondition {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
 /**
  * What a module offers the rest of the service. Earlier modules ask the registry instead of
  * probing later modules' tables; a module that is not installed simply contributes nothing.
@@ -44,6 +56,8 @@ export interface ModuleContribution {
   /** A store's own email templates by key (marketing), as overrides and extra keys for transactional mail. */
   templateKeys?(ctx: AppContext, storeId: string): Promise<string[]>;
   findTemplate?(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null>;
+  /** Conditions on customers `c` for "has bought" audience filters (the orders module). */
+  purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
   /** Reactions to committed domain events (cache invalidation, search documents, …). */
   onEvent?: { [T in DomainEventType]?: (ctx: AppContext, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

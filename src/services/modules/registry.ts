@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { EmailTemplate } from '../email/templates.js';
-import type { DashboardPart, DashboardSetup, DashboardStats } from './contribution.js';
+import type { DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
 import { MODULES } from './index.js';
 
 export interface Dashboard {
@@ -56,4 +56,14 @@ export async function findStoreTemplate(ctx: AppContext, storeId: string, key: s
     if (template) return template;
   }
   return null;
+}
+
+/**
+ * "Has bought" conditions from the module that keeps orders. Without one, nobody has bought
+ * anything: a filter that asks for purchases matches no one.
+ */
+export function purchaseConditions(filters: PurchaseConditions): SqlCondition[] {
+  if (!filters.purchasedProductIds?.length && !filters.purchasedCollectionIds?.length) return [];
+  const provider = MODULES.find((m) => m.purchaseConditions);
+  return provider ? provider.purchaseConditions!(filters) : [{ sql: 'false', bindings: [] }];
 }

@@ -52,7 +52,7 @@ export async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
      returning id, first_name, last_name`,
     [order.storeId, order.email, address.firstName ?? null, address.lastName ?? null, address.phone ?? null, order.total]
   );
-  return result.rows[0] as { id: string; first_name: string | null; last_name: string | null };
+  return result.rows[0] as { id: string; firstName: string | null; lastName: string | null };
 }
 
 const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -1,3 +1,4 @@
+import { purchaseConditions } from './purchase-conditions.js';
 import type { ModuleContribution } from '../modules/contribution.js';
 import { toOrderSummaryDto, type OrderRow } from './dto.js';
 import { recentOrdersOfCustomer } from './orders.js';
@@ -37,7 +38,8 @@ export const ordersModule: ModuleContribution = {
        union select variant_id from stock_reservations where store_id = ? and state = 'held' and variant_id = any(?::uuid[])`,
       [storeId, variantIds, storeId, variantIds]
     );
-    return result.rows.map((row: { variant_id: string }) => row.variant_id);
+    return result.rows.map((row: { variantId: string }) => row.variantId);
   },
-  customerRecentOrders: (ctx, storeId, customerId) => recentOrdersOfCustomer(ctx, storeId, customerId)
+  customerRecentOrders: (ctx, storeId, customerId) => recentOrdersOfCustomer(ctx, storeId, customerId),
+  purchaseConditions
 };
