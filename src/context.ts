@@ -21,7 +21,11 @@ export interface AppContext {
 
 export function createContext(config: Config, options: { log?: Logger; dbPoolMax?: number } = {}): AppContext {
   const log = options.log ?? createLogger(config.logLevel);
-  const db = createDb(config.databaseUrl, { max: options.dbPoolMax ?? 10 });
+  const db = createDb(
+    config.databaseUrl,
+    { max: options.dbPoolMax ?? 10 },
+    { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs }
+  );
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);

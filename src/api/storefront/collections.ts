@@ -3,7 +3,7 @@ import { listStorefrontCollections } from '../../services/catalog/collections.js
 import { getStorefrontCollection } from '../../services/catalog/storefront.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { storefrontOf } from '../plugins/auth.js';
-import { withMeta } from '../plugins/envelope.js';
+import { cachedEnvelope } from './cached-json.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { paginationQuery } from '../schemas.js';
 
@@ -14,10 +14,12 @@ export const listStorefrontCollectionsRoute = storefrontRoute({
     description: 'Published collections (newest first)',
     tags: ['catalog'],
     validate: { query: Joi.object(paginationQuery) },
-    handler: async (request) => {
+    handler: async (request, h) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor });
-      return withMeta({ collections: result.collections }, paginationMeta(limit, result.nextCursor));
+      return cachedEnvelope(request, h, `collections:${JSON.stringify([limit, cursor])}`, async () => {
+        const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor });
+        return { data: { collections: result.collections }, meta: paginationMeta(limit, result.nextCursor) };
+      });
     }
   }
 });
@@ -29,10 +31,13 @@ export const getStorefrontCollectionRoute = storefrontRoute({
     description: 'A published collection with a page of its active products (collection order); meta.pagination pages the products',
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }), query: Joi.object(paginationQuery) },
-    handler: async (request) => {
+    handler: async (request, h) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await getStorefrontCollection(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string, { limit, cursor });
-      return withMeta({ collection: result.collection }, paginationMeta(limit, result.nextCursor));
+      const slug = (request.params.slug as string).toLowerCase();
+      return cachedEnvelope(request, h, `collection:${JSON.stringify([slug, limit, cursor])}`, async () => {
+        const result = await getStorefrontCollection(request.server.app.ctx, storefrontOf(request).storeId, slug, { limit, cursor });
+        return { data: { collection: result.collection }, meta: paginationMeta(limit, result.nextCursor) };
+      });
     }
   }
 });

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/storefront.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { storefrontOf } from '../plugins/auth.js';
-import { envelopeJson } from './cached-json.js';
+import { cachedEnvelope } from './cached-json.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { money, paginationQuery, text } from '../schemas.js';
 
@@ -27,8 +27,10 @@ export const listStorefrontProductsRoute = storefrontRoute({
     handler: async (request, h) => {
       const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
-      const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
-      return envelopeJson(h, result, () => ({ data: { products: result.products }, meta: paginationMeta(limit, result.nextCursor) }));
+      return cachedEnvelope(request, h, `products:${JSON.stringify([filters, limit, cursor])}`, async () => {
+        const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
+        return { data: { products: result.products }, meta: paginationMeta(limit, result.nextCursor) };
+      });
     }
   }
 });
@@ -41,8 +43,11 @@ export const getStorefrontProductRoute = storefrontRoute({
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
     handler: async (request, h) => {
-      const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string);
-      return envelopeJson(h, product, () => ({ data: { product }, meta: {} }));
+      const slug = (request.params.slug as string).toLowerCase();
+      return cachedEnvelope(request, h, `product:${slug}`, async () => ({
+        data: { product: await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, slug) },
+        meta: {}
+      }));
     }
   }
 });

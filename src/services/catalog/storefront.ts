@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
 import { findPublishedCollection, storefrontCollectionDto } from './collections.js';
-import { cachedStorefrontRead } from './storefront-cache.js';
 import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from './read-models.js';
 
 export const STOREFRONT_SORTS = ['newest', 'price_asc', 'price_desc', 'title', 'relevance'] as const;
@@ -50,11 +49,8 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
 
 const cursorValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
-export function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest) {
-  return cachedStorefrontRead(ctx, storeId, `products:${JSON.stringify([filters, page])}`, () => loadStorefrontProducts(ctx, storeId, filters, page));
-}
-
-async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest) {
+/** Uncached: the storefront routes cache the serialised responses (storefront-cache.ts). */
+export async function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest) {
   const sort: StorefrontSort = filters.sort ?? (filters.q ? 'relevance' : 'newest');
   if (sort === 'relevance' && !filters.q) throw validationFailed([{ path: 'sort', message: 'relevance needs a search query (q)' }]);
   const spec = sortSpec(sort, filters.q);
@@ -89,11 +85,7 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
   return { products: await hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS), nextCursor };
 }
 
-export function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string) {
-  return cachedStorefrontRead(ctx, storeId, `product:${slug.toLowerCase()}`, () => loadStorefrontProduct(ctx, storeId, slug));
-}
-
-async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: string) {
+export async function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string) {
   const row: ProductRow | undefined = await ctx.db('products')
     .where({ storeId, status: 'active' })
     .whereRaw('lower(slug) = lower(?)', [slug])
@@ -104,11 +96,7 @@ async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: str
 }
 
 /** A published collection with a page of its active products, in the collection's order. */
-export function getStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest) {
-  return cachedStorefrontRead(ctx, storeId, `collection:${JSON.stringify([slug.toLowerCase(), page])}`, () => loadStorefrontCollection(ctx, storeId, slug, page));
-}
-
-async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest) {
+export async function getStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest) {
   const collection = await findPublishedCollection(ctx, storeId, slug);
   const query = ctx.db('collectionProducts as cp')
     .join('products as p', 'p.id', 'cp.productId')

@@ -10,6 +10,9 @@ import { stagingLine, validateRecord, type RowError, type StagedCustomer } from 
 
 export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
 export const IMPORT_BATCH_SIZE = 5_000;
+
+/** The import's own statement_timeout (the pool's default is for request-sized work). */
+const IMPORT_STATEMENT_TIMEOUT_MS = 300_000;
 /** Bad rows kept in the job result; `invalidRows` still counts all of them. */
 export const MAX_REPORTED_ERRORS = 10_000;
 
@@ -295,7 +298,12 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
 
   const counts = sumCounts(checkpoint.partitions);
   // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
-  if (!input.dryRun && counts.created >= ANALYZE_AFTER_CREATED) await ctx.db.raw('analyze customers');
+  if (!input.dryRun && counts.created >= ANALYZE_AFTER_CREATED) {
+    await ctx.db.transaction(async (trx) => {
+      await trx.raw(`set local statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}`);
+      await trx.raw('analyze customers');
+    });
+  }
   const errors: RowError[] = (
     await ctx.db('jobRowErrors').where({ jobId }).orderBy(['rowNumber', 'id']).limit(MAX_REPORTED_ERRORS).select('rowNumber', 'columnName', 'message')
   ).map((e: { rowNumber: number; columnName: string; message: string }) => ({ row: e.rowNumber, column: e.columnName, message: e.message }));
@@ -336,7 +344,8 @@ async function applyBatch(
   const previous = checkpoint.partitions[partition]!;
   // Not waiting for the WAL flush is safe: a batch lost in a crash is lost together with its
   // checkpoint, and the retried job applies it again.
-  await connection.query('begin; set local synchronous_commit = off');
+  // A batch (COPY + upsert of thousands of rows) may outlast the pool's statement_timeout.
+  await connection.query(`begin; set local synchronous_commit = off; set local statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}`);
   try {
     let applied = { created: 0, updated: 0 };
     if (target.dryRun) {
