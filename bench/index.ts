@@ -2,6 +2,8 @@ import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
+import { run as marketing } from './marketing.js';
+import { run as outbox } from './outbox.js';
 import { settle } from './lib/settle.js';
 
 /**
@@ -12,7 +14,9 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   foundation,
   catalog,
   'catalog-explain': catalogExplain,
-  customers: customersCsv
+  customers: customersCsv,
+  outbox,
+  marketing
 };
 
 const only = process.argv.slice(2);

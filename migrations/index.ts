@@ -2,6 +2,10 @@ import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
+import * as platform from './20261123000100_platform.js';
+import * as checkout from './20261123003100_checkout.js';
+import * as storeOperations from './20261123004000_store_operations.js';
+import * as marketing from './20261123005100_marketing.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -10,5 +14,9 @@ import * as customers from './20261122000300_customers.js';
 export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261122000100_foundation', module: foundation },
   { name: '20261122000200_catalog', module: catalog },
-  { name: '20261122000300_customers', module: customers }
+  { name: '20261122000300_customers', module: customers },
+  { name: '20261123000100_platform', module: platform },
+  { name: '20261123003100_checkout', module: checkout },
+  { name: '20261123004000_store_operations', module: storeOperations },
+  { name: '20261123005100_marketing', module: marketing }
 ];

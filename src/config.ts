@@ -14,6 +14,10 @@ export interface Config {
   jwtAudience: string;
   jwtTtlSec: number;
   appUrl: string;
+  /** Base of links into the admin app (password reset, invites); defaults to APP_URL. */
+  adminUrl: string;
+  /** Lets the external system's baseUrl resolve to private addresses (local testing only). */
+  allowPrivateExternalHosts: boolean;
   encryptionKey: string;
   storageDir: string;
   smtpUrl: string;
@@ -24,6 +28,8 @@ export interface Config {
   hostedDomainWebhookSecret: string;
   domainTarget: string;
   dnsServers: string[];
+  /** How long one DNS query of a domain check may take. */
+  dnsTimeoutMs: number;
   queueDashboardUser: string;
   queueDashboardPassword: string;
   logLevel: string;
@@ -33,6 +39,12 @@ export interface Config {
   smtpTlsRejectUnauthorized: boolean;
   /** scrypt cost; lowered only by tests to keep suites fast. */
   passwordHashCost: number;
+  /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
+  outboxPollMs: number;
+  /** Carts, checkout sessions and Stripe Connect. */
+  checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
+  /** Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP connections per pool. */
+  marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number };
   rateLimits: {
     authPerIpPerMinute: number;
     /** Per email and client address pair: a stranger guessing cannot lock the owner out elsewhere. */
@@ -41,8 +53,6 @@ export interface Config {
     authPerEmailCeilingPerMinute: number;
     storefrontPerTokenPerMinute: number;
   };
-  /** Base of links into the admin app (password reset, invites); defaults to APP_URL. */
-  adminUrl: string;
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
@@ -95,6 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtAudience: env.JWT_AUDIENCE ?? 'shopwright-admin',
     jwtTtlSec: int(env.JWT_TTL_SEC, 12 * 3600),
     appUrl: (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminUrl: (env.ADMIN_URL || env.APP_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    allowPrivateExternalHosts: env.ALLOW_PRIVATE_EXTERNAL_HOSTS === 'true',
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
     smtpUrl: env.SMTP_URL ?? '',
@@ -105,19 +117,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hostedDomainWebhookSecret: env.HOSTED_DOMAIN_WEBHOOK_SECRET ?? DEV_SECRET,
     domainTarget: env.DOMAIN_TARGET ?? 'stores.shopwright.local',
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: int(env.DNS_TIMEOUT_MS, 3000),
     queueDashboardUser: env.QUEUE_DASHBOARD_USER ?? 'admin',
-    queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? DEV_SECRET,
+    // No password, no dashboard: it is mounted only when one is set.
+    queueDashboardPassword: env.QUEUE_DASHBOARD_PASSWORD ?? '',
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     storefrontCacheTtlMs: Math.max(0, int(env.STOREFRONT_CACHE_TTL_MS, 10_000)),
     smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',
     passwordHashCost: int(env.PASSWORD_HASH_COST, 16384),
+    outboxPollMs: Math.max(50, int(env.OUTBOX_POLL_MS, 2_000)),
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
       authPerEmailCeilingPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL_CEILING, 100),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 60_000)
     },
-    adminUrl: (env.ADMIN_URL || env.APP_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    checkout: {
+      cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),
+      sessionTtlSec: Math.max(30, int(env.CHECKOUT_SESSION_TTL_SEC, 15 * 60)),
+      applicationFeeBps: Math.max(0, int(env.STRIPE_APPLICATION_FEE_BPS, 200)),
+      stripeWebhookDelayMs: Math.max(0, int(env.STRIPE_WEBHOOK_DELAY_MS, 3_000))
+    },
+    marketing: {
+      sendRateCap: Math.max(1, int(env.MARKETING_SEND_RATE_CAP, 2_000)),
+      defaultSendRate: Math.max(1, int(env.MARKETING_DEFAULT_SEND_RATE, 100)),
+      batchSize: Math.max(1, int(env.MARKETING_BATCH_SIZE, 250)),
+      smtpConnections: Math.max(1, int(env.MARKETING_SMTP_CONNECTIONS, 8))
+    },
     trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
     allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),

@@ -5,6 +5,7 @@ import { Queues } from './jobs/queues.js';
 import { createLogger, type Logger } from './logger.js';
 import { createFailFastRedis, waitForReady } from './redis.js';
 import { LocalCache } from './services/cache/local-cache.js';
+import { OutboxRelay } from './services/outbox/relay.js';
 
 /**
  * Everything a service needs from the outside world, built once per process. Services take it as
@@ -17,6 +18,8 @@ export interface AppContext {
   redis: Redis;
   queues: Queues;
   cache: LocalCache;
+  /** Moves committed job intents (the outbox) into BullMQ; runs in every process that produces jobs. */
+  outbox: OutboxRelay;
 }
 
 export function createContext(config: Config, options: { log?: Logger; dbPoolMax?: number } = {}): AppContext {
@@ -30,12 +33,13 @@ export function createContext(config: Config, options: { log?: Logger; dbPoolMax
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
   const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log, config.storefrontCacheTtlMs);
-  return { config, log, db, redis, queues, cache };
+  const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
+  return { config, log, db, redis, queues, cache, outbox };
 }
 
 /**
  * Connects what needs connecting before the first request or job: the cache's pub/sub, and the
- * fail-fast Redis connection (which refuses commands until it is ready). Redis being down at boot
+ * fail-fast Redis connection (which refuses commands until it is ready), and the outbox relay. Redis being down at boot
  * is logged, not fatal: requests that need it answer 503 until it is back.
  */
 export async function openContext(ctx: AppContext): Promise<void> {
@@ -43,9 +47,11 @@ export async function openContext(ctx: AppContext): Promise<void> {
     ctx.cache.start(),
     waitForReady(ctx.redis).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'redis not ready at startup'))
   ]);
+  await ctx.outbox.start();
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.outbox.stop();
   await ctx.queues.close();
   await ctx.cache.close();
   ctx.redis.disconnect();

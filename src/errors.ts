@@ -37,9 +37,14 @@ export const serviceUnavailable = (message = 'A backing service is unavailable')
 export const rateLimited = (retryAfterSec: number) =>
   new AppError(429, 'rate_limited', 'Too many requests, slow down', undefined, { 'Retry-After': String(retryAfterSec) });
 
+/** The driver's error under objection's wrapper (objection wraps database errors in its own classes). */
+export function nativeDbError(error: unknown): { code?: string; constraint?: string } {
+  return ((error as { nativeError?: unknown })?.nativeError ?? error) as { code?: string; constraint?: string };
+}
+
 /** PostgreSQL unique violation, with the constraint (index) name that fired. */
 export function uniqueViolation(error: unknown): string | null {
-  const pgError = error as { code?: string; constraint?: string };
+  const pgError = nativeDbError(error);
   return pgError?.code === '23505' ? (pgError.constraint ?? '') : null;
 }
 
@@ -76,7 +81,7 @@ export function postgresDataError(error: unknown): AppError | null {
 
 /** Errors that mean a backing store (PostgreSQL or Redis) cannot be reached: rendered as 503. */
 export function isBackendDown(error: unknown): boolean {
-  const e = error as { code?: string; message?: string; name?: string };
+  const e = nativeDbError(error) as { code?: string; message?: string; name?: string };
   if (!e) return false;
   const codes = [
     'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',

@@ -65,6 +65,7 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
   const { enqueueEmail } = await import('../src/services/email/outbox.js');
   // Listen before enqueuing: QueueEvents only sees events published after it connects.
   const emailEvents = await app.ctx.queues.eventsFor('email');
+  const { waitForJob } = await import('../src/services/outbox/wait-for-job.js');
   const queued = await enqueueEmail(app.ctx, {
     storeId: owner.store.id,
     to: 'jane@example.com',
@@ -72,7 +73,7 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
     data: { store: { name: 'x' }, customer: {}, unsubscribeUrl: url.toString() },
     marketingCustomerId: customer.id
   });
-  await queued.job.waitUntilFinished(emailEvents, 10_000);
+  await waitForJob(emailEvents, queued.jobId, 10_000).result;
   const log = await app.ctx.db('emailLog').where({ id: queued.emailLogId }).first();
   t.equal(log.status, 'failed');
   t.match(log.error, /not subscribed/);

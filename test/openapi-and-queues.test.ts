@@ -15,13 +15,23 @@ t.test('GET /openapi.json documents the routes from their joi schemas', async (t
   t.notOk(response.body.paths['/{any}'], 'the catch-all is not documented');
 });
 
-t.test('a request that needs the queue answers 503 when Redis is down, after nothing half-done', async (t) => {
+t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);
+  await app.ctx.queues.eventsFor('email');
   app.ctx.redis.disconnect();
-  const response = await app.request({ method: 'POST', url: '/auth/forgot-password', payload: { email: owner.email } });
+  const response = await app.request({
+    method: 'POST',
+    url: '/admin/store/email/test',
+    token: owner.accessToken,
+    storeId: owner.store.id,
+    payload: { toEmail: 'ops@example.com' }
+  });
   t.equal(response.status, 503);
   t.equal(response.body.error.code, 'service_unavailable');
+  t.equal(Number((await app.ctx.db('outbox').count('* as n').first())!.n), 0, 'the test send was withdrawn from the outbox');
+  const log = await app.ctx.db('emailLog').where({ toEmail: 'ops@example.com' }).first();
+  t.match(log, { status: 'failed', error: /withdrawn/ });
 });
 
 t.test('an email job retried after success does not send twice', async (t) => {
@@ -29,10 +39,14 @@ t.test('an email job retried after success does not send twice', async (t) => {
   const smtp = await new SmtpCapture().start();
   t.teardown(() => smtp.stop());
   const app = await buildApp(t, { env: { SMTP_URL: smtp.url } });
-  const { enqueueEmail, deliverEmail } = await import('../src/services/email/outbox.js');
-  const { job } = await enqueueEmail(app.ctx, { storeId: null, to: 'once@example.com', templateKey: 'password_reset', data: { user: { firstName: 'A' }, resetUrl: 'http://x', expiresInMinutes: 60 } });
-  const first = await deliverEmail(app.ctx, job.data);
-  const second = await deliverEmail(app.ctx, job.data);
+  const { enqueueEmail } = await import('../src/services/email/outbox.js');
+  const { deliverEmail } = await import('../src/services/email/delivery.js');
+  const { jobId } = await enqueueEmail(app.ctx, { storeId: null, to: 'once@example.com', templateKey: 'password_reset', data: { user: { firstName: 'A' }, resetUrl: 'http://x', expiresInMinutes: 60 } });
+  await app.ctx.outbox.drain();
+  const job = await app.ctx.queues.get('email').getJob(jobId);
+  t.ok(job, 'the relay queued the job under the email log id');
+  const first = await deliverEmail(app.ctx, job!.data);
+  const second = await deliverEmail(app.ctx, job!.data);
   t.equal(second.messageId, first.messageId);
   await smtp.waitFor((m) => m.envelopeTo.includes('once@example.com'));
   await new Promise((resolve) => setTimeout(resolve, 200));

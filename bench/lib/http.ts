@@ -70,3 +70,33 @@ export async function measure(
 export function ratio(part: Measurement, whole: Measurement): string {
   return `${((part.reqPerSec / whole.reqPerSec) * 100).toFixed(1)}%`;
 }
+
+/** Like `measure`, for POSTs whose JSON body must differ per request (e.g. a new email each time). */
+export async function measurePost(
+  name: string,
+  url: string,
+  body: (n: number) => unknown,
+  options: { headers?: Record<string, string>; connections?: number; duration?: number } = {}
+): Promise<Measurement> {
+  let n = 0;
+  const run = (duration: number) =>
+    autocannon({
+      url,
+      connections: options.connections ?? 50,
+      duration,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...options.headers },
+          setupRequest: (request) => ({ ...request, body: JSON.stringify(body(n++)) })
+        }
+      ]
+    });
+  await run(1);
+  const result = await run(options.duration ?? Number(process.env.BENCH_DURATION ?? 8));
+  const measurement = { name, reqPerSec: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  console.log(
+    `${name.padEnd(44)} ${String(measurement.reqPerSec).padStart(7)} req/s   p50 ${String(measurement.p50).padStart(4)} ms   p99 ${String(measurement.p99).padStart(4)} ms${measurement.non2xx ? `   non-2xx ${measurement.non2xx}` : ''}`
+  );
+  return measurement;
+}

@@ -4,12 +4,27 @@ import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
+import { adminMarketingRoutes } from './admin-marketing/index.js';
+import { publicClickRoutes } from './public-clicks/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
+import { adminTeamRoutes } from './admin-team/index.js';
+import { adminDomainRoutes } from './admin-domain/index.js';
+import { adminIssueRoutes } from './admin-issues/index.js';
+import { adminExternalSystemRoutes } from './admin-external-system/index.js';
+import { internalExternalSystemRoutes } from './internal-external-system/index.js';
+import { internalHostedDomainRoutes } from './internal-hosted-domain/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
 import { getOpenApi } from './openapi/get-openapi.js';
 import { publicRoutes } from './public/index.js';
 import { storefrontRoutes } from './storefront/index.js';
+import { storefrontCartRoutes } from './storefront-carts/index.js';
+import { storefrontReviewRoutes } from './storefront-reviews/index.js';
+import { adminOrderRoutes } from './admin-orders/index.js';
+import { adminReviewRoutes } from './admin-reviews/index.js';
+import { adminPaymentRoutes } from './admin-payments/index.js';
+import { publicOrderRoutes } from './public-orders/index.js';
+import { internalStripeRoutes } from './internal-stripe/index.js';
 
 /** Every route group, mounted under /api/v1. One line per group. */
 export const ROUTE_GROUPS: ServerRoute[][] = [
@@ -17,11 +32,26 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   [getOpenApi],
   authRoutes,
   adminStoreRoutes,
+  adminTeamRoutes,
+  adminDomainRoutes,
+  adminIssueRoutes,
+  adminExternalSystemRoutes,
+  internalExternalSystemRoutes,
+  internalHostedDomainRoutes,
   adminDiscountRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
   adminCustomerRoutes,
   adminJobRoutes,
   publicRoutes,
-  storefrontRoutes
+  storefrontRoutes,
+  storefrontCartRoutes,
+  storefrontReviewRoutes,
+  adminOrderRoutes,
+  adminReviewRoutes,
+  adminPaymentRoutes,
+  publicOrderRoutes,
+  internalStripeRoutes,
+  adminMarketingRoutes,
+  publicClickRoutes
 ];

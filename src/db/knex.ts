@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
 import pg from 'pg';
+import { registerPool } from '../services/outbox/wake.js';
 
 // int8 (counts, sums) as JS numbers: every amount we keep fits well inside 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -23,7 +24,7 @@ export interface SessionTimeouts {
  * work that needs longer (the CSV import) raises them with `SET LOCAL` in its own transactions.
  */
 export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}, timeouts: SessionTimeouts = {}): Knex {
-  return knexFactory({
+  const db = knexFactory({
     client: 'pg',
     connection: {
       connectionString: databaseUrl,
@@ -35,4 +36,6 @@ export function createDb(databaseUrl: string, pool: { min?: number; max?: number
     acquireConnectionTimeout: 10_000,
     ...objection.knexSnakeCaseMappers()
   });
+  registerPool(db);
+  return db;
 }

@@ -2,10 +2,9 @@ import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { bullmqConnection } from '../redis.js';
-import { isBackendDown, serviceUnavailable } from '../errors.js';
 
 /** One queue per domain, so a flood of campaign sends never delays a password-reset email. */
-export const QUEUE_NAMES = ['email', 'imports', 'campaigns', 'domains', 'sync', 'webhooks'] as const;
+export const QUEUE_NAMES = ['email', 'imports', 'campaigns', 'domains', 'sync', 'webhooks', 'maintenance'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -38,19 +37,6 @@ export class Queues {
       this.queues.set(name, queue);
     }
     return queue;
-  }
-
-  /**
-   * Adds a job; call it only after the transaction that motivates the job has committed. A Redis
-   * outage surfaces as 503 rather than a hung request.
-   */
-  async add<T extends object>(name: QueueName, jobName: string, data: T, options: JobsOptions = {}) {
-    try {
-      return await this.get(name).add(jobName, data, options);
-    } catch (error) {
-      if (isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
-      throw error;
-    }
   }
 
   /** Completion events for a queue, for the few synchronous routes that wait on a job (test email). */

@@ -1,6 +1,35 @@
-import { customersExportJob, customersImportJob } from './customers-csv.js';
-import type { JobDefinition } from './definition.js';
+import { campaignBatchJob } from './campaign-batch.js';
+import { campaignStartJob } from './campaign-start.js';
+import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
+import { customersExportJob } from './customers-export.js';
+import { customersImportJob } from './customers-import.js';
+import { domainCheckJob } from './domain-check.js';
+import { domainRecheckJob } from './domain-recheck.js';
+import { externalSystemBackfillJob } from './external-system-backfill.js';
+import { externalSystemNightlySyncJob } from './external-system-nightly-sync.js';
+import type { JobKind } from './job-kind.js';
+import { jobRunsSweepJob } from './job-runs-sweep.js';
+import { lowStockScanJob } from './low-stock-scan.js';
+import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
+import { stripeEventJob } from './stripe-event.js';
 
-/** Every job kind the workers run. Add new definitions here. */
-export const JOB_DEFINITIONS: JobDefinition<any, any>[] = [sendEmailJob, customersImportJob, customersExportJob];
+/** Every job kind the workers run. Add one line per kind. */
+export const JOB_KINDS: JobKind[] = [
+  sendEmailJob,
+  passwordResetRequestJob,
+  customersImportJob,
+  customersExportJob,
+  jobRunsSweepJob,
+  stripeEventJob,
+  checkoutReservationsReleaseJob,
+  expiredCartsCleanupJob,
+  idempotencyKeysPurgeJob,
+  domainCheckJob,
+  domainRecheckJob,
+  lowStockScanJob,
+  externalSystemBackfillJob,
+  externalSystemNightlySyncJob,
+  campaignStartJob,
+  campaignBatchJob
+];

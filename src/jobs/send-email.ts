@@ -1,8 +1,34 @@
-import { deliverEmail, SEND_EMAIL_JOB, type DeliveryResult, type SendEmailPayload } from '../services/email/outbox.js';
-import type { JobDefinition } from './definition.js';
+import Joi from 'joi';
+import { deliverEmail, type DeliveryResult, type SendEmailPayload } from '../services/email/delivery.js';
+import { raiseEmailFailureIssue } from '../services/operations/failure-issues.js';
+import { isFinalAttempt } from './final-attempt.js';
+import { defineJob } from './job-kind.js';
 
-export const sendEmailJob: JobDefinition<SendEmailPayload, DeliveryResult> = {
+const content = Joi.object({ subject: Joi.string().allow('').required(), html: Joi.string().allow('').required(), text: Joi.string().allow('').required() });
+
+/** One email: transactional mail and test sends. The email_log row id is the job id. */
+export const sendEmailJob = defineJob<SendEmailPayload, DeliveryResult>({
+  name: 'send-email',
   queue: 'email',
-  name: SEND_EMAIL_JOB,
-  process: (ctx, job) => deliverEmail(ctx, job.data)
-};
+  payload: Joi.object({
+    emailLogId: Joi.string().uuid().required(),
+    storeId: Joi.string().uuid().allow(null).required(),
+    to: Joi.string().required(),
+    templateKey: Joi.string().allow(null).required(),
+    data: Joi.object().unknown(true),
+    sealedData: Joi.string(),
+    content,
+    headers: Joi.object().pattern(Joi.string(), Joi.string()),
+    marketingCustomerId: Joi.string().uuid()
+  }),
+  options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
+  concurrency: 10,
+  async process(ctx, job) {
+    try {
+      return await deliverEmail(ctx, job.data);
+    } catch (error) {
+      if (isFinalAttempt(job, error)) await raiseEmailFailureIssue(ctx, job.data, (error as Error).message).catch(() => undefined);
+      throw error;
+    }
+  }
+});

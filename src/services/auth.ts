@@ -1,13 +1,10 @@
 import type { AppContext } from '../context.js';
 import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../errors.js';
 import { issueAccessToken } from './access-tokens.js';
-import { enqueueEmail } from './email/outbox.js';
 import { consumeRateLimit } from './rate-limit.js';
-import { hashPassword, hashToken, randomSecret, verifyPassword } from './secrets.js';
+import { hashPassword, randomSecret, verifyPassword } from './secrets.js';
 import { insertStorefrontToken, newStorefrontSecret } from './storefront-tokens.js';
 import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
-
-const RESET_TTL_MS = 3600_000;
 
 export interface SignupInput {
   firstName: string;
@@ -106,45 +103,4 @@ export async function userForAccessToken(
     .first('id', 'email', 'sessionVersion');
   if (!user || user.sessionVersion !== sessionVersion) return null;
   return user;
-}
-
-export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for that email, a reset link is on its way.';
-
-export async function forgotPassword(ctx: AppContext, email: string) {
-  const user = await findUserByEmail(ctx.db, email);
-  if (user) {
-    const token = randomSecret(32);
-    await ctx.db('passwordResets').insert({ userId: user.id, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + RESET_TTL_MS) });
-    await enqueueEmail(ctx, {
-      storeId: null,
-      to: user.email,
-      templateKey: 'password_reset',
-      data: {
-        user: toUserDto(user),
-        resetUrl: `${ctx.config.appUrl}/reset-password?token=${encodeURIComponent(token)}`,
-        expiresInMinutes: RESET_TTL_MS / 60_000
-      }
-    });
-  }
-  return { message: FORGOT_PASSWORD_MESSAGE };
-}
-
-export async function resetPassword(ctx: AppContext, token: string, password: string) {
-  const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
-  const done = await ctx.db.transaction(async (trx) => {
-    // Claiming the row in the UPDATE makes the link single-use even when two resets race.
-    const claimed = await trx('passwordResets')
-      .where({ tokenHash: hashToken(token) })
-      .whereNull('usedAt')
-      .where('expiresAt', '>', trx.fn.now())
-      .update({ usedAt: trx.fn.now() })
-      .returning(['userId']);
-    const userId = claimed[0]?.userId as string | undefined;
-    if (!userId) return false;
-    await trx('users').where({ id: userId }).update({ passwordHash, sessionVersion: trx.raw('session_version + 1'), updatedAt: trx.fn.now() });
-    await trx('passwordResets').where({ userId }).whereNull('usedAt').update({ usedAt: trx.fn.now() });
-    return true;
-  });
-  if (!done) throw unprocessable('invalid_token', 'This reset link is invalid or has expired', [{ path: 'token', message: 'token is invalid or expired' }]);
-  return { message: 'Your password has been reset. Sign in with the new password.' };
 }

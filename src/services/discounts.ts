@@ -1,10 +1,11 @@
 import type { AppContext } from '../context.js';
+import { Discount, type DiscountType } from '../db/models/discount.js';
 import { containsPattern } from '../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../errors.js';
 import { keysetPage, type PageRequest } from './pagination.js';
 
-export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const;
-export type DiscountType = (typeof DISCOUNT_TYPES)[number];
+export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const satisfies readonly DiscountType[];
+export type { DiscountType };
 
 export interface DiscountInput {
   code: string;
@@ -17,21 +18,7 @@ export interface DiscountInput {
   minimumOrderAmount?: number | null;
 }
 
-interface DiscountRow {
-  id: string;
-  storeId: string;
-  code: string;
-  type: DiscountType;
-  value: number | null;
-  isActive: boolean;
-  usageLimit: number | null;
-  usageCount: number;
-  startsAt: Date | null;
-  endsAt: Date | null;
-  minimumOrderAmount: number | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+type DiscountRow = Pick<Discount, 'id' | 'code' | 'type' | 'value' | 'isActive' | 'usageLimit' | 'usageCount' | 'startsAt' | 'endsAt' | 'minimumOrderAmount' | 'createdAt' | 'updatedAt'>;
 
 export const toDiscountDto = (row: DiscountRow) => ({
   id: row.id,
@@ -73,14 +60,14 @@ export async function listDiscounts(ctx: AppContext, storeId: string, filters: {
 }
 
 export async function getDiscount(ctx: AppContext, storeId: string, discountId: string) {
-  const row: DiscountRow | undefined = await ctx.db('discounts').where({ storeId, id: discountId }).first();
+  const row = await Discount.query(ctx.db).findOne({ storeId, id: discountId });
   if (!row) throw notFound('Discount');
   return toDiscountDto(row);
 }
 
 export async function createDiscount(ctx: AppContext, storeId: string, input: DiscountInput) {
   try {
-    const [row] = await ctx.db('discounts').insert({ storeId, ...columnsFrom(input) }).returning('*');
+    const row = await Discount.query(ctx.db).insertAndFetch({ storeId, ...columnsFrom(input) });
     return toDiscountDto(row);
   } catch (error) {
     if (uniqueViolation(error) === 'discounts_store_code_key') throw codeTaken();
@@ -93,12 +80,12 @@ export async function replaceDiscount(ctx: AppContext, storeId: string, discount
   try {
     return await ctx.db.transaction(async (trx) => {
       // Lock the row so a checkout redeeming it cannot slip past the new usage limit.
-      const current: DiscountRow | undefined = await trx('discounts').where({ storeId, id: discountId }).forUpdate().first();
+      const current = await Discount.query(trx).findOne({ storeId, id: discountId }).forUpdate();
       if (!current) throw notFound('Discount');
       if (columns.usageLimit !== null && columns.usageLimit < current.usageCount) {
         throw validationFailed([{ path: 'usageLimit', message: `usageLimit cannot be below the current usageCount (${current.usageCount})` }]);
       }
-      const [row] = await trx('discounts').where({ storeId, id: discountId }).update({ ...columns, updatedAt: trx.fn.now() }).returning('*');
+      const row = await current.$query(trx).patchAndFetch({ ...columns, updatedAt: new Date() });
       return toDiscountDto(row);
     });
   } catch (error) {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { tableExists } from '../db/schema-probe.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
+import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
 import { checkedSmtpAddress } from './email/smtp-host-guard.js';
-import { storeStats } from './store-stats.js';
 
 export interface ShippingMethod {
   id: string;
@@ -24,6 +23,11 @@ export interface StoreRow {
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
   logoUrl: string | null;
+  newsletterDoubleOptIn: boolean;
+  /** Messages per second for this store's campaigns; null = the platform default. */
+  marketingSendRate: number | null;
+  /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
+  storefrontUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -36,6 +40,9 @@ export interface UpdateStoreInput {
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
   logoUrl?: string | null;
+  newsletterDoubleOptIn?: boolean;
+  marketingSendRate?: number | null;
+  storefrontUrl?: string | null;
   email?: EmailSettingsInput;
 }
 
@@ -58,6 +65,9 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
     logoUrl: store.logoUrl,
+    newsletterDoubleOptIn: store.newsletterDoubleOptIn,
+    marketingSendRate: store.marketingSendRate,
+    storefrontUrl: store.storefrontUrl,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -71,18 +81,13 @@ export async function getStoreSettings(ctx: AppContext, storeId: string) {
 
 /** The admin dashboard: store settings, headline numbers and what is left to set up. */
 export async function getDashboard(ctx: AppContext, storeId: string) {
-  const [store, stats] = await Promise.all([getStoreSettings(ctx, storeId), storeStats(ctx, storeId)]);
+  const [store, figures] = await Promise.all([getStoreSettings(ctx, storeId), dashboardFigures(ctx, storeId)]);
   return {
     store,
-    stats: stats.stats,
-    setup: {
-      paymentsConnected: stats.paymentsConnected,
-      domainVerified: stats.domainVerified,
-      emailConfigured: Boolean(store.email.smtp) || Boolean(ctx.config.smtpUrl),
-      hasProducts: stats.stats.productsCount > 0
-    },
-    recentOrders: stats.recentOrders,
-    openIssues: stats.openIssues
+    stats: figures.stats,
+    setup: { ...figures.setup, emailConfigured: Boolean(store.email.smtp) || Boolean(ctx.config.smtpUrl) },
+    recentOrders: figures.recentOrders,
+    openIssues: figures.openIssues
   };
 }
 
@@ -92,11 +97,16 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
+    if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
+    // The platform caps every store's send rate; asking for more stores the cap.
+    if (input.marketingSendRate !== undefined) {
+      changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
+    }
     if (input.currency !== undefined && input.currency !== current.currency) {
-      if (await storeHasOrders(ctx, trx, storeId)) {
+      if (await storeCurrencyLocked(trx, storeId)) {
         throw conflict('conflict', 'The currency cannot change once the store has orders', [{ path: 'currency', message: 'store already has orders' }]);
       }
       changes.currency = input.currency;
@@ -116,11 +126,6 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
   });
   await ctx.cache.invalidate(storefrontStoreKey(storeId));
   return getStoreSettings(ctx, storeId);
-}
-
-async function storeHasOrders(ctx: AppContext, db: AppContext['db'], storeId: string): Promise<boolean> {
-  if (!(await tableExists(db, 'orders'))) return false;
-  return Boolean(await db('orders').where({ storeId }).first('id'));
 }
 
 /** What a storefront shows about its store; cached, invalidated by `updateStore`. */

@@ -1,15 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/knex.js';
+import { Membership } from '../db/models/membership.js';
+import { User } from '../db/models/user.js';
 import type { Role } from './roles.js';
 
-export interface UserRow {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  passwordHash: string;
-  sessionVersion: number;
-}
+export type UserRow = Pick<User, 'id' | 'email' | 'firstName' | 'lastName' | 'passwordHash' | 'sessionVersion'>;
 
 export interface MembershipDto {
   storeId: string;
@@ -26,11 +21,11 @@ export const toUserDto = (user: Pick<UserRow, 'id' | 'email' | 'firstName' | 'la
 });
 
 export async function findUserById(db: Db, userId: string): Promise<UserRow | undefined> {
-  return db('users').where({ id: userId }).first();
+  return User.query(db).findById(userId);
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db('users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
+  return User.query(db).whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
 }
 
 export async function membershipsOf(db: Db, userId: string): Promise<MembershipDto[]> {
@@ -42,5 +37,5 @@ export async function membershipsOf(db: Db, userId: string): Promise<MembershipD
 }
 
 export async function findMembership(ctx: AppContext, storeId: string, userId: string): Promise<{ role: Role } | undefined> {
-  return ctx.db('memberships').where({ storeId, userId }).first('role');
+  return Membership.query(ctx.db).findOne({ storeId, userId }).select('role');
 }

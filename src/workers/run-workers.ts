@@ -1,53 +1,76 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { JOB_DEFINITIONS } from '../jobs/registry.js';
+import { isFinalAttempt } from '../jobs/final-attempt.js';
+import type { JobKind } from '../jobs/job-kind.js';
+import { JOB_KINDS } from '../jobs/registry.js';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queues.js';
 import { bullmqConnection } from '../redis.js';
-
-const CONCURRENCY: Record<QueueName, number> = { email: 10, imports: 1, campaigns: 2, domains: 4, sync: 1, webhooks: 8 };
+import { recordJobFailure, type TrackedJobPayload } from '../services/job-runs/job-runs.js';
+import { registerSchedules } from './schedules.js';
 
 export interface WorkerPool {
   workers: Worker[];
   close(): Promise<void>;
 }
 
-/** One BullMQ worker per queue, dispatching by job name to the registered definitions. */
+/** A queue's worker runs as many jobs at once as its busiest kind asks for. */
+function concurrencyOf(kinds: JobKind[]): number {
+  return Math.max(1, ...kinds.map((kind) => kind.concurrency ?? 1));
+}
+
+/**
+ * One BullMQ worker per queue, dispatching by job name to the registered kinds. Closing aborts the
+ * shared signal (long processors stop at a safe point) and lets active jobs finish.
+ */
 export async function startWorkers(ctx: AppContext, queues: readonly QueueName[] = QUEUE_NAMES): Promise<WorkerPool> {
-  const workers = queues.map((queue) => {
-    const definitions = new Map(JOB_DEFINITIONS.filter((d) => d.queue === queue).map((d) => [d.name, d]));
-    const worker = new Worker(
-      queue,
-      async (job: Job) => {
-        const definition = definitions.get(job.name);
-        if (!definition) throw new UnrecoverableError(`no processor for job ${job.name} on queue ${queue}`);
-        try {
-          return await definition.process(ctx, job);
-        } catch (error) {
-          // A client error will fail the same way on every retry: stop now.
-          if (error instanceof AppError && error.status < 500) throw new UnrecoverableError(error.message);
-          throw error;
-        }
-      },
-      {
-        connection: bullmqConnection(ctx.config.redisUrl),
-        prefix: ctx.config.redisPrefix,
-        concurrency: CONCURRENCY[queue],
-        autorun: true
-      }
-    );
-    worker.on('failed', (job, error) =>
-      ctx.log.warn({ queue, job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: { message: error.message } }, 'job failed')
-    );
-    worker.on('error', (error) => ctx.log.error({ queue, err: { message: error.message } }, 'worker error'));
-    return worker;
-  });
+  const shutdown = new AbortController();
+  const workers = queues
+    .map((queue) => ({ queue, kinds: JOB_KINDS.filter((kind) => kind.queue === queue) }))
+    .filter(({ kinds }) => kinds.length > 0)
+    .map(({ queue, kinds }) => startQueueWorker(ctx, queue, kinds, shutdown.signal));
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  await registerSchedules(ctx, queues).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'job schedules not registered'));
   return {
     workers,
-    // close() lets active jobs finish before it resolves.
     close: async () => {
+      shutdown.abort();
       await Promise.all(workers.map((w) => w.close()));
     }
   };
+}
+
+function startQueueWorker(ctx: AppContext, queue: QueueName, kinds: JobKind[], signal: AbortSignal): Worker {
+  const byName = new Map(kinds.map((kind) => [kind.name, kind]));
+  const worker = new Worker(
+    queue,
+    async (job: Job) => {
+      const kind = byName.get(job.name);
+      if (!kind) throw new UnrecoverableError(`no processor for job ${job.name} on queue ${queue}`);
+      const started = Date.now();
+      const fields = { kind: job.name, jobId: job.id, storeId: (job.data as { storeId?: string })?.storeId, attempt: job.attemptsMade + 1 };
+      ctx.log.info(fields, 'job started');
+      try {
+        const result = await kind.process(ctx, job, signal);
+        ctx.log.info({ ...fields, durationMs: Date.now() - started, outcome: 'completed' }, 'job finished');
+        return result;
+      } catch (error) {
+        ctx.log.warn({ ...fields, durationMs: Date.now() - started, outcome: 'failed', err: { message: (error as Error).message } }, 'job finished');
+        // A client error will fail the same way on every retry: stop now.
+        if (error instanceof AppError && error.status < 500) throw new UnrecoverableError(error.message);
+        throw error;
+      }
+    },
+    { connection: bullmqConnection(ctx.config.redisUrl), prefix: ctx.config.redisPrefix, concurrency: concurrencyOf(kinds), autorun: true }
+  );
+  // Failures BullMQ decides itself (stalled more than allowed) never reach the processor: the job
+  // run's row learns of them here, so no row stays `active` for ever.
+  worker.on('failed', (job, error) => {
+    const runId = (job?.data as Partial<TrackedJobPayload> | undefined)?.jobId;
+    if (job && runId && isFinalAttempt(job, error)) {
+      void recordJobFailure(ctx, runId, error.message, true).catch(() => undefined);
+    }
+  });
+  worker.on('error', (error) => ctx.log.error({ queue, err: { message: error.message } }, 'worker error'));
+  return worker;
 }

@@ -1,8 +1,7 @@
 import Joi from 'joi';
-import { adjustInventory, setInventory } from '../../services/catalog/inventory.js';
+import { changeInventory } from '../../services/catalog/inventory.js';
 import { createProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
 import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/read-models.js';
-import { invalidateStorefrontCatalog } from '../../services/catalog/storefront-cache.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -99,11 +98,9 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
       const tenant = tenantOf(request);
       const { delta, quantity, reason } = request.payload as { delta?: number; quantity?: number; reason?: string | null };
       const change = { userId: tenant.userId, reason: reason || (delta !== undefined ? 'adjustment' : 'stock_count'), productId: request.params.productId as string };
-      const db = request.server.app.ctx.db;
       const variantId = request.params.variantId as string;
-      const result =
-        delta !== undefined ? await adjustInventory(db, tenant.storeId, variantId, delta, change) : await setInventory(db, tenant.storeId, variantId, quantity!, change);
-      if (result.adjustment) await invalidateStorefrontCatalog(request.server.app.ctx, tenant.storeId);
+      const amount = delta !== undefined ? { delta } : { quantity: quantity! };
+      const result = await changeInventory(request.server.app.ctx, tenant.storeId, variantId, { ...change, ...amount });
       return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment };
     }
   }

@@ -32,6 +32,9 @@ export const updateStorePayload = Joi.object({
   ),
   manualPaymentsEnabled: Joi.boolean(),
   logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
+  newsletterDoubleOptIn: Joi.boolean(),
+  marketingSendRate: Joi.number().integer().min(1).max(100_000).allow(null).description('messages per second; capped by the platform'),
+  storefrontUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   email: Joi.object({
     fromName: text(120).allow(null, ''),
     fromEmail: email().allow(null),

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { forgotPassword, limitAuthAttempt } from '../../services/auth.js';
+import { limitAuthAttempt } from '../../services/auth.js';
+import { forgotPassword } from '../../services/password-reset.js';
 import { email } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
 import { clientIp } from '../client-ip.js';

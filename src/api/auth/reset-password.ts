@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { resetPassword } from '../../services/auth.js';
+import { resetPassword } from '../../services/password-reset.js';
 import { publicRoute } from '../route-helpers.js';
 
 export const postResetPassword = publicRoute({

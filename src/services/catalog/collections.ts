@@ -5,7 +5,7 @@ import { conflict, notFound, uniqueViolation, validationFailed } from '../../err
 import { decodeCursor, encodeCursor, keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { insertWithSlug } from './slugs.js';
-import { invalidateStorefrontCatalog } from './storefront-cache.js';
+import { transactionWithEvents } from '../events/domain-events.js';
 
 export interface CollectionInput {
   title?: string;
@@ -119,7 +119,7 @@ export async function getCollection(ctx: AppContext, storeId: string, collection
 }
 
 export async function createCollection(ctx: AppContext, storeId: string, input: CollectionInput & { title: string }) {
-  const id = await ctx.db.transaction(async (trx) => {
+  const id = await transactionWithEvents(ctx, async (trx, emit) => {
     await checkMedia(trx, storeId, input.mediaId);
     const row = await insertWithSlug(trx, {
       table: 'collections',
@@ -136,14 +136,14 @@ export async function createCollection(ctx: AppContext, storeId: string, input: 
       }
     });
     await replaceMembership(trx, storeId, row.id, input.productIds ?? []);
+    emit({ type: 'collection.changed', storeId, collectionId: row.id });
     return row.id;
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
   return getCollection(ctx, storeId, id);
 }
 
 export async function updateCollection(ctx: AppContext, storeId: string, collectionId: string, input: CollectionInput) {
-  await ctx.db.transaction(async (trx) => {
+  await transactionWithEvents(ctx, async (trx, emit) => {
     const current: CollectionRow | undefined = await trx('collections').where({ storeId, id: collectionId }).forUpdate().first();
     if (!current) throw notFound('Collection');
     await checkMedia(trx, storeId, input.mediaId);
@@ -157,8 +157,8 @@ export async function updateCollection(ctx: AppContext, storeId: string, collect
       throw error;
     }
     if (input.productIds !== undefined) await replaceMembership(trx, storeId, collectionId, input.productIds);
+    emit({ type: 'collection.changed', storeId, collectionId });
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
   return getCollection(ctx, storeId, collectionId);
 }
 

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
+import { transactionWithEvents } from '../events/domain-events.js';
 import type { VariantRow } from './read-models.js';
 
 export interface InventoryChange {
@@ -89,5 +91,22 @@ export async function setInventory(db: Db, storeId: string, variantId: string, q
     const delta = quantity - Number(raw.before);
     const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
     return { variant, adjustment };
+  });
+}
+
+/**
+ * The admin's stock change: a delta or a count, with its ledger row, and an `inventory.changed`
+ * event once committed (the storefront stops showing the old stock).
+ */
+export async function changeInventory(
+  ctx: AppContext,
+  storeId: string,
+  variantId: string,
+  change: InventoryChange & ({ delta: number } | { quantity: number })
+): Promise<InventoryResult> {
+  return transactionWithEvents(ctx, async (trx, emit) => {
+    const result = 'delta' in change ? await adjustInventory(trx, storeId, variantId, change.delta, change) : await setInventory(trx, storeId, variantId, change.quantity, change);
+    if (result.adjustment) emit({ type: 'inventory.changed', storeId, variantIds: [variantId] });
+    return result;
   });
 }

@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
+import { Product } from '../../db/models/product.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
-  loadProductMedia,
-  loadVariants,
   productColumns,
   toAdminProductDto,
   type ProductOption,
@@ -15,7 +14,7 @@ import {
   type VariantRow
 } from './read-models.js';
 import { insertWithSlug } from './slugs.js';
-import { invalidateStorefrontCatalog } from './storefront-cache.js';
+import { transactionWithEvents } from '../events/domain-events.js';
 import { syncVariants, type VariantInput } from './variants.js';
 
 export interface ProductInput {
@@ -55,19 +54,23 @@ async function replaceProductMedia(trx: Knex.Transaction, storeId: string, produ
   if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
 }
 
+/** One product with its live variants, media in order and collections: one graph load (objection). */
 export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
-  const row: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
-  if (!row) throw notFound('Product');
-  const [variants, media, collections] = await Promise.all([
-    loadVariants(ctx.db, [row.id]),
-    loadProductMedia(ctx.db, [row.id]),
-    ctx.db('collectionProducts as cp')
-      .join('collections as c', 'c.id', 'cp.collectionId')
-      .where({ 'cp.productId': row.id, 'c.storeId': storeId })
-      .orderBy('c.title')
-      .select('c.id', 'c.title', 'c.slug', 'c.isPublished')
-  ]);
-  return { ...toAdminProductDto(ctx, row, variants.get(row.id) ?? [], media.get(row.id) ?? []), collections };
+  const product = await Product.query(ctx.db)
+    .findOne({ storeId, id: productId })
+    .select(productColumns('products'))
+    .withGraphFetched('[variants(live), media(inOrder), collections(byTitle)]')
+    .modifiers({
+      live: (query) => query.whereNull('archivedAt').orderBy(['position', 'createdAt']),
+      inOrder: (query) => query.orderBy('position'),
+      byTitle: (query) => query.where('collections.storeId', storeId).orderBy('title').select('collections.id', 'title', 'slug', 'isPublished')
+    });
+  if (!product) throw notFound('Product');
+  const collections = (product.collections ?? []).map(({ id, title, slug, isPublished }) => ({ id, title, slug, isPublished }));
+  return {
+    ...toAdminProductDto(ctx, product as unknown as ProductRow, (product.variants ?? []) as unknown as VariantRow[], product.media ?? []),
+    collections
+  };
 }
 
 export async function listProducts(ctx: AppContext, storeId: string, filters: ProductFilters, page: PageRequest) {
@@ -91,7 +94,7 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
 }
 
 export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
-  const productId = await ctx.db.transaction(async (trx) => {
+  const productId = await transactionWithEvents(ctx, async (trx, emit) => {
     const columns = {
       storeId,
       title: input.title,
@@ -115,15 +118,15 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
     });
     await syncVariants(trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
+    emit({ type: 'product.changed', storeId, productId: row.id });
     return row.id;
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }
 
 /** Partial update: only the fields present change. The slug stays put on rename unless given. */
 export async function updateProduct(ctx: AppContext, storeId: string, userId: string | null, productId: string, input: ProductInput) {
-  await ctx.db.transaction(async (trx) => {
+  await transactionWithEvents(ctx, async (trx, emit) => {
     const current: ProductRow | undefined = await trx('products').where({ storeId, id: productId }).forUpdate().first(productColumns());
     if (!current) throw notFound('Product');
     const changes: Record<string, unknown> = {};
@@ -145,14 +148,16 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
       await syncVariants(trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
+    emit({ type: 'product.changed', storeId, productId });
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
   return getProduct(ctx, storeId, productId);
 }
 
 export async function setProductStatus(ctx: AppContext, storeId: string, productId: string, status: ProductStatus) {
-  const updated = await ctx.db('products').where({ storeId, id: productId }).update({ status, updatedAt: ctx.db.fn.now() });
-  if (!updated) throw notFound('Product');
-  await invalidateStorefrontCatalog(ctx, storeId);
+  await transactionWithEvents(ctx, async (trx, emit) => {
+    const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
+    if (!updated) throw notFound('Product');
+    emit({ type: 'product.changed', storeId, productId });
+  });
   return getProduct(ctx, storeId, productId);
 }

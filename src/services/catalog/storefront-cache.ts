@@ -8,7 +8,8 @@ import type { AppContext } from '../../context.js';
  * public token sending endless distinct filters only churns the LRU, it cannot grow the process.
  *
  * Invalidation: each store has a current "catalog version" kept in the LocalCache; every entry key
- * carries it. Every catalog write calls `invalidateStorefrontCatalog`, which drops the version here
+ * carries it. Every catalog write (through the domain event the catalog module answers) calls
+ * `invalidateStorefrontCatalog`, which drops the version here
  * and, through the LocalCache's Redis pub/sub, in every other process: the next read starts a new
  * version, and entries of the old one are never read again (the LRU evicts them). A result computed
  * while a write happened is stored under the version it started with, so it is never served. Entries

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { tableExists } from '../../db/schema-probe.js';
+import { variantsInUse } from '../modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './read-models.js';
 
@@ -55,16 +55,9 @@ function normaliseOptionValues(input: VariantInput['optionValues'], options: Pro
 
 const titleFor = (values: Record<string, string>) => (Object.keys(values).length ? Object.values(values).join(' / ') : 'Default');
 
-async function orderedVariantIds(trx: Knex.Transaction, variantIds: string[]): Promise<Set<string>> {
-  if (variantIds.length === 0) return new Set();
-  if (!(await tableExists(trx, 'order_items'))) return new Set();
-  const rows: Array<{ variantId: string }> = await trx('orderItems').whereIn('variantId', variantIds).distinct('variantId');
-  return new Set(rows.map((row) => row.variantId));
-}
-
 /** Deletes a variant nobody ordered; archives it when orders (or anything else) still point at it. */
 async function removeVariants(trx: Knex.Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
-  const ordered = await orderedVariantIds(trx, variants.map((v) => v.id));
+  const ordered = await variantsInUse(trx, storeId, variants.map((v) => v.id));
   for (const variant of variants) {
     let archive = ordered.has(variant.id);
     if (!archive) {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { startsWithPattern } from '../../db/like-patterns.js';
-import { columnExists } from '../../db/schema-probe.js';
+import { customerRecentOrders } from '../modules/registry.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 
@@ -82,21 +82,10 @@ export async function findCustomerRow(db: Knex, storeId: string, customerId: str
   return db('customers').where({ storeId, id: customerId }).first();
 }
 
-/** The customer's latest orders, once the orders module has created its table. */
-async function recentOrdersOf(ctx: AppContext, storeId: string, customerId: string) {
-  if (!(await columnExists(ctx.db, 'orders', 'customer_id'))) return [];
-  return ctx
-    .db('orders')
-    .where({ storeId, customerId })
-    .orderBy('createdAt', 'desc')
-    .limit(5)
-    .select('id', 'number', 'status', 'total', 'currency', 'createdAt');
-}
-
 export async function getCustomer(ctx: AppContext, storeId: string, customerId: string) {
   const row = await findCustomerRow(ctx.db, storeId, customerId);
   if (!row) throw notFound('Customer');
-  return { customer: toCustomerDto(row), recentOrders: await recentOrdersOf(ctx, storeId, customerId) };
+  return { customer: toCustomerDto(row), recentOrders: await customerRecentOrders(ctx, storeId, customerId) };
 }
 
 export interface CustomerPatch {

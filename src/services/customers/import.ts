@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../errors.js';
-import { completeJob, findJobRow } from '../jobs/jobs.js';
+import { completeJob, findJobRow } from '../job-runs/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
 import { stagingLine, validateRecord, type RowError, type StagedCustomer } from './import-rows.js';

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { camelRow, type CustomerRow } from './customers.js';
@@ -16,40 +17,41 @@ export interface SubscribeInput {
  * (this is their own explicit action). Names fill empty fields only.
  */
 export async function subscribeToNewsletter(ctx: AppContext, storeId: string, input: SubscribeInput, ip: string | null) {
-  const result = await ctx.db.raw(
-    `insert into customers as c (store_id, email, first_name, last_name, source,
-        email_marketing, email_marketing_updated_at, email_marketing_source, email_marketing_ip)
-     values (?, ?, ?, ?, 'newsletter', 'subscribed', now(), 'newsletter', ?)
-     on conflict (store_id, lower(email)) do update
-       set email_marketing = 'subscribed',
-           email_marketing_updated_at = now(),
-           email_marketing_source = 'newsletter',
-           email_marketing_ip = excluded.email_marketing_ip,
-           first_name = coalesce(c.first_name, excluded.first_name),
-           last_name = coalesce(c.last_name, excluded.last_name),
-           updated_at = now()
-       where c.email_marketing <> 'subscribed'
-     returning *`,
-    [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, ip]
-  );
-  const changed = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow) : null;
-  // The statement has committed: only now may the welcome email be queued.
-  if (changed) await sendNewsletterWelcome(ctx, changed);
+  await ctx.db.transaction(async (trx) => {
+    const result = await trx.raw(
+      `insert into customers as c (store_id, email, first_name, last_name, source,
+          email_marketing, email_marketing_updated_at, email_marketing_source, email_marketing_ip)
+       values (?, ?, ?, ?, 'newsletter', 'subscribed', now(), 'newsletter', ?)
+       on conflict (store_id, lower(email)) do update
+         set email_marketing = 'subscribed',
+             email_marketing_updated_at = now(),
+             email_marketing_source = 'newsletter',
+             email_marketing_ip = excluded.email_marketing_ip,
+             first_name = coalesce(c.first_name, excluded.first_name),
+             last_name = coalesce(c.last_name, excluded.last_name),
+             updated_at = now()
+         where c.email_marketing <> 'subscribed'
+       returning c.*, (select name from stores where id = c.store_id) as store_name`,
+      [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, ip]
+    );
+    const changed = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow & { storeName: string }) : null;
+    // The welcome email is queued in the same transaction: it exists exactly when the subscription does.
+    if (changed) await sendNewsletterWelcome(ctx, trx, changed, changed.storeName);
+  });
   return { subscribed: true, email: input.email.toLowerCase(), emailMarketing: 'subscribed' as const };
 }
 
-async function sendNewsletterWelcome(ctx: AppContext, customer: CustomerRow) {
-  const store = await ctx.db('stores').where({ id: customer.storeId }).first('name');
+async function sendNewsletterWelcome(ctx: AppContext, trx: Knex.Transaction, customer: CustomerRow, storeName: string) {
   await enqueueEmail(ctx, {
     storeId: customer.storeId,
     to: customer.email,
     templateKey: 'newsletter_welcome',
     data: {
-      store: { name: store?.name ?? '' },
+      store: { name: storeName },
       customer: { firstName: customer.firstName, lastName: customer.lastName, email: customer.email },
       unsubscribeUrl: unsubscribeUrlFor(ctx, customer)
     },
     headers: listUnsubscribeHeaders(ctx, customer),
     marketingCustomerId: customer.id
-  });
+  }, { trx });
 }

@@ -3,15 +3,13 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AppContext } from '../../context.js';
 import type { Tenant } from '../roles.js';
-import { createJob } from '../jobs/jobs.js';
+import { customersExportJob } from '../../jobs/customers-export.js';
+import { customersImportJob } from '../../jobs/customers-import.js';
+import { createJob } from '../job-runs/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { assertImportableCsv } from './csv-columns.js';
 import { CUSTOMERS_EXPORT_JOB_TYPE } from './export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE, type CustomerImportInput } from './import.js';
-
-/** BullMQ job names (the `imports` queue carries both directions). */
-export const CUSTOMERS_IMPORT_JOB = 'customers-import';
-export const CUSTOMERS_EXPORT_JOB = 'customers-export';
 
 /**
  * Takes an uploaded CSV (already streamed to a temporary file by hapi): checks it looks like a
@@ -36,11 +34,9 @@ export async function startCustomerImport(ctx: AppContext, tenant: Tenant, uploa
     id: jobId,
     storeId: tenant.storeId,
     type: CUSTOMERS_IMPORT_JOB_TYPE,
-    queue: 'imports',
-    name: CUSTOMERS_IMPORT_JOB,
+    kind: customersImportJob,
     input: { ...input, bytes: upload.bytes },
-    createdBy: tenant.userId,
-    options: { attempts: 3 }
+    createdBy: tenant.userId
   });
 }
 
@@ -48,9 +44,7 @@ export async function startCustomerExport(ctx: AppContext, tenant: Tenant) {
   return createJob(ctx, {
     storeId: tenant.storeId,
     type: CUSTOMERS_EXPORT_JOB_TYPE,
-    queue: 'imports',
-    name: CUSTOMERS_EXPORT_JOB,
-    createdBy: tenant.userId,
-    options: { attempts: 3 }
+    kind: customersExportJob,
+    createdBy: tenant.userId
   });
 }

@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
-import { tableExists } from '../../db/schema-probe.js';
-import { AppError, notFound, upstreamFailed } from '../../errors.js';
-import { BUILT_IN_TEMPLATES, BUILT_IN_TEMPLATE_KEYS, renderTemplate, sampleData, unknownTemplateKey, type EmailTemplate } from './templates.js';
-import { assertEmailSecretsReadable, resolveSender } from './settings.js';
-import { isSubscribed } from '../customers/unsubscribe.js';
-
-export const SEND_EMAIL_JOB = 'send-email';
-
-export interface SendEmailPayload {
-  emailLogId: string;
-  storeId: string | null;
-  to: string;
-  templateKey: string | null;
-  /** Either a template key with its data, or content already rendered (campaigns render per recipient). */
-  data?: Record<string, unknown>;
-  content?: { subject: string; html: string; text: string };
-  headers?: Record<string, string>;
-  /** Marketing email: sent only if this customer is still subscribed when the job runs. */
-  marketingCustomerId?: string;
-}
+import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
+import { sendEmailJob } from '../../jobs/send-email.js';
+import { enqueueJob } from '../outbox/enqueue.js';
+import { encryptSecret } from '../secrets.js';
+import { waitForJob } from '../outbox/wait-for-job.js';
+import { storeTemplateKeys } from '../modules/registry.js';
+import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
+import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
+import { assertEmailSecretsReadable } from './settings.js';
 
 export interface EnqueueEmailInput {
   storeId: string | null;
@@ -31,114 +21,75 @@ export interface EnqueueEmailInput {
   marketingCustomerId?: string;
 }
 
+export interface EnqueueEmailOptions {
+  /** The transaction of the change that causes the email: the email exists exactly when it commits. */
+  trx?: Knex.Transaction;
+  attempts?: number;
+  /**
+   * The template data carries a secret (an invite link): it travels encrypted through the outbox
+   * and the queue, and only the delivering worker reads it.
+   */
+  seal?: boolean;
+}
+
 /**
- * Logs the message as queued and hands it to the email queue. The log row id is the job id, so a
- * repeated enqueue or a retried job never sends twice.
+ * Logs the message as queued and records the send job in the outbox, in one statement within the
+ * caller's transaction when given. The log row id is the job id, so a relay repeat or a retried job never
+ * sends twice.
  */
-export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, jobOptions: { attempts?: number } = {}) {
+export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, options: EnqueueEmailOptions = {}) {
   const emailLogId = randomUUID();
-  await ctx.db('emailLog').insert({
-    id: emailLogId,
-    storeId: input.storeId,
-    toEmail: input.to,
-    templateKey: input.templateKey ?? null,
-    subject: input.content?.subject ?? null,
-    status: 'queued'
-  });
-  const payload: SendEmailPayload = {
-    emailLogId,
-    storeId: input.storeId,
-    to: input.to,
-    templateKey: input.templateKey ?? null,
-    data: input.data,
-    content: input.content,
-    headers: input.headers,
-    ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
+  const write = async (db: Knex | Knex.Transaction) => {
+    const logRow = db('emailLog').insert({
+      id: emailLogId,
+      storeId: input.storeId,
+      toEmail: input.to,
+      templateKey: input.templateKey ?? null,
+      subject: input.content?.subject ?? null,
+      status: 'queued'
+    });
+    const payload: SendEmailPayload = {
+      emailLogId,
+      storeId: input.storeId,
+      to: input.to,
+      templateKey: input.templateKey ?? null,
+      ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
+      ...(input.data && !options.seal ? { data: input.data } : {}),
+      ...(input.content ? { content: input.content } : {}),
+      ...(input.headers ? { headers: input.headers } : {}),
+      ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
+    };
+    // The log row and the job intent in one statement: atomic without a transaction of their own.
+    await enqueueJob(db, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
   };
-  const job = await ctx.queues.add('email', SEND_EMAIL_JOB, payload, { jobId: emailLogId, ...jobOptions });
-  return { emailLogId, job };
-}
-
-async function templateFor(ctx: AppContext, storeId: string | null, key: string): Promise<EmailTemplate | null> {
-  return BUILT_IN_TEMPLATES[key] ?? (storeId ? await findStoreTemplate(ctx, storeId, key) : null);
-}
-
-/** A store's own marketing template by key, once the marketing module has created its table. */
-async function findStoreTemplate(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null> {
-  if (!(await tableExists(ctx.db, 'marketing_templates'))) return null;
-  const row = await ctx.db('marketingTemplates').where({ storeId, key }).first('subject', 'html', 'text');
-  return row ? { subject: row.subject, html: row.html ?? '', text: row.text ?? '' } : null;
-}
-
-async function storeTemplateKeys(ctx: AppContext, storeId: string): Promise<string[]> {
-  if (!(await tableExists(ctx.db, 'marketing_templates'))) return [];
-  return (await ctx.db('marketingTemplates').where({ storeId }).pluck('key')) as string[];
-}
-
-export interface DeliveryResult {
-  messageId: string;
-  accepted: string[];
-}
-
-/** The email job's work: render, send through the store's (or platform's) mailer, record the outcome. */
-export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): Promise<DeliveryResult> {
-  const logged = await ctx.db('emailLog').where({ id: payload.emailLogId }).first('status', 'providerMessageId');
-  if (logged?.status === 'sent') return { messageId: logged.providerMessageId, accepted: [payload.to] };
-  if (payload.marketingCustomerId && payload.storeId && !(await isSubscribed(ctx, payload.storeId, payload.marketingCustomerId))) {
-    await ctx.db('emailLog').where({ id: payload.emailLogId }).update({ status: 'failed', error: 'skipped: the recipient is not subscribed' });
-    return { messageId: '', accepted: [] };
-  }
-
-  let content = payload.content;
-  if (!content) {
-    const template = payload.templateKey ? await templateFor(ctx, payload.storeId, payload.templateKey) : null;
-    if (!template) throw new AppError(422, 'validation_failed', `Unknown template ${payload.templateKey}`);
-    content = await renderTemplate(template, payload.data ?? {});
-  }
-  const sender = await resolveSender(ctx, payload.storeId);
-  try {
-    const info = await sender.mailer.transporter.sendMail({
-      from: sender.from,
-      replyTo: sender.replyTo,
-      to: payload.to,
-      subject: content.subject,
-      html: content.html,
-      text: content.text,
-      headers: payload.headers
-    });
-    if (sender.mailer.persist && Buffer.isBuffer(info.message)) await sender.mailer.persist(info.messageId, info.message);
-    const accepted = (info.accepted ?? [payload.to]).map(String);
-    await ctx.db('emailLog').where({ id: payload.emailLogId }).update({
-      status: 'sent',
-      subject: content.subject,
-      provider: sender.mailer.provider,
-      providerMessageId: info.messageId,
-      sentAt: ctx.db.fn.now(),
-      error: null
-    });
-    return { messageId: info.messageId, accepted: accepted.length ? accepted : [payload.to] };
-  } catch (error) {
-    await ctx.db('emailLog').where({ id: payload.emailLogId }).update({
-      status: 'failed',
-      subject: content.subject,
-      provider: sender.mailer.provider,
-      error: (error as Error).message.slice(0, 2000)
-    });
-    throw error;
-  } finally {
-    if (sender.mailer.provider === 'smtp') sender.mailer.transporter.close();
-  }
+  await write(options.trx ?? ctx.db);
+  return { emailLogId, jobId: emailLogId };
 }
 
 const TEST_SEND_TIMEOUT_MS = 30_000;
 
-/** Test sends go through the same queue as every email, and the route waits for the outcome. */
+/**
+ * Test sends go through the same outbox and queue as every email, and the route waits for the
+ * outcome. The relay is asked to move the row at once; if Redis refuses, the send is withdrawn (the
+ * operator is told to retry) rather than delivered later behind their back.
+ */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<DeliveryResult> {
   if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
-  const events = await ctx.queues.eventsFor('email');
-  const { job } = await enqueueEmail(ctx, input, { attempts: 1 });
+  const events = await ctx.queues.eventsFor('email').catch(() => {
+    throw serviceUnavailable('The job queue is unavailable');
+  });
+  const { emailLogId, jobId } = await enqueueEmail(ctx, input, { attempts: 1 });
+  const outcome = waitForJob<DeliveryResult>(events, jobId, TEST_SEND_TIMEOUT_MS);
   try {
-    return (await job.waitUntilFinished(events, TEST_SEND_TIMEOUT_MS)) as DeliveryResult;
+    await ctx.outbox.drain();
+  } catch (error) {
+    outcome.cancel();
+    const withdrawn = await ctx.db('outbox').where({ jobId }).delete();
+    if (withdrawn) await ctx.db('emailLog').where({ id: emailLogId }).update({ status: 'failed', error: 'withdrawn: the job queue was unavailable' });
+    if (withdrawn || isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
+  }
+  try {
+    return await outcome.result;
   } catch (error) {
     const message = (error as Error).message;
     throw upstreamFailed(`The email could not be sent: ${message}`, [{ path: 'smtp', message }]);

@@ -27,8 +27,10 @@ export const BUILT_IN_TEMPLATES: Record<string, EmailTemplate> = {
   },
   shipping_confirmation: {
     subject: 'Order {{ order.number }} is on its way',
-    html: layout('<h1>Your order has shipped</h1><p>{{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }}</p><p><a href="{{ fulfillment.trackingUrl }}">Follow the parcel</a></p>'),
-    text: 'Your order {{ order.number }} has shipped: {{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }} {{ fulfillment.trackingUrl }}'
+    html: layout(
+      '<h1>Your order has shipped</h1><p>{{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }}</p><p><a href="{{ fulfillment.trackingUrl }}">Follow the parcel</a></p><p><a href="{{ order.trackingUrl }}">Your order {{ order.number }}</a></p>'
+    ),
+    text: 'Your order {{ order.number }} has shipped: {{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }} {{ fulfillment.trackingUrl }}\nYour order: {{ order.trackingUrl }}'
   },
   password_reset: {
     subject: 'Reset your Shopwright password',

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@hapi/hapi';
+import Joi from 'joi';
+import type { AppContext } from '../../src/context.js';
+import { sendEmailJob } from '../../src/jobs/send-email.js';
+import { storefrontOf } from '../../src/api/plugins/auth.js';
+import { storefrontRoute } from '../../src/api/route-helpers.js';
+import { camelRow, type CustomerRow } from '../../src/services/customers/customers.js';
+import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../../src/services/customers/unsubscribe.js';
+
+/**
+ * The baseline the outbox is measured against: newsletter subscribe as it was before the outbox
+ * (the upsert, the store's name, an email_log row, then a direct BullMQ add after commit), behind
+ * the same storefront auth and validation. Bench only: it loses the job when Redis is down.
+ */
+export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
+  server.route(
+    storefrontRoute({
+      method: 'POST',
+      path: '/bench/newsletter-direct',
+      options: {
+        validate: { payload: Joi.object({ email: Joi.string().email().required() }) },
+        handler: async (request) => {
+          const storeId = storefrontOf(request).storeId;
+          const { email } = request.payload as { email: string };
+          const result = await ctx.db.raw(
+            `insert into customers as c (store_id, email, first_name, last_name, source,
+                email_marketing, email_marketing_updated_at, email_marketing_source, email_marketing_ip)
+             values (?, ?, ?, ?, 'newsletter', 'subscribed', now(), 'newsletter', ?)
+             on conflict (store_id, lower(email)) do update
+               set email_marketing = 'subscribed', email_marketing_updated_at = now(), email_marketing_source = 'newsletter',
+                   email_marketing_ip = excluded.email_marketing_ip, updated_at = now()
+               where c.email_marketing <> 'subscribed'
+             returning *`,
+            [storeId, email.toLowerCase(), null, null, request.info.remoteAddress]
+          );
+          const customer = result.rows[0] ? (camelRow(result.rows[0]) as CustomerRow) : null;
+          if (customer) {
+            const store = await ctx.db('stores').where({ id: storeId }).first('name');
+            const emailLogId = randomUUID();
+            await ctx.db('emailLog').insert({ id: emailLogId, storeId, toEmail: customer.email, templateKey: 'newsletter_welcome', status: 'queued' });
+            const payload = {
+              emailLogId,
+              storeId,
+              to: customer.email,
+              templateKey: 'newsletter_welcome',
+              data: { store: { name: store?.name ?? '' }, customer: { email: customer.email }, unsubscribeUrl: unsubscribeUrlFor(ctx, customer) },
+              headers: listUnsubscribeHeaders(ctx, customer),
+              marketingCustomerId: customer.id
+            };
+            await ctx.queues.get('email').add(sendEmailJob.name, payload, { jobId: emailLogId, ...sendEmailJob.options });
+          }
+          return { subscribed: true };
+        }
+      }
+    })
+  );
+}

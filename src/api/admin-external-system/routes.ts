@@ -1,0 +1,65 @@
+import { connectLink, disconnectLink, getLink, previewLink, requestSync, type LinkRequest } from '../../services/external-system/links.js';
+import { ADMINS } from '../../services/roles.js';
+import { withMeta } from '../plugins/envelope.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+import { connectPayload, previewPayload } from './schemas.js';
+
+export const previewRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/external-system/preview',
+  options: {
+    description: 'Check a baseUrl + apiKey against the external system: { account, counts }; nothing is saved; 502 upstream_failed with the reason',
+    tags: ['external-system'],
+    validate: { payload: previewPayload },
+    handler: async (request) => previewLink(request.server.app.ctx, request.payload as LinkRequest)
+  }
+});
+
+export const connectRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/external-system/connect',
+  options: {
+    description: 'Link the store (API key encrypted at rest); the webhookSecret is returned only here; the first backfill is queued',
+    tags: ['external-system'],
+    validate: { payload: connectPayload },
+    handler: async (request) => {
+      const result = await connectLink(request.server.app.ctx, tenantOf(request), request.payload as LinkRequest);
+      return withMeta(result, { job: { id: result.job.id, status: result.job.status } });
+    }
+  }
+});
+
+export const getLinkRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/external-system',
+  options: {
+    description: 'The external-system link (never the key or the webhook secret)',
+    tags: ['external-system'],
+    handler: async (request) => getLink(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});
+
+export const disconnectRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/external-system/disconnect',
+  options: {
+    description: 'Unlink the external system; synced products and customers stay',
+    tags: ['external-system'],
+    handler: async (request) => disconnectLink(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});
+
+export const syncRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/external-system/sync',
+  options: {
+    description: 'Queue a backfill now: 202 { job } (a backfill already queued or running is returned instead)',
+    tags: ['external-system'],
+    handler: async (request, h) => {
+      const tenant = tenantOf(request);
+      const result = await requestSync(request.server.app.ctx, tenant.storeId, tenant.userId);
+      return h.response(withMeta(result, { job: { id: result.job.id, status: result.job.status } })).code(202);
+    }
+  }
+});

@@ -1,0 +1,34 @@
+import Joi from 'joi';
+import { listIssues, resolveIssue } from '../../services/issues/manage.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { ADMINS } from '../../services/roles.js';
+import { withMeta } from '../plugins/envelope.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams, paginationQuery } from '../schemas.js';
+
+export const listIssuesRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/issues',
+  options: {
+    description: 'Operational issues (DNS, sync, import, email, webhooks, low stock): ?status=open (default) or resolved',
+    tags: ['issues'],
+    validate: { query: Joi.object({ ...paginationQuery, status: Joi.string().valid('open', 'resolved').default('open') }) },
+    handler: async (request) => {
+      const { limit, cursor, status } = request.query as { limit: number; cursor?: string; status: 'open' | 'resolved' };
+      const result = await listIssues(request.server.app.ctx, tenantOf(request).storeId, { status }, { limit, cursor });
+      return withMeta({ issues: result.issues }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const resolveIssueRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/issues/{issueId}/resolve',
+  options: {
+    description: 'Mark an issue resolved; the same problem happening again opens a new issue',
+    tags: ['issues'],
+    validate: { params: idParams('issueId') },
+    handler: async (request) => resolveIssue(request.server.app.ctx, tenantOf(request).storeId, request.params.issueId as string)
+  }
+});

@@ -1,0 +1,59 @@
+import { createFulfillment, type FulfillmentInput } from '../../services/orders/fulfillments.js';
+import { getOrder, listOrders, type OrderStatusFilter } from '../../services/orders/orders.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { ANY_MEMBER } from '../../services/roles.js';
+import { idempotent } from '../idempotency.js';
+import { tenantOf } from '../plugins/auth.js';
+import { withMeta } from '../plugins/envelope.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams } from '../schemas.js';
+import { fulfillmentPayload, listOrdersQuery } from './schemas.js';
+
+export const listOrdersRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/orders',
+  options: {
+    description: 'Orders, newest first (keyset pages); status = an order, payment (payment_pending for pending) or fulfilment status; q = number or email',
+    tags: ['orders'],
+    validate: { query: listOrdersQuery },
+    handler: async (request) => {
+      const { limit, cursor, status, q } = request.query as { limit: number; cursor?: string; status?: OrderStatusFilter; q?: string };
+      const result = await listOrders(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined }, { limit, cursor });
+      return withMeta({ orders: result.orders }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const getOrderRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/orders/{orderId}',
+  options: {
+    description: 'An order with items, fulfilments and its public tracking URL',
+    tags: ['orders'],
+    validate: { params: idParams('orderId') },
+    handler: (request) => getOrder(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string)
+  }
+});
+
+export const createFulfillmentRoute = idempotent(
+  adminRoute(ANY_MEMBER, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/fulfillments',
+    options: {
+      description: 'Fulfil items (default: everything unfulfilled) with tracking details; emails shipping_confirmation unless notifyCustomer is false; 409 already_fulfilled',
+      tags: ['orders'],
+      validate: { params: idParams('orderId'), payload: fulfillmentPayload },
+      handler: async (request, h) => {
+        const body = (request.payload ?? {}) as FulfillmentInput;
+        const input: FulfillmentInput = {
+          ...body,
+          trackingCompany: body.trackingCompany || null,
+          trackingNumber: body.trackingNumber || null,
+          trackingUrl: body.trackingUrl || null
+        };
+        const result = await createFulfillment(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string, input);
+        return h.response(result).code(201);
+      }
+    }
+  })
+);

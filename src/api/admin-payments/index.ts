@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { dashboardLinkRoute, getPaymentsRoute, onboardingLinkRoute, resetPaymentsRoute } from './routes.js';
+
+export const adminPaymentRoutes: ServerRoute[] = [getPaymentsRoute, onboardingLinkRoute, dashboardLinkRoute, resetPaymentsRoute];

@@ -1,0 +1,50 @@
+import Joi from 'joi';
+import { createDashboardLink, createOnboardingLink, getPaymentStatus, resetPayments } from '../../services/payments/accounts.js';
+import { ADMINS, OWNERS } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+
+const url = () => Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000);
+
+export const getPaymentsRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/payments',
+  options: {
+    description: 'Stripe Connect status: not_connected, onboarding, restricted or active, with the account flags',
+    tags: ['payments'],
+    handler: (request) => getPaymentStatus(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});
+
+export const onboardingLinkRoute = adminRoute(OWNERS, {
+  method: 'POST',
+  path: '/admin/store/payments/onboarding-link',
+  options: {
+    description: 'Creates the connected Stripe account if none, then a single-use onboarding link { url, expiresAt }',
+    tags: ['payments'],
+    validate: { payload: Joi.object({ returnUrl: url().required(), refreshUrl: url().required() }) },
+    handler: (request) => createOnboardingLink(request.server.app.ctx, tenantOf(request).storeId, request.payload as { returnUrl: string; refreshUrl: string })
+  }
+});
+
+export const dashboardLinkRoute = adminRoute(OWNERS, {
+  method: 'POST',
+  path: '/admin/store/payments/dashboard-link',
+  options: {
+    description: 'A Stripe Express dashboard login link { url }; 409 before onboarding is complete',
+    tags: ['payments'],
+    validate: { payload: Joi.object({}).allow(null) },
+    handler: (request) => createDashboardLink(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});
+
+export const resetPaymentsRoute = adminRoute(OWNERS, {
+  method: 'POST',
+  path: '/admin/store/payments/reset',
+  options: {
+    description: 'Forgets the connected account; status back to not_connected',
+    tags: ['payments'],
+    validate: { payload: Joi.object({}).allow(null) },
+    handler: (request) => resetPayments(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { acceptInviteRoute, createInviteRoute, listTeamRoute, resendInviteRoute, revokeMemberRoute } from './routes.js';
+
+export const adminTeamRoutes: ServerRoute[] = [listTeamRoute, createInviteRoute, resendInviteRoute, revokeMemberRoute, acceptInviteRoute];

@@ -1,0 +1,66 @@
+import { acceptInvite, type AcceptInviteInput } from '../../services/team/accept.js';
+import { createInvite, resendInvite } from '../../services/team/invites.js';
+import { listTeam, revokeMember } from '../../services/team/members.js';
+import { ADMINS } from '../../services/roles.js';
+import type { Role } from '../../services/roles.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute, publicRoute } from '../route-helpers.js';
+import { idParams } from '../schemas.js';
+import { acceptInvitePayload, createInvitePayload } from './schemas.js';
+
+export const listTeamRoute = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/team',
+  options: {
+    description: 'Members of the store and the invites still open',
+    tags: ['team'],
+    handler: async (request) => listTeam(request.server.app.ctx, tenantOf(request).storeId)
+  }
+});
+
+export const createInviteRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/team/invites',
+  options: {
+    description: 'Invite someone by email (a link valid 7 days); only an owner may invite an owner',
+    tags: ['team'],
+    validate: { payload: createInvitePayload },
+    handler: async (request, h) => {
+      const invite = await createInvite(request.server.app.ctx, tenantOf(request), request.payload as { email: string; role: Role });
+      return h.response({ invite }).code(201);
+    }
+  }
+});
+
+export const resendInviteRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/team/invites/{inviteId}/resend',
+  options: {
+    description: 'Send the invite again with a new link; the old link stops working',
+    tags: ['team'],
+    validate: { params: idParams('inviteId') },
+    handler: async (request) => ({ invite: await resendInvite(request.server.app.ctx, tenantOf(request), request.params.inviteId as string) })
+  }
+});
+
+export const revokeMemberRoute = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/team/members/{userId}/revoke',
+  options: {
+    description: 'Remove a member; 409 last_owner for the last owner (only an owner removes an owner)',
+    tags: ['team'],
+    validate: { params: idParams('userId') },
+    handler: async (request) => revokeMember(request.server.app.ctx, tenantOf(request), request.params.userId as string)
+  }
+});
+
+export const acceptInviteRoute = publicRoute({
+  method: 'POST',
+  path: '/auth/accept-invite',
+  options: {
+    description: 'Accept a team invite: token, plus firstName, lastName and password for a new account',
+    tags: ['auth'],
+    validate: { payload: acceptInvitePayload },
+    handler: async (request) => acceptInvite(request.server.app.ctx, request.payload as AcceptInviteInput)
+  }
+});

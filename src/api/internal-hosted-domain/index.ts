@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { hostedDomainWebhookRoute } from './routes.js';
+
+export const internalHostedDomainRoutes: ServerRoute[] = [hostedDomainWebhookRoute];

@@ -1,0 +1,21 @@
+import { receiveHostedDomainWebhook } from '../../services/domains/hosted-domain-webhook.js';
+import { publicRoute } from '../route-helpers.js';
+
+/** The raw bytes are what was signed: hapi must not parse (and re-serialise) the body. */
+export const RAW_BODY = { parse: false, output: 'data', maxBytes: 1024 * 1024 } as const;
+
+export const hostedDomainWebhookRoute = publicRoute({
+  method: 'POST',
+  path: '/internal/webhooks/hosted-domain',
+  options: {
+    description:
+      'Hosting provider callback, signed: x-webhook-timestamp and x-webhook-signature = sha256=<hex HMAC of "timestamp.body" with HOSTED_DOMAIN_WEBHOOK_SECRET>; ' +
+      '5-minute tolerance, replays refused (400). `{ hostname, event: "certificate.issued" }` makes the domain active.',
+    tags: ['internal'],
+    payload: RAW_BODY,
+    handler: async (request) => {
+      const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0);
+      return receiveHostedDomainWebhook(request.server.app.ctx, request.headers as Record<string, string | undefined>, body);
+    }
+  }
+});

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { trackOrderRoute } from './routes.js';
+
+export const publicOrderRoutes: ServerRoute[] = [trackOrderRoute];

@@ -1,0 +1,14 @@
+import Joi from 'joi';
+import { trackOrder } from '../../services/orders/public-tracking.js';
+import { publicRoute } from '../route-helpers.js';
+
+export const trackOrderRoute = publicRoute({
+  method: 'GET',
+  path: '/public/orders/{trackingToken}',
+  options: {
+    description: 'Order tracking by the token from the confirmation email: status, items, total, fulfilments; unknown token 404',
+    tags: ['orders'],
+    validate: { params: Joi.object({ trackingToken: Joi.string().max(200).required() }) },
+    handler: (request) => trackOrder(request.server.app.ctx, request.params.trackingToken as string)
+  }
+});

@@ -1,0 +1,40 @@
+import Joi from 'joi';
+import { confirmCheckoutSession } from '../../services/checkout/confirm.js';
+import { createCheckoutSession, type CheckoutSessionInput } from '../../services/checkout/sessions.js';
+import { idempotent } from '../idempotency.js';
+import { storefrontOf } from '../plugins/auth.js';
+import { storefrontRoute } from '../route-helpers.js';
+import { cartParams, checkoutSessionPayload, sessionParams } from './schemas.js';
+
+export const createCheckoutSessionRoute = storefrontRoute({
+  method: 'POST',
+  path: '/storefront/carts/{cartId}/checkout-session',
+  options: {
+    description:
+      'Open a checkout session: validates the cart, reserves its stock and discount use until expiresAt; provider stripe (clientSecret) when the store takes Stripe payments, else manual',
+    tags: ['checkout'],
+    validate: { params: cartParams, payload: checkoutSessionPayload },
+    handler: async (request, h) => {
+      const result = await createCheckoutSession(
+        request.server.app.ctx,
+        storefrontOf(request).storeId,
+        request.params.cartId as string,
+        request.payload as CheckoutSessionInput
+      );
+      return h.response(result).code(201);
+    }
+  }
+});
+
+export const confirmCheckoutSessionRoute = idempotent(
+  storefrontRoute({
+    method: 'POST',
+    path: '/storefront/checkout-sessions/{sessionId}/confirm',
+    options: {
+      description: 'Turn a checkout session into an order; idempotent (a repeat returns the same order); 409 payment_not_completed until Stripe has the payment',
+      tags: ['checkout'],
+      validate: { params: sessionParams, payload: Joi.object({}).allow(null) },
+      handler: (request) => confirmCheckoutSession(request.server.app.ctx, storefrontOf(request).storeId, request.params.sessionId as string)
+    }
+  })
+);

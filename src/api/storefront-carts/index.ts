@@ -1,0 +1,27 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { confirmCheckoutSessionRoute, createCheckoutSessionRoute } from './checkout.js';
+import {
+  addCartItemRoute,
+  applyDiscountRoute,
+  createCartRoute,
+  getCartRoute,
+  listShippingMethodsRoute,
+  removeCartItemRoute,
+  removeDiscountRoute,
+  selectShippingMethodRoute,
+  updateCartItemRoute
+} from './routes.js';
+
+export const storefrontCartRoutes: ServerRoute[] = [
+  createCartRoute,
+  getCartRoute,
+  listShippingMethodsRoute,
+  addCartItemRoute,
+  updateCartItemRoute,
+  removeCartItemRoute,
+  applyDiscountRoute,
+  removeDiscountRoute,
+  selectShippingMethodRoute,
+  createCheckoutSessionRoute,
+  confirmCheckoutSessionRoute
+];

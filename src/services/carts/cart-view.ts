@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+import type { ShippingMethod } from '../stores.js';
+import { discountProblem, type DiscountRecord } from './discount-rules.js';
+import { shipsTo } from './shipping.js';
+import { computeTotals, lineTotal, shippingPrice, type Totals } from './totals.js';
+
+export interface CartRow {
+  id: string;
+  storeId: string;
+  status: 'open' | 'completed';
+  currency: string;
+  email: string | null;
+  discountId: string | null;
+  discountCode: string | null;
+  shippingMethodId: string | null;
+  shippingCountry: string | null;
+  orderId: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface CartLine {
+  id: string;
+  variantId: string;
+  productId: string;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+  inventoryQuantity: number;
+  inventoryPolicy: 'deny' | 'continue';
+  available: boolean;
+}
+
+export interface PricedCart {
+  cart: CartRow;
+  lines: CartLine[];
+  discount: DiscountRecord | null;
+  /** Why the attached discount does not apply right now (it then counts 0), or null. */
+  discountIssue: string | null;
+  shippingMethod: { id: string; name: string; price: number } | null;
+  shippingMethodRecord: ShippingMethod | null;
+  totals: Totals;
+}
+
+export const lineTitle = (productTitle: string, variantTitle: string) =>
+  !variantTitle || /^default( title)?$/i.test(variantTitle) || variantTitle === productTitle ? productTitle : `${productTitle} - ${variantTitle}`;
+
+/** The cart's lines at current prices, in the order they were added; one query. */
+export async function loadLines(db: Knex | Knex.Transaction, cartId: string): Promise<CartLine[]> {
+  const rows = await db('cartItems as i')
+    .join('productVariants as v', 'v.id', 'i.variantId')
+    .join('products as p', 'p.id', 'v.productId')
+    .where('i.cartId', cartId)
+    .orderBy([{ column: 'i.createdAt' }, { column: 'i.id' }])
+    .select(
+      'i.id',
+      'i.variantId',
+      'v.productId',
+      'i.quantity',
+      'v.price as unitPrice',
+      'v.sku',
+      'v.title as variantTitle',
+      'p.title as productTitle',
+      'v.inventoryQuantity',
+      'v.inventoryPolicy',
+      'v.archivedAt',
+      'p.status as productStatus'
+    );
+  return rows.map((row: any) => ({
+    id: row.id,
+    variantId: row.variantId,
+    productId: row.productId,
+    title: lineTitle(row.productTitle, row.variantTitle),
+    sku: row.sku,
+    quantity: row.quantity,
+    unitPrice: row.unitPrice,
+    lineTotal: lineTotal(row),
+    inventoryQuantity: row.inventoryQuantity,
+    inventoryPolicy: row.inventoryPolicy,
+    available: !row.archivedAt && row.productStatus === 'active'
+  }));
+}
+
+/** Prices a cart: lines, the discount if it still applies, the chosen shipping method, totals. */
+export async function priceCart(db: Knex | Knex.Transaction, cart: CartRow, methods: ShippingMethod[]): Promise<PricedCart> {
+  const [lines, discount] = await Promise.all([
+    loadLines(db, cart.id),
+    cart.discountId ? (db('discounts').where({ id: cart.discountId, storeId: cart.storeId }).first() as Promise<DiscountRecord | undefined>) : null
+  ]);
+  const subtotal = lines.reduce((sum, line) => sum + line.lineTotal, 0);
+  const discountIssue = cart.discountId ? discountProblem(discount ?? undefined, subtotal) : null;
+  const record = cart.shippingMethodId ? (methods.find((m) => m.id === cart.shippingMethodId) ?? null) : null;
+  const usable = record && shipsTo(record, cart.shippingCountry) ? record : null;
+  const applied = discount && !discountIssue ? discount : null;
+  const totals = computeTotals(lines, applied, usable ? { price: usable.price, freeOverAmount: usable.freeOverAmount ?? null } : null);
+  return {
+    cart,
+    lines,
+    discount: discount ?? null,
+    discountIssue,
+    shippingMethodRecord: usable,
+    shippingMethod: usable ? { id: usable.id, name: usable.name, price: shippingPrice({ price: usable.price, freeOverAmount: usable.freeOverAmount ?? null }, subtotal) } : null,
+    totals
+  };
+}
+
+export function toCartDto(priced: PricedCart) {
+  const { cart, lines, totals } = priced;
+  return {
+    id: cart.id,
+    status: cart.status,
+    currency: cart.currency,
+    email: cart.email,
+    items: lines.map((line) => ({
+      id: line.id,
+      variantId: line.variantId,
+      productId: line.productId,
+      title: line.title,
+      sku: line.sku,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      lineTotal: line.lineTotal
+    })),
+    discountCode: cart.discountCode,
+    subtotal: totals.subtotal,
+    discountTotal: totals.discountTotal,
+    shippingMethod: priced.shippingMethod,
+    shippingTotal: totals.shippingTotal,
+    total: totals.total,
+    expiresAt: cart.expiresAt,
+    createdAt: cart.createdAt,
+    updatedAt: cart.updatedAt
+  };
+}

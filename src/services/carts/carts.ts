@@ -1,0 +1,160 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound, validationFailed } from '../../errors.js';
+import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
+import { cancelPendingSessions } from '../checkout/reservations.js';
+import { findStore, type StoreRow } from '../stores.js';
+import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
+import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
+import { eligibleMethods, shipsTo } from './shipping.js';
+
+export interface CartItemInput {
+  variantId: string;
+  quantity: number;
+}
+
+export const MAX_LINE_QUANTITY = 10_000;
+
+export const cartNotOpen = () => conflict('cart_not_open', 'This cart is completed and can no longer change');
+const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
+
+/** An open cart past its expiry is gone for the shopper (the cleanup job deletes it later). */
+export async function findCart(db: Knex | Knex.Transaction, storeId: string, cartId: string, lock = false): Promise<CartRow> {
+  const query = db('carts').where({ id: cartId, storeId });
+  if (lock) query.forUpdate();
+  const cart: CartRow | undefined = await query.first();
+  if (!cart || (cart.status === 'open' && cart.expiresAt.getTime() <= Date.now())) throw notFound('Cart');
+  return cart;
+}
+
+async function viewCart(ctx: AppContext, storeId: string, cartId: string, store?: StoreRow) {
+  const [cart, resolvedStore] = await Promise.all([findCart(ctx.db, storeId, cartId), store ?? findStore(ctx, storeId)]);
+  return toCartDto(await priceCart(ctx.db, cart, resolvedStore.shippingMethods));
+}
+
+export async function getCart(ctx: AppContext, storeId: string, cartId: string) {
+  return { cart: await viewCart(ctx, storeId, cartId) };
+}
+
+async function assertSellable(trx: Knex.Transaction, storeId: string, variantId: string, quantity: number) {
+  const variant = await trx('productVariants as v')
+    .join('products as p', 'p.id', 'v.productId')
+    .where({ 'v.id': variantId, 'v.storeId': storeId, 'p.status': 'active' })
+    .whereNull('v.archivedAt')
+    .first('v.id', 'v.productId', 'v.inventoryQuantity', 'v.inventoryPolicy');
+  if (!variant) throw validationFailed([{ path: 'variantId', message: 'no such product variant for sale in this store' }]);
+  if (variant.inventoryPolicy === 'deny' && quantity > variant.inventoryQuantity) {
+    throw conflict('insufficient_inventory', 'Not enough stock for this quantity', [
+      { path: 'quantity', message: `only ${Math.max(0, variant.inventoryQuantity)} in stock` }
+    ]);
+  }
+  return variant as { id: string; productId: string };
+}
+
+async function addLine(trx: Knex.Transaction, storeId: string, cartId: string, item: CartItemInput) {
+  const existing = await trx('cartItems').where({ cartId, variantId: item.variantId }).first('quantity');
+  const quantity = (existing?.quantity ?? 0) + item.quantity;
+  if (quantity > MAX_LINE_QUANTITY) throw validationFailed([{ path: 'quantity', message: `at most ${MAX_LINE_QUANTITY} of one variant` }]);
+  const variant = await assertSellable(trx, storeId, item.variantId, quantity);
+  await trx.raw(
+    `insert into cart_items (cart_id, store_id, variant_id, product_id, quantity) values (?, ?, ?, ?, ?)
+     on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity`,
+    [cartId, storeId, item.variantId, variant.productId, item.quantity]
+  );
+}
+
+export async function createCart(ctx: AppContext, storeId: string, input: { email?: string; items?: CartItemInput[] }) {
+  const store = await findStore(ctx, storeId);
+  const cartId = await ctx.db.transaction(async (trx) => {
+    const [cart] = await trx('carts')
+      .insert({ storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) })
+      .returning('id');
+    for (const item of input.items ?? []) await addLine(trx, storeId, cart.id, item);
+    return cart.id as string;
+  });
+  return { cart: await viewCart(ctx, storeId, cartId, store) };
+}
+
+/**
+ * Every cart change: the cart row locked, refused once completed, any pending checkout session
+ * cancelled (its stock goes back: the cart it reserved for no longer exists), expiry pushed out.
+ */
+async function changeCart(ctx: AppContext, storeId: string, cartId: string, change: (trx: Knex.Transaction, cart: CartRow, store: StoreRow) => Promise<void>) {
+  const store = await findStore(ctx, storeId);
+  const released = await ctx.db.transaction(async (trx) => {
+    const cart = await findCart(trx, storeId, cartId, true);
+    if (cart.status !== 'open') throw cartNotOpen();
+    const releasedStock = await cancelPendingSessions(trx, storeId, cartId);
+    await change(trx, cart, store);
+    await trx('carts').where({ id: cartId }).update({ updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) });
+    return releasedStock;
+  });
+  if (released) await invalidateStorefrontCatalog(ctx, storeId);
+  return { cart: await viewCart(ctx, storeId, cartId, store) };
+}
+
+export const addCartItem = (ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) =>
+  changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
+
+export const updateCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string, quantity: number) =>
+  changeCart(ctx, storeId, cartId, async (trx) => {
+    const item = await trx('cartItems').where({ id: itemId, cartId }).first('variantId');
+    if (!item) throw notFound('Cart item');
+    if (quantity === 0) {
+      await trx('cartItems').where({ id: itemId }).delete();
+      return;
+    }
+    await assertSellable(trx, storeId, item.variantId, quantity);
+    await trx('cartItems').where({ id: itemId }).update({ quantity });
+  });
+
+export const removeCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string) =>
+  changeCart(ctx, storeId, cartId, async (trx) => {
+    const deleted = await trx('cartItems').where({ id: itemId, cartId }).delete();
+    if (!deleted) throw notFound('Cart item');
+  });
+
+export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: string, code: string) =>
+  changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
+    const discount = await findDiscountByCode(trx, storeId, code);
+    const priced: PricedCart = await priceCart(trx, cart, store.shippingMethods);
+    const problem = discountProblem(discount, priced.totals.subtotal);
+    if (problem) throw notApplicable(problem);
+    await trx('carts').where({ id: cartId }).update({ discountId: discount!.id, discountCode: discount!.code });
+  });
+
+export const removeCartDiscount = (ctx: AppContext, storeId: string, cartId: string) =>
+  changeCart(ctx, storeId, cartId, async (trx) => {
+    await trx('carts').where({ id: cartId }).update({ discountId: null, discountCode: null });
+  });
+
+export const selectShippingMethod = (ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string; country?: string }) =>
+  changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
+    const country = input.country ?? cart.shippingCountry;
+    const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
+    if (!method) throw validationFailed([{ path: 'shippingMethodId', message: 'no such shipping method in this store' }]);
+    if (!shipsTo(method, country)) throw validationFailed([{ path: 'shippingMethodId', message: `this method does not ship to ${country}` }]);
+    await trx('carts').where({ id: cartId }).update({ shippingMethodId: method.id, shippingCountry: country ?? null });
+  });
+
+export async function listShippingMethods(ctx: AppContext, storeId: string, cartId: string, country?: string) {
+  const [cart, store] = await Promise.all([findCart(ctx.db, storeId, cartId), findStore(ctx, storeId)]);
+  const priced = await priceCart(ctx.db, cart, store.shippingMethods);
+  return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? cart.shippingCountry, priced.totals.subtotal) };
+}
+
+/** Scheduled: deletes carts past their expiry that hold no pending checkout session. */
+export async function deleteExpiredCarts(ctx: AppContext, batch = 1000): Promise<{ deleted: number }> {
+  let deleted = 0;
+  for (;;) {
+    const result = await ctx.db.raw(
+      `delete from carts where id in (
+         select c.id from carts c where c.expires_at < now()
+            and not exists (select 1 from checkout_sessions s where s.cart_id = c.id and s.status = 'pending')
+          limit ? for update skip locked)`,
+      [batch]
+    );
+    deleted += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < batch) return { deleted };
+  }
+}

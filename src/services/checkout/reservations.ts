@@ -1,0 +1,80 @@
+import type { Knex } from 'knex';
+import { conflict } from '../../errors.js';
+import { releaseDiscount } from '../carts/discount-rules.js';
+
+export interface ReservationLine {
+  variantId: string;
+  quantity: number;
+  title: string;
+}
+
+/**
+ * Takes the stock a checkout session needs, one UPDATE per variant in variant-id order (every
+ * transaction that locks variants takes them in this order, so two checkouts never deadlock).
+ * The WHERE refuses to take a `deny` variant below zero: the 409 is decided by the row lock, not
+ * by a read that could be stale.
+ */
+export async function reserveStock(trx: Knex.Transaction, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<void> {
+  const byVariant = new Map<string, ReservationLine>();
+  for (const line of lines) {
+    const existing = byVariant.get(line.variantId);
+    byVariant.set(line.variantId, existing ? { ...existing, quantity: existing.quantity + line.quantity } : { ...line });
+  }
+  const ordered = [...byVariant.values()].sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
+  const ledger: Record<string, unknown>[] = [];
+  for (const line of ordered) {
+    const result = await trx.raw(
+      `update product_variants set inventory_quantity = inventory_quantity - ?, updated_at = now()
+        where id = ? and store_id = ? and archived_at is null
+          and (inventory_policy = 'continue' or inventory_quantity >= ?)
+        returning inventory_quantity`,
+      [line.quantity, line.variantId, storeId, line.quantity]
+    );
+    const row = result.rows[0] as { inventory_quantity: number } | undefined;
+    if (!row) {
+      const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
+      const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
+      throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [
+        { path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }
+      ]);
+    }
+    ledger.push({ storeId, variantId: line.variantId, delta: -line.quantity, reason: `checkout ${sessionId} reserved`, quantityAfter: row.inventory_quantity });
+  }
+  await trx('stockReservations').insert(ordered.map((line) => ({ storeId, sessionId, variantId: line.variantId, quantity: line.quantity })));
+  await trx('inventoryLedger').insert(ledger);
+}
+
+/** Gives a session's held stock back (and its discount use); the session row must be locked by the caller. */
+export async function releaseSession(trx: Knex.Transaction, session: { id: string; storeId: string; discountId: string | null }): Promise<boolean> {
+  const held = (await trx('stockReservations')
+    .where({ sessionId: session.id, state: 'held' })
+    .update({ state: 'released' })
+    .returning(['variantId', 'quantity'])) as Array<{ variantId: string; quantity: number }>;
+  held.sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
+  const ledger: Record<string, unknown>[] = [];
+  for (const line of held) {
+    const result = await trx.raw(
+      `update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity`,
+      [line.quantity, line.variantId, session.storeId]
+    );
+    const row = result.rows[0] as { inventory_quantity: number } | undefined;
+    if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, quantityAfter: row.inventory_quantity });
+  }
+  if (ledger.length) await trx('inventoryLedger').insert(ledger);
+  if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);
+  return held.length > 0;
+}
+
+/**
+ * Cancels a cart's pending sessions (the cart changed, or a new session replaces them). The cart
+ * row is locked by the caller, which orders this after any confirm of the same cart.
+ */
+export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<boolean> {
+  const sessions = await trx('checkoutSessions').where({ storeId, cartId, status: 'pending' }).forUpdate().select('id', 'storeId', 'discountId');
+  let released = false;
+  for (const session of sessions) {
+    if (await releaseSession(trx, session)) released = true;
+    await trx('checkoutSessions').where({ id: session.id }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
+  }
+  return released;
+}

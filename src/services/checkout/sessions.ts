@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound, validationFailed } from '../../errors.js';
+import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
+import { cartNotOpen, findCart } from '../carts/carts.js';
+import { priceCart, toCartDto } from '../carts/cart-view.js';
+import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
+import { chooseProvider, type ProviderName } from '../payments/providers.js';
+import { findStore } from '../stores.js';
+import { cancelPendingSessions, releaseSession, reserveStock } from './reservations.js';
+import type { OrderSnapshotLine } from '../orders/create-order.js';
+
+export interface Address {
+  firstName: string;
+  lastName: string;
+  line1: string;
+  line2?: string;
+  city: string;
+  region?: string;
+  postalCode: string;
+  country: string;
+  phone?: string;
+}
+
+export interface CheckoutSessionInput {
+  email: string;
+  shippingAddress: Address;
+  billingAddress?: Address;
+  provider?: ProviderName;
+}
+
+/** What the order is made from: frozen when the session opens, so the price paid is the price shown. */
+export interface SessionSnapshot {
+  lines: OrderSnapshotLine[];
+  subtotal: number;
+  discountTotal: number;
+  shippingTotal: number;
+  total: number;
+  discountCode: string | null;
+  shippingMethod: { id: string; name: string; price: number } | null;
+}
+
+export interface SessionRow {
+  id: string;
+  storeId: string;
+  cartId: string;
+  status: 'pending' | 'completed' | 'expired' | 'cancelled';
+  provider: ProviderName;
+  amount: number;
+  currency: string;
+  email: string;
+  shippingAddress: Address;
+  billingAddress: Address | null;
+  snapshot: SessionSnapshot;
+  discountId: string | null;
+  paymentIntentId: string | null;
+  clientSecret: string | null;
+  paymentStatus: 'pending' | 'paid' | 'failed';
+  orderId: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export const toSessionDto = (row: SessionRow) => ({
+  id: row.id,
+  status: row.status,
+  provider: row.provider,
+  amount: Number(row.amount),
+  currency: row.currency,
+  ...(row.clientSecret ? { clientSecret: row.clientSecret } : {}),
+  expiresAt: row.expiresAt,
+  createdAt: row.createdAt
+});
+
+/**
+ * Opens a checkout session: validates the cart (non-empty, for sale, in stock, shipping chosen and
+ * shipping to the address, discount still valid), then in ONE transaction locks the cart, cancels
+ * any earlier session of it, reserves the stock (variants locked in id order) and counts the
+ * discount use, both held until the session expires. Stripe's PaymentIntent is created after the
+ * commit (never hold row locks across a network call), keyed by the session id.
+ */
+export async function createCheckoutSession(ctx: AppContext, storeId: string, cartId: string, input: CheckoutSessionInput) {
+  const [store, provider] = await Promise.all([findStore(ctx, storeId), chooseProvider(ctx.db, storeId, input.provider)]);
+  const sessionId = randomUUID();
+  const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
+  const country = input.shippingAddress.country;
+
+  const { session, released } = await ctx.db.transaction(async (trx) => {
+    const cart = await findCart(trx, storeId, cartId, true);
+    if (cart.status !== 'open') throw cartNotOpen();
+    const releasedEarlier = await cancelPendingSessions(trx, storeId, cartId);
+    const priced = await priceCart(trx, { ...cart, shippingCountry: country }, store.shippingMethods);
+    if (priced.lines.length === 0) throw validationFailed([{ path: 'items', message: 'the cart is empty' }]);
+    const gone = priced.lines.find((line) => !line.available);
+    if (gone) throw conflict('insufficient_inventory', `${gone.title} is no longer for sale`, [{ path: `items.${gone.id}`, message: 'no longer for sale' }]);
+    if (!cart.shippingMethodId) throw validationFailed([{ path: 'shippingMethod', message: 'choose a shipping method first' }]);
+    if (!priced.shippingMethodRecord) {
+      throw validationFailed([{ path: 'shippingAddress.country', message: `the chosen shipping method does not ship to ${country}` }]);
+    }
+    if (priced.discountIssue) throw notApplicable(priced.discountIssue);
+
+    const snapshot: SessionSnapshot = {
+      lines: priced.lines.map((line) => ({
+        variantId: line.variantId,
+        productId: line.productId,
+        title: line.title,
+        sku: line.sku,
+        quantity: line.quantity,
+        unitPrice: line.unitPrice,
+        lineTotal: line.lineTotal
+      })),
+      ...priced.totals,
+      discountCode: priced.discount && !priced.discountIssue ? priced.discount.code : null,
+      shippingMethod: priced.shippingMethod
+    };
+    const [row] = (await trx('checkoutSessions')
+      .insert({
+        id: sessionId,
+        storeId,
+        cartId,
+        provider: provider.name,
+        amount: priced.totals.total,
+        currency: cart.currency,
+        email: input.email,
+        shippingAddress: JSON.stringify(input.shippingAddress),
+        billingAddress: input.billingAddress ? JSON.stringify(input.billingAddress) : null,
+        snapshot: JSON.stringify(snapshot),
+        discountId: priced.discount && !priced.discountIssue ? priced.discount.id : null,
+        expiresAt
+      })
+      .returning('*')) as SessionRow[];
+    // Lock order everywhere: cart, session, variants (by id), discount, order counter, customer.
+    await reserveStock(trx, storeId, sessionId, snapshot.lines);
+    if (row!.discountId) await redeemDiscount(trx, storeId, row!.discountId, priced.totals.subtotal);
+    await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() });
+    return { session: row!, released: releasedEarlier };
+  });
+  void released;
+  await invalidateStorefrontCatalog(ctx, storeId);
+
+  let finalSession: SessionRow = session;
+  if (provider.name !== 'manual') {
+    try {
+      const started = await provider.start(ctx, { storeId, sessionId, amount: Number(session.amount), currency: session.currency, email: input.email });
+      [finalSession] = (await ctx.db('checkoutSessions')
+        .where({ id: sessionId })
+        .update({ paymentIntentId: started.paymentIntentId, clientSecret: started.clientSecret, updatedAt: ctx.db.fn.now() })
+        .returning('*')) as [SessionRow];
+    } catch (error) {
+      await cancelSession(ctx, storeId, sessionId);
+      throw error;
+    }
+  }
+  const cart = await findCart(ctx.db, storeId, cartId);
+  return { checkoutSession: toSessionDto(finalSession!), cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods)) };
+}
+
+/** Cancels one pending session and gives its stock back (the payment could not start). */
+async function cancelSession(ctx: AppContext, storeId: string, sessionId: string) {
+  await ctx.db.transaction(async (trx) => {
+    const session = await trx('checkoutSessions').where({ id: sessionId, storeId, status: 'pending' }).forUpdate().first('id', 'storeId', 'discountId');
+    if (!session) return;
+    await releaseSession(trx, session);
+    await trx('checkoutSessions').where({ id: sessionId }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
+  });
+  await invalidateStorefrontCatalog(ctx, storeId);
+}
+
+export async function findSession(ctx: AppContext, storeId: string, sessionId: string): Promise<SessionRow> {
+  const session: SessionRow | undefined = await ctx.db('checkoutSessions').where({ id: sessionId, storeId }).first();
+  if (!session) throw notFound('Checkout session');
+  return session;
+}
+
+/**
+ * Scheduled: pending sessions past their expiry give their stock and discount use back. Each one
+ * is locked cart-first (the order confirm uses), skipping any a confirm holds right now.
+ */
+export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Promise<{ released: number }> {
+  const due = (await ctx.db('checkoutSessions')
+    .where({ status: 'pending' })
+    .where('expiresAt', '<', ctx.db.fn.now())
+    .orderBy('expiresAt')
+    .limit(batch)
+    .select('id', 'storeId', 'cartId')) as Array<{ id: string; storeId: string; cartId: string }>;
+  let released = 0;
+  const stores = new Set<string>();
+  for (const candidate of due) {
+    await ctx.db.transaction(async (trx) => {
+      const cart = await trx('carts').where({ id: candidate.cartId }).forUpdate().skipLocked().first('id');
+      if (!cart) return;
+      const session = await trx('checkoutSessions')
+        .where({ id: candidate.id, status: 'pending' })
+        .where('expiresAt', '<', trx.fn.now())
+        .forUpdate()
+        .first('id', 'storeId', 'discountId');
+      if (!session) return;
+      await releaseSession(trx, session);
+      await trx('checkoutSessions').where({ id: session.id }).update({ status: 'expired', updatedAt: trx.fn.now() });
+      released += 1;
+      stores.add(session.storeId);
+    });
+  }
+  for (const storeId of stores) await invalidateStorefrontCatalog(ctx, storeId);
+  return { released };
+}

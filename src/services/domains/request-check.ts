@@ -1,0 +1,19 @@
+import type { AppContext } from '../../context.js';
+import { domainCheckJob } from '../../jobs/domain-check.js';
+import { createJob } from '../job-runs/job-runs.js';
+import type { Tenant } from '../roles.js';
+import { DOMAIN_CHECK_JOB_TYPE } from './check-job.js';
+import { findDomain, toDomainDto } from './domains.js';
+
+/** POST /admin/store/domain/check: queue a DNS check of the store's domain; 202 with the job. */
+export async function requestDomainCheck(ctx: AppContext, tenant: Tenant) {
+  return ctx.db.transaction(async (trx) => {
+    const domain = await findDomain(trx, tenant.storeId);
+    const job = await createJob(
+      ctx,
+      { storeId: tenant.storeId, type: DOMAIN_CHECK_JOB_TYPE, kind: domainCheckJob, input: { domainId: domain.id, hostname: domain.hostname }, createdBy: tenant.userId },
+      trx
+    );
+    return { domain: toDomainDto(ctx, domain), job };
+  });
+}

@@ -1,0 +1,78 @@
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { completeJob, findJobRow } from '../job-runs/job-runs.js';
+import { resolveIssuesOf } from '../issues/manage.js';
+import { decryptSecret } from '../secrets.js';
+import { ExternalSystemError, type ExternalPage } from './client.js';
+import { clientFor, type LinkRow } from './links.js';
+import { upsertCustomers, upsertProducts, type UpsertCounts } from './upsert.js';
+
+type Phase = 'products' | 'customers' | 'done';
+
+interface Checkpoint {
+  phase: Phase;
+  cursor: string | null;
+  products: UpsertCounts;
+  customers: UpsertCounts;
+}
+
+const zero = (): UpsertCounts => ({ seen: 0, changed: 0, skipped: 0 });
+const add = (a: UpsertCounts, b: UpsertCounts): UpsertCounts => ({ seen: a.seen + b.seen, changed: a.changed + b.changed, skipped: a.skipped + b.skipped });
+
+/** Final (no retry) failures of a backfill: a refused key or a link that went away. */
+const finalError = (message: string) => new AppError(409, 'conflict', message);
+
+/**
+ * The backfill job: pages products, then customers, from the external API and upserts each page
+ * by external id in one transaction together with the checkpoint (phase + cursor + counts), so a
+ * retried attempt resumes at the page after the last one stored. Progress is on the jobs row.
+ */
+export async function runBackfill(ctx: AppContext, jobId: string, signal?: AbortSignal) {
+  const run = await findJobRow(ctx, jobId);
+  if (!run || !run.storeId) throw finalError('The backfill job run is missing');
+  const storeId = run.storeId;
+  const link: LinkRow | undefined = await ctx.db('externalSystemLinks').where({ storeId }).first();
+  if (!link || link.status !== 'connected') {
+    await completeJob(ctx, jobId, { skipped: 'the store is not connected to an external system' });
+    return { skipped: true };
+  }
+  let apiKey: string;
+  try {
+    apiKey = decryptSecret(link.apiKeyEncrypted, ctx.config.encryptionKey);
+  } catch {
+    throw finalError('The stored API key cannot be decrypted with the current ENCRYPTION_KEY: connect again');
+  }
+
+  const saved = run.checkpoint as Checkpoint | null;
+  let state: Checkpoint = saved?.phase ? saved : { phase: link.syncProducts ? 'products' : 'customers', cursor: null, products: zero(), customers: zero() };
+  if (state.phase === 'customers' && !link.syncCustomers) state = { ...state, phase: 'done' };
+  const client = clientFor(ctx, link.baseUrl, apiKey, { retries: 3 });
+  try {
+    while (state.phase !== 'done') {
+      if (signal?.aborted) throw new Error('The worker is shutting down; the backfill resumes from its checkpoint');
+      const phase = state.phase;
+      const page: ExternalPage<any> = phase === 'products' ? await client.products(state.cursor) : await client.customers(state.cursor);
+      const items = Array.isArray(page?.data) ? page.data : [];
+      const next = typeof page?.nextCursor === 'string' && page.nextCursor ? page.nextCursor : null;
+      await ctx.db.transaction(async (trx) => {
+        const counts = phase === 'products' ? await upsertProducts(trx, storeId, items) : await upsertCustomers(trx, storeId, items);
+        const nextPhase: Phase = next ? phase : phase === 'products' && link.syncCustomers ? 'customers' : 'done';
+        state = { ...state, [phase]: add(state[phase], counts), phase: nextPhase, cursor: next };
+        const percent = state.phase === 'done' ? 99 : state.phase === 'customers' ? (link.syncProducts ? 50 : 0) : 0;
+        await trx('jobs')
+          .where({ id: jobId })
+          .update({ checkpoint: state, progress: { percent, phase: state.phase, products: state.products, customers: state.customers }, updatedAt: trx.fn.now() });
+      });
+    }
+  } catch (error) {
+    if (error instanceof ExternalSystemError && !error.retryable) throw finalError(error.message);
+    throw error;
+  } finally {
+    client.close();
+  }
+  const result = { products: state.products, customers: state.customers };
+  await ctx.db('externalSystemLinks').where({ id: link.id }).update({ lastSyncedAt: ctx.db.fn.now() });
+  await resolveIssuesOf(ctx.db, storeId, 'sync_failed');
+  await completeJob(ctx, jobId, result);
+  return result;
+}

@@ -1,0 +1,15 @@
+import { StoreIssue } from '../../db/models/store-issue.js';
+import type { ModuleContribution } from '../modules/contribution.js';
+
+export const issuesModule: ModuleContribution = {
+  name: 'issues',
+  async dashboard(ctx, storeId) {
+    const openIssues = await StoreIssue.query(ctx.db)
+      .where({ storeId })
+      .whereNull('resolvedAt')
+      .orderBy([{ column: 'lastSeenAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .limit(5)
+      .select('id', 'kind', 'severity', 'title', 'occurrences', 'lastSeenAt');
+    return { openIssues };
+  }
+};

@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { assertListsExist } from './lists.js';
+import { purchaseFilterConditions, type PurchaseFilters, type SqlFragment } from './purchase-filters.js';
+
+export interface AudienceFilters extends PurchaseFilters {
+  tags?: string[];
+  lastOrderBefore?: Date | string;
+  lastOrderAfter?: Date | string;
+  minOrders?: number;
+  minTotalSpent?: number;
+}
+
+/** Who a campaign goes to. `inactiveDays` is the old-customers rule (orders, none in that many days). */
+export interface Audience {
+  listIds?: string[];
+  filters?: AudienceFilters;
+  inactiveDays?: number;
+}
+
+/**
+ * The WHERE clause (customer alias `c`) selecting an audience. Always: this store, `subscribed`,
+ * and not on the store's suppression list. Lists are a union (member of any); filters intersect.
+ */
+export async function audienceCondition(db: Knex, storeId: string, audience: Audience): Promise<SqlFragment> {
+  const parts: SqlFragment[] = [
+    { sql: 'c.store_id = ?', bindings: [storeId] },
+    { sql: `c.email_marketing = 'subscribed'`, bindings: [] },
+    { sql: 'not exists (select 1 from marketing_suppressions s where s.store_id = c.store_id and s.email = lower(c.email))', bindings: [] }
+  ];
+  if (audience.listIds?.length) {
+    parts.push({
+      sql: `exists (select 1 from marketing_list_members m join marketing_lists l on l.id = m.list_id
+              where m.customer_id = c.id and l.store_id = c.store_id and m.list_id = any(?::uuid[]))`,
+      bindings: [audience.listIds]
+    });
+  }
+  const f = audience.filters ?? {};
+  if (f.tags?.length) parts.push({ sql: 'c.tags && ?::text[]', bindings: [f.tags] });
+  if (f.lastOrderBefore) parts.push({ sql: 'c.last_order_at < ?', bindings: [new Date(f.lastOrderBefore)] });
+  if (f.lastOrderAfter) parts.push({ sql: 'c.last_order_at > ?', bindings: [new Date(f.lastOrderAfter)] });
+  if (f.minOrders !== undefined) parts.push({ sql: 'c.orders_count >= ?', bindings: [f.minOrders] });
+  if (f.minTotalSpent !== undefined) parts.push({ sql: 'c.total_spent >= ?', bindings: [f.minTotalSpent] });
+  if (audience.inactiveDays !== undefined) {
+    parts.push({ sql: `c.orders_count > 0 and c.last_order_at < now() - make_interval(days => ?)`, bindings: [audience.inactiveDays] });
+  }
+  parts.push(...(await purchaseFilterConditions(db, f)));
+  return { sql: parts.map((p) => `(${p.sql})`).join(' and '), bindings: parts.flatMap((p) => p.bindings) };
+}
+
+const SAMPLE_SIZE = 10;
+
+/** How many customers an audience reaches right now, and a few of them. */
+export async function previewAudience(ctx: AppContext, storeId: string, audience: Audience) {
+  await assertListsExist(ctx.db, storeId, audience.listIds ?? []);
+  const where = await audienceCondition(ctx.db, storeId, audience);
+  const [countResult, sampleResult] = await Promise.all([
+    ctx.db.raw(`select count(*)::int as count from customers c where ${where.sql}`, where.bindings),
+    ctx.db.raw(
+      `select c.id, c.email, c.first_name, c.last_name from customers c where ${where.sql} order by c.created_at desc, c.id desc limit ${SAMPLE_SIZE}`,
+      where.bindings
+    )
+  ]);
+  return {
+    count: countResult.rows[0].count as number,
+    sample: sampleResult.rows.map((r: any) => ({ id: r.id, email: r.email, firstName: r.first_name, lastName: r.last_name }))
+  };
+}

@@ -1,0 +1,61 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+
+/**
+ * Tracked links: `base64url(JSON [campaignId, recipientId, url]).base64url(HMAC-SHA256)`. The
+ * redirect goes only to the URL inside a valid signature, so the endpoint is no open redirect; a
+ * changed byte anywhere is a 404.
+ */
+const TOKEN_PURPOSE = 'shopwright:campaign-click:v1';
+
+function signingKey(ctx: AppContext): Buffer {
+  return createHmac('sha256', ctx.config.encryptionKey).update(TOKEN_PURPOSE).digest();
+}
+
+export function clickTokenFor(key: Buffer, campaignId: string, recipientId: number, url: string): string {
+  const body = Buffer.from(JSON.stringify([campaignId, recipientId, url])).toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+function verifyClickToken(ctx: AppContext, token: string): { campaignId: string; recipientId: number; url: string } | null {
+  const [body, sig, extra] = token.split('.');
+  if (!body || !sig || extra !== undefined) return null;
+  const given = Buffer.from(sig, 'base64url');
+  const expected = createHmac('sha256', signingKey(ctx)).update(body).digest();
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  try {
+    const [campaignId, recipientId, url] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, number, string];
+    if (typeof campaignId !== 'string' || !Number.isSafeInteger(recipientId) || typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
+    return { campaignId, recipientId, url };
+  } catch {
+    return null;
+  }
+}
+
+const decodeEntities = (s: string) => s.replace(/&amp;/g, '&').replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"');
+
+/**
+ * Rewrites every http(s) `href` of a rendered HTML body through the click redirect, except the
+ * unsubscribe link (which must keep working as itself).
+ */
+export function trackLinks(ctx: AppContext, key: Buffer, html: string, campaignId: string, recipientId: number, keep: string): string {
+  const base = `${ctx.config.appUrl}/api/v1/public/c/`;
+  return html.replace(/href=(["'])(https?:\/\/[^"']+)\1/gi, (match, quote: string, href: string) => {
+    const url = decodeEntities(href);
+    if (url === keep) return match;
+    return `href=${quote}${base}${clickTokenFor(key, campaignId, recipientId, url)}${quote}`;
+  });
+}
+
+export const clickSigningKey = signingKey;
+
+/** Counts the click and answers where to redirect; anything not signed by us is a 404. */
+export async function recordClick(ctx: AppContext, token: string): Promise<string> {
+  const click = verifyClickToken(ctx, token);
+  if (!click) throw notFound('Link');
+  const recipient = await ctx.db('campaignRecipients').where({ id: click.recipientId, campaignId: click.campaignId }).first('id');
+  if (!recipient) throw notFound('Link');
+  await ctx.db('campaignClicks').insert({ campaignId: click.campaignId, recipientId: click.recipientId, url: click.url });
+  return click.url;
+}

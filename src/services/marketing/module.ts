@@ -1,0 +1,9 @@
+import type { ModuleContribution } from '../modules/contribution.js';
+import { findTemplateByKey, templateKeys } from './templates.js';
+
+/** Marketing's part: a store's templates, as overrides and extra keys for transactional email. */
+export const marketingModule: ModuleContribution = {
+  name: 'marketing',
+  templateKeys: (ctx, storeId) => templateKeys(ctx, storeId),
+  findTemplate: (ctx, storeId, key) => findTemplateByKey(ctx, storeId, key)
+};

@@ -1,0 +1,227 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppContext } from '../../context.js';
+import { unsubscribeUrlFor } from '../customers/unsubscribe.js';
+import { clickSigningKey, trackLinks } from './clicks.js';
+import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
+import { reserveSendSlots, storeSendRate } from './send-rate.js';
+import { campaignSender, type CampaignSender } from './transports.js';
+import { batchRange, completeBatch } from './start.js';
+import { classifySmtpError } from './smtp-errors.js';
+
+/**
+ * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
+ * next claim. About a quarter second of sending at the store's rate, so an unsubscribe is honoured
+ * within that time, and at most 50.
+ */
+const chunkSize = (rate: number) => Math.max(1, Math.min(50, Math.round(rate / 4)));
+
+interface ClaimedRecipient {
+  id: number;
+  customer_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  status: 'sending' | 'skipped';
+}
+
+/** SMTP tries per recipient for temporary failures (the batch job has more attempts than this). */
+const RECIPIENT_MAX_ATTEMPTS = 5;
+
+/** Thrown when recipients are left for a later attempt (transient SMTP errors): BullMQ retries with backoff. */
+export class TransientBatchError extends Error {}
+
+interface BatchState {
+  ctx: AppContext;
+  campaign: { id: string; storeId: string; type: string; context: Record<string, unknown> };
+  storeName: string;
+  compiled: CompiledContent;
+  sender: CampaignSender;
+  rate: number;
+  clickKey: Buffer;
+}
+
+/**
+ * A batch job: claims chunks of its recipients, skips those who unsubscribed or got suppressed
+ * since the snapshot, renders (templates compiled once per batch) and sends over the pooled
+ * transport at the store's shared rate, and records each outcome before taking the next chunk. A
+ * recipient left in `sending` by a killed worker is never sent again: it is marked failed.
+ */
+export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean; signal?: AbortSignal } = {}) {
+  const campaign = await ctx
+    .db('campaigns')
+    .where({ id: campaignId })
+    .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'firstRecipientId', 'batchSize');
+  if (!campaign || campaign.status !== 'sending') return { sent: 0, stopped: campaign?.status ?? 'missing' };
+  const range = batchRange(campaign, batch);
+  const inBatch = () => ctx.db('campaignRecipients').where({ campaignId }).where('id', '>=', range[0]).where('id', '<', range[1]);
+
+  await inBatch()
+    .where({ status: 'sending' })
+    .update({ status: 'failed', error: 'interrupted while sending; not retried so nobody gets it twice' });
+
+  const store = await ctx.db('stores').where({ id: campaign.storeId }).first('name');
+  const state: BatchState = {
+    ctx,
+    campaign,
+    storeName: store?.name ?? '',
+    compiled: compileContent(campaign),
+    sender: await campaignSender(ctx, campaign.storeId),
+    rate: await storeSendRate(ctx, campaign.storeId),
+    clickKey: clickSigningKey(ctx)
+  };
+
+  const deferred: number[] = [];
+  let sent = 0;
+  for (;;) {
+    const status = await ctx.db('campaigns').where({ id: campaignId }).first('status');
+    if (status?.status !== 'sending') return { sent, stopped: status?.status };
+    // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
+    if (opts.signal?.aborted) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
+    const claimed = await claimChunk(ctx, campaign.storeId, campaignId, range, deferred, chunkSize(state.rate));
+    if (!claimed.length) break;
+    const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
+    sent += outcome.sent;
+    deferred.push(...outcome.deferred);
+  }
+  if (deferred.length) {
+    if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
+    await inBatch().where({ status: 'pending' }).update({ status: 'failed' });
+  }
+  await completeBatch(ctx, campaignId, batch);
+  return { sent };
+}
+
+/** Takes the next chunk: `sending` when still subscribed and not suppressed, `skipped` otherwise. */
+async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, range: [number, number], exclude: number[], limit: number): Promise<ClaimedRecipient[]> {
+  const result = await ctx.db.raw(
+    `update campaign_recipients r
+        set status = x.next_status, suppressed = x.is_suppressed, error = x.reason,
+            attempts = r.attempts + case when x.next_status = 'sending' then 1 else 0 end
+       from (
+         select r2.id,
+                case when cu.email_marketing is distinct from 'subscribed' or s.email is not null then 'skipped' else 'sending' end as next_status,
+                s.email is not null as is_suppressed,
+                case when cu.id is null then 'customer deleted'
+                     when cu.email_marketing <> 'subscribed' then 'unsubscribed since the snapshot'
+                     when s.email is not null then 'address suppressed' end as reason
+           from campaign_recipients r2
+           left join customers cu on cu.id = r2.customer_id and cu.store_id = ?
+           left join marketing_suppressions s on s.store_id = ? and s.email = lower(r2.email)
+          where r2.id >= ? and r2.id < ? and r2.campaign_id = ? and r2.status = 'pending' and r2.id <> all(?::bigint[])
+          order by r2.id
+          limit ${limit}
+          for update of r2 skip locked
+       ) x
+      where r.id = x.id
+      returning r.id, r.customer_id, r.email, r.first_name, r.last_name, r.status`,
+    [storeId, storeId, range[0], range[1], campaignId, exclude]
+  );
+  return result.rows.map((r: ClaimedRecipient) => ({ ...r, id: Number(r.id) }));
+}
+
+function renderFor(state: BatchState, recipient: ClaimedRecipient) {
+  const { ctx, campaign } = state;
+  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customer_id });
+  const data = {
+    ...campaign.context,
+    store: { name: state.storeName },
+    customer: { id: recipient.customer_id, email: recipient.email, firstName: recipient.first_name ?? '', lastName: recipient.last_name ?? '' },
+    campaign: { id: campaign.id, type: campaign.type },
+    unsubscribeUrl
+  };
+  const rendered = renderCompiledSync(state.compiled, data);
+  let html = rendered.html ? trackLinks(ctx, state.clickKey, rendered.html, campaign.id, recipient.id, unsubscribeUrl) : '';
+  let text = rendered.text;
+  if (html && !html.includes(unsubscribeUrl.replace(/&/g, '&amp;')) && !html.includes(unsubscribeUrl)) {
+    const footer = `<p style="color:#7b8794;font-size:12px">You receive this email from ${escapeHtml(state.storeName)}. <a href="${unsubscribeUrl}">Unsubscribe</a></p>`;
+    html = html.includes('</body>') ? html.replace('</body>', `${footer}</body>`) : `${html}${footer}`;
+  }
+  if (!text.includes(unsubscribeUrl)) text = `${text}\n\n--\nUnsubscribe: ${unsubscribeUrl}\n`;
+  return { subject: rendered.subject, html: html || undefined, text, headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } };
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
+  const { ctx, campaign, sender } = state;
+  const sentIds: number[] = [];
+  const failed: Array<{ id: number; email: string; error: string; permanent: boolean }> = [];
+  const deferred: Array<{ id: number; error: string }> = [];
+  if (recipients.length) {
+    const waits = await reserveSendSlots(ctx, campaign.storeId, recipients.length, state.rate);
+    const started = Date.now();
+    await Promise.all(
+      recipients.map(async (recipient, i) => {
+        let message;
+        try {
+          message = renderFor(state, recipient);
+        } catch (error) {
+          failed.push({ id: recipient.id, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
+          return;
+        }
+        const wait = waits[i]! - (Date.now() - started);
+        if (wait > 0) await sleep(wait);
+        try {
+          const info = await sender.transporter.sendMail({
+            from: sender.from,
+            replyTo: sender.replyTo,
+            to: recipient.email,
+            subject: message.subject,
+            html: message.html,
+            text: message.text,
+            headers: { ...message.headers, 'X-Campaign-Id': campaign.id },
+            messageId: `<campaign-${campaign.id}-${recipient.id}@shopwright>`
+          });
+          if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(info.messageId, info.message);
+          sentIds.push(recipient.id);
+        } catch (error) {
+          const kind = classifySmtpError(error);
+          const text = String((error as Error).message ?? error).slice(0, 1000);
+          if (kind === 'transient') deferred.push({ id: recipient.id, error: text });
+          else failed.push({ id: recipient.id, email: recipient.email, error: text, permanent: kind === 'permanent' });
+        }
+      })
+    );
+  }
+  await recordOutcomes(ctx, campaign, sentIds, failed, deferred);
+  return { sent: sentIds.length, deferred: deferred.map((d) => d.id) };
+}
+
+/** One statement per outcome kind; a permanent failure also suppresses the address for this store. */
+async function recordOutcomes(
+  ctx: AppContext,
+  campaign: { id: string; storeId: string },
+  sentIds: number[],
+  failed: Array<{ id: number; email: string; error: string; permanent: boolean }>,
+  deferred: Array<{ id: number; error: string }>
+) {
+  await ctx.db.transaction(async (trx) => {
+    if (sentIds.length) {
+      await trx.raw(`update campaign_recipients set status = 'sent', sent_at = now(), error = null where id = any(?::bigint[])`, [sentIds]);
+    }
+    if (failed.length) {
+      await trx.raw(
+        `update campaign_recipients r set status = 'failed', error = f.error, suppressed = f.permanent
+           from jsonb_to_recordset(?::jsonb) as f(id bigint, error text, permanent boolean) where r.id = f.id`,
+        [JSON.stringify(failed)]
+      );
+      const permanent = failed.filter((f) => f.permanent);
+      if (permanent.length) {
+        await trx.raw(
+          `insert into marketing_suppressions (store_id, email, reason, campaign_id)
+           select ?, lower(f.email), f.error, ? from jsonb_to_recordset(?::jsonb) as f(email text, error text)
+           on conflict (store_id, email) do nothing`,
+          [campaign.storeId, campaign.id, JSON.stringify(permanent)]
+        );
+      }
+    }
+    if (deferred.length) {
+      await trx.raw(
+        `update campaign_recipients r
+            set status = case when r.attempts >= ${RECIPIENT_MAX_ATTEMPTS} then 'failed' else 'pending' end, error = d.error
+           from jsonb_to_recordset(?::jsonb) as d(id bigint, error text) where r.id = d.id`,
+        [JSON.stringify(deferred)]
+      );
+    }
+  });
+}

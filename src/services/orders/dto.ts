@@ -1,0 +1,103 @@
+export interface OrderRow {
+  id: string;
+  storeId: string;
+  number: number;
+  customerId: string | null;
+  checkoutSessionId: string | null;
+  email: string;
+  status: 'open' | 'completed' | 'cancelled';
+  paymentStatus: 'pending' | 'paid' | 'refunded' | 'failed';
+  fulfillmentStatus: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
+  paymentProvider: string;
+  paymentIntentId: string | null;
+  currency: string;
+  subtotal: number;
+  discountTotal: number;
+  shippingTotal: number;
+  total: number;
+  discountCode: string | null;
+  shippingMethod: { id: string; name: string; price: number } | null;
+  shippingAddress: Record<string, unknown>;
+  billingAddress: Record<string, unknown> | null;
+  trackingToken: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface OrderItemRow {
+  id: string;
+  orderId: string;
+  productId: string | null;
+  variantId: string | null;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+  fulfilledQuantity: number;
+}
+
+export interface FulfillmentRow {
+  id: string;
+  orderId: string;
+  items: Array<{ orderItemId: string; quantity: number }>;
+  trackingCompany: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  notifyCustomer: boolean;
+  createdAt: Date;
+}
+
+export const toFulfillmentDto = (row: FulfillmentRow) => ({
+  id: row.id,
+  items: row.items,
+  trackingCompany: row.trackingCompany,
+  trackingNumber: row.trackingNumber,
+  trackingUrl: row.trackingUrl,
+  notifyCustomer: row.notifyCustomer,
+  createdAt: row.createdAt
+});
+
+export const toOrderItemDto = (row: OrderItemRow) => ({
+  id: row.id,
+  productId: row.productId,
+  variantId: row.variantId,
+  title: row.title,
+  sku: row.sku,
+  quantity: row.quantity,
+  unitPrice: row.unitPrice,
+  lineTotal: Number(row.lineTotal),
+  fulfilledQuantity: row.fulfilledQuantity
+});
+
+/** The list shape: no items, no addresses. */
+export const toOrderSummaryDto = (row: OrderRow) => ({
+  id: row.id,
+  number: row.number,
+  email: row.email,
+  customerId: row.customerId,
+  status: row.status,
+  paymentStatus: row.paymentStatus,
+  fulfillmentStatus: row.fulfillmentStatus,
+  currency: row.currency,
+  subtotal: Number(row.subtotal),
+  discountTotal: Number(row.discountTotal),
+  shippingTotal: Number(row.shippingTotal),
+  total: Number(row.total),
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+});
+
+export function toOrderDto(row: OrderRow, items: OrderItemRow[], fulfillments: FulfillmentRow[], trackingUrl: string) {
+  return {
+    ...toOrderSummaryDto(row),
+    paymentProvider: row.paymentProvider,
+    discountCode: row.discountCode,
+    shippingMethod: row.shippingMethod,
+    shippingAddress: row.shippingAddress,
+    billingAddress: row.billingAddress,
+    items: items.map(toOrderItemDto),
+    fulfillments: fulfillments.map(toFulfillmentDto),
+    trackingUrl
+  };
+}

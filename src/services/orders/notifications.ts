@@ -1,0 +1,61 @@
+import type { EnqueueEmailInput } from '../email/outbox.js';
+import { formatMoney } from '../carts/totals.js';
+import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
+
+interface Customer {
+  firstName: string | null;
+  lastName: string | null;
+}
+
+const orderContext = (order: OrderRow, items: OrderItemRow[], trackingUrl: string) => ({
+  number: `#${order.number}`,
+  items: items.map((item) => ({ title: item.title, quantity: item.quantity, unitPrice: item.unitPrice, lineTotal: Number(item.lineTotal) })),
+  subtotal: Number(order.subtotal),
+  total: Number(order.total),
+  currency: order.currency,
+  totalFormatted: formatMoney(Number(order.total), order.currency),
+  trackingUrl
+});
+
+/** The `order_confirmation` email for a new order; the link is the public tracking URL. */
+export function orderConfirmationEmail(storeName: string, order: OrderRow, items: OrderItemRow[], customer: Customer, trackingUrl: string): EnqueueEmailInput {
+  return {
+    storeId: order.storeId,
+    to: order.email,
+    templateKey: 'order_confirmation',
+    data: {
+      store: { name: storeName },
+      customer: { firstName: customer.firstName ?? 'there', lastName: customer.lastName ?? '', email: order.email },
+      order: orderContext(order, items, trackingUrl)
+    }
+  };
+}
+
+/** The `shipping_confirmation` email for a fulfilment; the order link is the public tracking URL. */
+export function shippingConfirmationEmail(
+  storeName: string,
+  order: OrderRow,
+  items: OrderItemRow[],
+  fulfillment: FulfillmentRow,
+  trackingUrl: string
+): EnqueueEmailInput {
+  const address = order.shippingAddress as { firstName?: string; lastName?: string };
+  return {
+    storeId: order.storeId,
+    to: order.email,
+    templateKey: 'shipping_confirmation',
+    data: {
+      store: { name: storeName },
+      customer: { firstName: address.firstName ?? 'there', lastName: address.lastName ?? '', email: order.email },
+      order: orderContext(order, items, trackingUrl),
+      fulfillment: {
+        trackingCompany: fulfillment.trackingCompany ?? '',
+        trackingNumber: fulfillment.trackingNumber ?? '',
+        // The carrier's link when there is one; the order's tracking page otherwise.
+        trackingUrl: fulfillment.trackingUrl ?? trackingUrl,
+        orderTrackingUrl: trackingUrl,
+        items: fulfillment.items
+      }
+    }
+  };
+}

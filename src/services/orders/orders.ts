@@ -1,0 +1,56 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { containsPattern } from '../../db/like-patterns.js';
+import { notFound } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../pagination.js';
+import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow } from './dto.js';
+import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
+
+export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
+export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'failed'] as const;
+export const FULFILLMENT_STATUSES = ['unfulfilled', 'partially_fulfilled', 'fulfilled'] as const;
+/** `?status=` takes any order, payment or fulfilment status and filters the matching column. */
+export const ORDER_STATUS_FILTERS = [...ORDER_STATUSES, ...PAYMENT_STATUSES.filter((s) => s !== 'pending'), 'payment_pending', ...FULFILLMENT_STATUSES] as const;
+export type OrderStatusFilter = (typeof ORDER_STATUS_FILTERS)[number];
+
+function applyStatus(query: Knex.QueryBuilder, status: OrderStatusFilter) {
+  if ((ORDER_STATUSES as readonly string[]).includes(status)) query.where('status', status);
+  else if (status === 'payment_pending') query.where('paymentStatus', 'pending');
+  else if ((PAYMENT_STATUSES as readonly string[]).includes(status)) query.where('paymentStatus', status);
+  else query.where('fulfillmentStatus', status);
+}
+
+/** Newest first, keyset pages. `q` is an order number (with or without `#`) or part of the email. */
+export async function listOrders(ctx: AppContext, storeId: string, filters: { status?: OrderStatusFilter; q?: string }, page: PageRequest) {
+  const query = ctx.db('orders').where({ storeId });
+  if (filters.status) applyStatus(query, filters.status);
+  const q = filters.q?.trim();
+  if (q) {
+    const digits = q.replace(/^#/, '');
+    if (/^\d{1,9}$/.test(digits)) query.where((w) => w.where('number', Number(digits)).orWhereRaw('lower(email) like ?', [containsPattern(q)]));
+    else query.whereRaw('lower(email) like ?', [containsPattern(q)]);
+  }
+  const result = await keysetPage<OrderRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  return { orders: result.items.map(toOrderSummaryDto), nextCursor: result.nextCursor };
+}
+
+export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, orderId: string) {
+  const order: OrderRow | undefined = await db('orders').where({ storeId, id: orderId }).first();
+  if (!order) throw notFound('Order');
+  const [items, fulfillments, base] = await Promise.all([
+    db('orderItems').where({ orderId }).orderBy('position') as Promise<OrderItemRow[]>,
+    db('fulfillments').where({ orderId }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
+    trackingUrlBase(ctx, db, storeId)
+  ]);
+  return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken)) };
+}
+
+export async function getOrder(ctx: AppContext, storeId: string, orderId: string) {
+  return { order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
+}
+
+/** A customer's latest orders, for the customer page (one indexed query). */
+export async function recentOrdersOfCustomer(ctx: AppContext, storeId: string, customerId: string, limit = 5) {
+  const rows: OrderRow[] = await ctx.db('orders').where({ storeId, customerId }).orderBy('createdAt', 'desc').limit(limit);
+  return rows.map(toOrderSummaryDto);
+}

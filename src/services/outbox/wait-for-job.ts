@@ -1,0 +1,46 @@
+import type { QueueEvents } from 'bullmq';
+
+export interface PendingJobOutcome<Result> {
+  result: Promise<Result>;
+  cancel(): void;
+}
+
+/**
+ * Waits for one job's completion or final failure by id, through the queue's event stream. Start
+ * waiting before the job can run (before relaying it), so a fast job's event is not missed.
+ */
+export function waitForJob<Result>(events: QueueEvents, jobId: string, timeoutMs: number): PendingJobOutcome<Result> {
+  let cleanup = () => {};
+  const result = new Promise<Result>((resolve, reject) => {
+    const onCompleted = ({ jobId: id, returnvalue }: { jobId: string; returnvalue: unknown }) => {
+      if (id !== jobId) return;
+      cleanup();
+      resolve((typeof returnvalue === 'string' ? safeParse(returnvalue) : returnvalue) as Result);
+    };
+    const onFailed = ({ jobId: id, failedReason }: { jobId: string; failedReason: string }) => {
+      if (id !== jobId) return;
+      cleanup();
+      reject(new Error(failedReason));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no outcome within ${timeoutMs} ms`));
+    }, timeoutMs);
+    cleanup = () => {
+      clearTimeout(timer);
+      events.off('completed', onCompleted);
+      events.off('failed', onFailed);
+    };
+    events.on('completed', onCompleted);
+    events.on('failed', onFailed);
+  });
+  return { result, cancel: () => cleanup() };
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

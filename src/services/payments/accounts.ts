@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type Stripe from 'stripe';
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { conflict } from '../../errors.js';
+import { callStripe, stripeClient } from './stripe-client.js';
+
+export type PaymentStatus = 'not_connected' | 'onboarding' | 'restricted' | 'active';
+
+interface AccountRow {
+  storeId: string;
+  accountId: string | null;
+  generation: number;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
+  requirementsDue: string[];
+}
+
+export function statusOf(row: AccountRow | undefined): PaymentStatus {
+  if (!row?.accountId) return 'not_connected';
+  if (row.chargesEnabled) return 'active';
+  return row.detailsSubmitted ? 'restricted' : 'onboarding';
+}
+
+function toDto(row: AccountRow | undefined) {
+  return {
+    provider: 'stripe' as const,
+    status: statusOf(row),
+    accountId: row?.accountId ?? null,
+    chargesEnabled: row?.accountId ? row.chargesEnabled : false,
+    payoutsEnabled: row?.accountId ? row.payoutsEnabled : false,
+    detailsSubmitted: row?.accountId ? row.detailsSubmitted : false,
+    requirementsDue: row?.accountId ? row.requirementsDue : []
+  };
+}
+
+const findAccount = (db: Knex | Knex.Transaction, storeId: string): Promise<AccountRow | undefined> => db('storePaymentAccounts').where({ storeId }).first();
+
+/** The connected account a store charges through, when it can take charges. */
+export async function activeStripeAccount(db: Knex | Knex.Transaction, storeId: string): Promise<string | null> {
+  const row = await findAccount(db, storeId);
+  return row?.accountId && row.chargesEnabled ? row.accountId : null;
+}
+
+export async function paymentsConnected(db: Knex, storeId: string): Promise<boolean> {
+  return Boolean(await activeStripeAccount(db, storeId));
+}
+
+const flagsFrom = (account: Stripe.Account) => ({
+  chargesEnabled: Boolean(account.charges_enabled),
+  payoutsEnabled: Boolean(account.payouts_enabled),
+  detailsSubmitted: Boolean(account.details_submitted),
+  requirementsDue: JSON.stringify(account.requirements?.currently_due ?? [])
+});
+
+/** `account.updated` and status refreshes: copy Stripe's flags onto the store's row. */
+export async function applyAccountUpdate(db: Knex, account: Stripe.Account): Promise<boolean> {
+  const updated = await db('storePaymentAccounts').where({ accountId: account.id }).update({ ...flagsFrom(account), updatedAt: db.fn.now() });
+  return updated > 0;
+}
+
+export async function getPaymentStatus(ctx: AppContext, storeId: string) {
+  let row = await findAccount(ctx.db, storeId);
+  if (row?.accountId && !row.chargesEnabled) {
+    // Still onboarding: ask Stripe, so a store sees "active" without waiting for the webhook.
+    try {
+      const account = await stripeClient(ctx).accounts.retrieve(row.accountId);
+      await applyAccountUpdate(ctx.db, account);
+      row = await findAccount(ctx.db, storeId);
+    } catch (error) {
+      ctx.log.warn({ storeId, err: { message: (error as Error).message } }, 'stripe account refresh failed; showing the stored status');
+    }
+  }
+  return toDto(row);
+}
+
+/** Creates the store's connected account once (a fixed idempotency key per store and reset generation). */
+async function ensureAccount(ctx: AppContext, storeId: string): Promise<string> {
+  await ctx.db('storePaymentAccounts').insert({ storeId }).onConflict('storeId').ignore();
+  const row = (await findAccount(ctx.db, storeId))!;
+  if (row.accountId) return row.accountId;
+  const store = await ctx.db('stores').where({ id: storeId }).first('contactEmail', 'name');
+  const account = await callStripe('create the connected account', () =>
+    stripeClient(ctx).accounts.create(
+      { type: 'express', ...(store?.contactEmail ? { email: store.contactEmail } : {}), metadata: { storeId }, business_profile: { name: store?.name } },
+      { idempotencyKey: `connect-account:${storeId}:${row.generation}` }
+    )
+  );
+  // Two concurrent requests get the same account from Stripe (same key); either write is the same.
+  await ctx.db('storePaymentAccounts')
+    .where({ storeId, generation: row.generation })
+    .update({ accountId: account.id, ...flagsFrom(account), updatedAt: ctx.db.fn.now() });
+  return account.id;
+}
+
+export async function createOnboardingLink(ctx: AppContext, storeId: string, input: { returnUrl: string; refreshUrl: string }) {
+  const accountId = await ensureAccount(ctx, storeId);
+  const link = await callStripe('create the onboarding link', () =>
+    stripeClient(ctx).accountLinks.create(
+      { account: accountId, return_url: input.returnUrl, refresh_url: input.refreshUrl, type: 'account_onboarding' },
+      { idempotencyKey: `account-link:${accountId}:${randomUUID()}` }
+    )
+  );
+  return { url: link.url, expiresAt: new Date(link.expires_at * 1000).toISOString() };
+}
+
+export async function createDashboardLink(ctx: AppContext, storeId: string) {
+  const row = await findAccount(ctx.db, storeId);
+  if (!row?.accountId || !row.detailsSubmitted) {
+    throw conflict('conflict', 'Finish Stripe onboarding before opening the Stripe dashboard', [{ path: 'payments', message: `status is ${statusOf(row)}` }]);
+  }
+  const accountId = row.accountId;
+  const link = await callStripe('create the dashboard link', () =>
+    stripeClient(ctx).accounts.createLoginLink(accountId, {}, { idempotencyKey: `login-link:${accountId}:${randomUUID()}` })
+  );
+  return { url: link.url };
+}
+
+/** Forgets the connected account (Stripe keeps it; the store can connect another one). */
+export async function resetPayments(ctx: AppContext, storeId: string) {
+  await ctx.db('storePaymentAccounts')
+    .where({ storeId })
+    .update({
+      accountId: null,
+      generation: ctx.db.raw('generation + 1'),
+      chargesEnabled: false,
+      payoutsEnabled: false,
+      detailsSubmitted: false,
+      requirementsDue: '[]',
+      updatedAt: ctx.db.fn.now()
+    });
+  return toDto(undefined);
+}

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { conflict } from '../../errors.js';
+import { activeStripeAccount } from './accounts.js';
+import { callStripe, stripeClient } from './stripe-client.js';
+
+export type ProviderName = 'manual' | 'stripe';
+
+export interface PaymentRequest {
+  storeId: string;
+  sessionId: string;
+  amount: number;
+  currency: string;
+  email: string;
+}
+
+export interface StartedPayment {
+  paymentIntentId: string | null;
+  clientSecret: string | null;
+}
+
+export interface PaymentCheck {
+  complete: boolean;
+  /** The order's payment status when complete. */
+  paymentStatus: 'pending' | 'paid';
+}
+
+/** What checkout needs from a payment provider. */
+export interface PaymentProvider {
+  name: ProviderName;
+  start(ctx: AppContext, request: PaymentRequest): Promise<StartedPayment>;
+  check(ctx: AppContext, session: { storeId: string; paymentIntentId: string | null }): Promise<PaymentCheck>;
+}
+
+/** Manual payments: the order is created with payment pending; the merchant collects off-platform. */
+export const manualProvider: PaymentProvider = {
+  name: 'manual',
+  start: async () => ({ paymentIntentId: null, clientSecret: null }),
+  check: async () => ({ complete: true, paymentStatus: 'pending' })
+};
+
+/** Stripe Connect: a PaymentIntent on the store's connected account (direct charge) with the platform's fee. */
+export const stripeProvider: PaymentProvider = {
+  name: 'stripe',
+  async start(ctx, request) {
+    const accountId = await activeStripeAccount(ctx.db, request.storeId);
+    if (!accountId) throw conflict('conflict', 'Stripe payments are not active for this store');
+    const fee = Math.floor((request.amount * ctx.config.checkout.applicationFeeBps) / 10_000);
+    const intent = await callStripe('start the payment', () =>
+      stripeClient(ctx).paymentIntents.create(
+        {
+          amount: request.amount,
+          currency: request.currency.toLowerCase(),
+          application_fee_amount: fee,
+          receipt_email: request.email,
+          automatic_payment_methods: { enabled: true },
+          metadata: { storeId: request.storeId, checkoutSessionId: request.sessionId }
+        },
+        // One key per checkout session: a retried request can never create a second PaymentIntent.
+        { stripeAccount: accountId, idempotencyKey: `checkout-session:${request.sessionId}:payment-intent` }
+      )
+    );
+    return { paymentIntentId: intent.id, clientSecret: intent.client_secret };
+  },
+  async check(ctx, session) {
+    if (!session.paymentIntentId) return { complete: false, paymentStatus: 'pending' };
+    const row = await ctx.db('storePaymentAccounts').where({ storeId: session.storeId }).first('accountId');
+    const intentId = session.paymentIntentId;
+    const intent = await callStripe('read the payment', () =>
+      stripeClient(ctx).paymentIntents.retrieve(intentId, {}, row?.accountId ? { stripeAccount: row.accountId } : {})
+    );
+    const complete = intent.status === 'succeeded' || intent.status === 'requires_capture';
+    return { complete, paymentStatus: 'paid' };
+  }
+};
+
+export const PROVIDERS: Record<ProviderName, PaymentProvider> = { manual: manualProvider, stripe: stripeProvider };
+
+/** Stripe when the store's account takes charges, else manual when enabled; `requested` picks one explicitly. */
+export async function chooseProvider(db: Knex, storeId: string, requested?: ProviderName): Promise<PaymentProvider> {
+  const [store, stripeAccount] = await Promise.all([db('stores').where({ id: storeId }).first('manualPaymentsEnabled'), activeStripeAccount(db, storeId)]);
+  const available: ProviderName[] = [...(stripeAccount ? (['stripe'] as const) : []), ...(store?.manualPaymentsEnabled ? (['manual'] as const) : [])];
+  const name = requested ?? available[0];
+  if (!name || !available.includes(name)) {
+    throw conflict('conflict', requested ? `The ${requested} payment provider is not enabled for this store` : 'This store cannot take payments yet', [
+      { path: 'provider', message: available.length ? `available: ${available.join(', ')}` : 'no payment provider is enabled' }
+    ]);
+  }
+  return PROVIDERS[name];
+}

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A small local server answering the Stripe API paths the service calls (form-encoded bodies,
+ * `Idempotency-Key` replays, `Stripe-Account` for connected accounts), so tests exercise the real
+ * stripe library end to end. `STRIPE_API_URL` points the service at it.
+ */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: Record<string, unknown>;
+  idempotencyKey: string | undefined;
+  stripeAccount: string | undefined;
+}
+
+interface Account {
+  id: string;
+  object: 'account';
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  details_submitted: boolean;
+  requirements: { currently_due: string[] };
+  metadata: Record<string, string>;
+}
+
+interface Intent {
+  id: string;
+  object: 'payment_intent';
+  amount: number;
+  currency: string;
+  status: string;
+  client_secret: string;
+  application_fee_amount: number | null;
+  metadata: Record<string, string>;
+  account: string | undefined;
+}
+
+/** `a[b][c]=v` form fields into nested objects. */
+function parseForm(text: string): Record<string, unknown> {
+  const out: Record<string, any> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const parts = key.split(/\[|\]\[|\]/).filter(Boolean);
+    let node = out;
+    parts.forEach((part, index) => {
+      if (index === parts.length - 1) node[part] = value;
+      else node = node[part] ??= {};
+    });
+  }
+  return out;
+}
+
+const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+export class StripeServer {
+  readonly requests: RecordedRequest[] = [];
+  readonly accounts = new Map<string, Account>();
+  readonly intents = new Map<string, Intent>();
+  /** Answer every request with 500 while set (Stripe down). */
+  failing = false;
+  private readonly replays = new Map<string, { status: number; body: unknown }>();
+  private server: http.Server | null = null;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk) => (text += chunk));
+      req.on('end', () => {
+        const send = (status: number, body: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
+          res.end(JSON.stringify(body));
+        };
+        const url = new URL(req.url ?? '/', 'http://local');
+        const record: RecordedRequest = {
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          body: parseForm(text),
+          idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+          stripeAccount: req.headers['stripe-account'] as string | undefined
+        };
+        this.requests.push(record);
+        if (this.failing) return send(500, { error: { type: 'api_error', message: 'Stripe is down (test)' } });
+        const replayKey = record.idempotencyKey && record.method === 'POST' ? `${record.path} ${record.idempotencyKey}` : null;
+        const earlier = replayKey ? this.replays.get(replayKey) : undefined;
+        if (earlier) return send(earlier.status, earlier.body);
+        const [status, body] = this.route(record);
+        if (replayKey) this.replays.set(replayKey, { status, body });
+        send(status, body);
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  private route(request: RecordedRequest): [number, unknown] {
+    const { method, path, body } = request;
+    let match: RegExpMatchArray | null;
+    if (method === 'POST' && path === '/v1/accounts') {
+      const account: Account = {
+        id: id('acct'),
+        object: 'account',
+        charges_enabled: false,
+        payouts_enabled: false,
+        details_submitted: false,
+        requirements: { currently_due: ['external_account', 'tos_acceptance.date'] },
+        metadata: (body.metadata as Record<string, string>) ?? {}
+      };
+      this.accounts.set(account.id, account);
+      return [200, account];
+    }
+    if (method === 'GET' && (match = path.match(/^\/v1\/accounts\/([\w]+)$/))) {
+      const account = this.accounts.get(match[1]!);
+      return account ? [200, account] : [404, { error: { type: 'invalid_request_error', message: 'No such account' } }];
+    }
+    if (method === 'POST' && path === '/v1/account_links') {
+      return [200, { object: 'account_link', url: `https://connect.stripe.test/setup/${body.account}/${id('link')}`, created: Math.floor(Date.now() / 1000), expires_at: Math.floor(Date.now() / 1000) + 300 }];
+    }
+    if (method === 'POST' && (match = path.match(/^\/v1\/accounts\/([\w]+)\/login_links$/))) {
+      return [200, { object: 'login_link', url: `https://connect.stripe.test/express/${match[1]}/${id('login')}`, created: Math.floor(Date.now() / 1000) }];
+    }
+    if (method === 'POST' && path === '/v1/payment_intents') {
+      const intentId = id('pi');
+      const intent: Intent = {
+        id: intentId,
+        object: 'payment_intent',
+        amount: Number(body.amount),
+        currency: String(body.currency),
+        status: 'requires_payment_method',
+        client_secret: `${intentId}_secret_${randomBytes(6).toString('hex')}`,
+        application_fee_amount: body.application_fee_amount !== undefined ? Number(body.application_fee_amount) : null,
+        metadata: (body.metadata as Record<string, string>) ?? {},
+        account: request.stripeAccount
+      };
+      this.intents.set(intentId, intent);
+      return [200, intent];
+    }
+    if (method === 'GET' && (match = path.match(/^\/v1\/payment_intents\/([\w]+)$/))) {
+      const intent = this.intents.get(match[1]!);
+      if (!intent || intent.account !== request.stripeAccount) return [404, { error: { type: 'invalid_request_error', message: 'No such payment_intent' } }];
+      return [200, intent];
+    }
+    return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` } }];
+  }
+
+  /** Onboarding finished on Stripe's side. */
+  activate(accountId: string, flags: Partial<Pick<Account, 'charges_enabled' | 'payouts_enabled' | 'details_submitted'>> = {}) {
+    const account = this.accounts.get(accountId)!;
+    Object.assign(account, { charges_enabled: true, payouts_enabled: true, details_submitted: true, requirements: { currently_due: [] } }, flags);
+    return account;
+  }
+
+  /** The shopper paid (or the card was declined). */
+  setIntentStatus(intentId: string, status: string) {
+    this.intents.get(intentId)!.status = status;
+    return this.intents.get(intentId)!;
+  }
+}
+
+export async function startStripeServer(t: { teardown(fn: () => unknown): void }): Promise<StripeServer> {
+  const server = await new StripeServer().start();
+  t.teardown(() => server.stop());
+  return server;
+}
+
+/** Connects a store to Stripe through the API and activates the account on the fake Stripe. */
+export async function connectStripe(
+  app: { request(options: any): Promise<any> },
+  stripe: StripeServer,
+  owner: { accessToken: string; store: { id: string } }
+): Promise<string> {
+  const link = await app.request({
+    method: 'POST',
+    url: '/admin/store/payments/onboarding-link',
+    payload: { returnUrl: 'https://admin.example/payments/done', refreshUrl: 'https://admin.example/payments/retry' },
+    token: owner.accessToken,
+    storeId: owner.store.id
+  });
+  if (link.status !== 200) throw new Error(`onboarding link failed: ${link.status} ${link.raw}`);
+  const status = await app.request({ url: '/admin/store/payments', token: owner.accessToken, storeId: owner.store.id });
+  const accountId = status.body.data.accountId as string;
+  stripe.activate(accountId);
+  await app.request({ url: '/admin/store/payments', token: owner.accessToken, storeId: owner.store.id });
+  return accountId;
+}

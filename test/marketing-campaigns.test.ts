@@ -1,0 +1,153 @@
+import t from 'tap';
+import { closeCampaignTransports } from '../src/services/marketing/transports.js';
+import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
+import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
+
+function headersOf(raw: string) {
+  const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+  return (name: string) => head.split(/\r?\n/).find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim();
+}
+
+async function create(app: TestApp, owner: Owner, type: string, payload: unknown) {
+  const response = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${type}`, token: owner.accessToken, storeId: owner.store.id, payload });
+  if (response.status !== 202) throw new Error(`create ${type}: ${response.status} ${response.raw}`);
+  return response.body.data.campaign;
+}
+
+const recipientsOf = (smtp: CampaignSmtp, campaignId: string) =>
+  smtp.accepted.filter((m) => headersOf(m.raw)('X-Campaign-Id') === campaignId).map((m) => m.to).sort();
+
+t.test('each campaign type picks its audience; headers, footer, one-click unsubscribe, clicks and cancel', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1000 });
+
+  await seedCustomers(app, owner.store.id, 3, { prefix: 'new' });
+  await seedCustomers(app, owner.store.id, 2, { prefix: 'lapsed', ordersCount: 2, totalSpent: 5000, lastOrderDaysAgo: 200 });
+  await seedCustomers(app, owner.store.id, 2, { prefix: 'recent', ordersCount: 1, totalSpent: 1000, lastOrderDaysAgo: 10 });
+  await seedCustomers(app, owner.store.id, 1, { prefix: 'gone', emailMarketing: 'unsubscribed', ordersCount: 3, lastOrderDaysAgo: 300 });
+  await seedCustomers(app, owner.store.id, 1, { prefix: 'never', emailMarketing: 'not_subscribed' });
+  const everyone = ['lapsed1', 'lapsed2', 'new1', 'new2', 'new3', 'recent1', 'recent2'].map((p) => `${p}@example.com`);
+
+  // Newsletter: every subscribed customer; html link tracked; headers and footer.
+  const newsletter = await create(app, owner, 'newsletter', {
+    subject: 'News for {{ customer.firstName }}',
+    html: '<p>Hello {{ customer.firstName }}</p><p><a href="https://example.com/sale?a=1&b=2">Sale</a></p>',
+    text: 'Hello {{ customer.firstName }}'
+  });
+  t.match(newsletter, { type: 'newsletter', status: 'scheduled' });
+  const sentNewsletter = await waitForCampaign(app, owner, newsletter.id, ['sent']);
+  t.match(sentNewsletter, { recipients: 7, sent: 7, failed: 0, skipped: 0, suppressed: 0, unsubscribes: 0, clicks: 0 });
+  t.ok(sentNewsletter.startedAt && sentNewsletter.completedAt);
+  t.same(recipientsOf(smtp, newsletter.id), everyone);
+
+  const mail = smtp.accepted.find((m) => m.to === 'new1@example.com' && headersOf(m.raw)('X-Campaign-Id') === newsletter.id)!;
+  const header = headersOf(mail.raw);
+  t.match(header('Subject'), 'News for First1');
+  const listUnsubscribe = String(header('List-Unsubscribe'));
+  t.match(listUnsubscribe, /^<http:\/\/shop\.test\/api\/v1\/public\/unsubscribe\?token=[\w-]+\.[\w-]+>$/);
+  t.equal(header('List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
+  const unsubscribeUrl = new URL(listUnsubscribe.slice(1, -1));
+  const body = mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  t.ok(body.includes(unsubscribeUrl.toString()), 'footer links the same unsubscribe URL');
+  t.notMatch(body, /https:\/\/example\.com\/sale/, 'the link is rewritten');
+  const clickUrl = /href="(http:\/\/shop\.test\/api\/v1\/public\/c\/[^"]+)"/.exec(body)?.[1];
+  t.ok(clickUrl, 'tracked link present');
+
+  const click = await app.request({ url: new URL(clickUrl!).pathname });
+  t.equal(click.status, 302);
+  t.equal(click.headers.location, 'https://example.com/sale?a=1&b=2', 'redirects to the signed URL only');
+  const token = new URL(clickUrl!).pathname.split('/').pop()!;
+  const [payload, signature] = token.split('.') as [string, string];
+  const forged = Buffer.from(JSON.stringify(JSON.parse(Buffer.from(payload, 'base64url').toString()).map((v: unknown, i: number) => (i === 2 ? 'https://evil.example' : v)))).toString('base64url');
+  t.equal((await app.request({ url: `/public/c/${forged}.${signature}` })).status, 404, 'tampered URL');
+  t.equal((await app.request({ url: `/public/c/${payload}.${signature.slice(0, -2)}AA` })).status, 404, 'tampered signature');
+  t.equal((await app.request({ url: '/public/c/garbage' })).status, 404);
+
+  // RFC 8058 one-click POST to the header's URL unsubscribes and is attributed to this campaign.
+  const oneClick = await app.request({
+    method: 'POST',
+    url: `${unsubscribeUrl.pathname}${unsubscribeUrl.search}`,
+    payload: 'List-Unsubscribe=One-Click',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' }
+  });
+  t.equal(oneClick.status, 200, oneClick.raw);
+  t.equal((await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'new1@example.com' }).first()).emailMarketing, 'unsubscribed');
+  const afterResults = (await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, ...as })).body.data.campaign;
+  t.match(afterResults, { unsubscribes: 1, clicks: 1 });
+
+  // Old customers: orders, none in 90 days, still subscribed; the discount code is in the context.
+  await app.request({ method: 'POST', url: '/admin/discounts', ...as, payload: { code: 'COMEBACK', type: 'percentage', value: 10 } });
+  const oldCustomers = await create(app, owner, 'old-customers', { subject: 'We miss you', text: 'Use {{ discountCode }}', discountCode: 'comeback' });
+  await waitForCampaign(app, owner, oldCustomers.id, ['sent']);
+  t.same(recipientsOf(smtp, oldCustomers.id), ['lapsed1@example.com', 'lapsed2@example.com']);
+  t.match(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === oldCustomers.id)!.raw, /Use COMEBACK/);
+  const narrower = await create(app, owner, 'old-customers', { subject: 'x', text: 'x', inactiveDays: 365 });
+  t.equal((await waitForCampaign(app, owner, narrower.id, ['sent'])).recipients, 0, 'nobody inactive that long');
+  t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/old-customers', ...as, payload: { subject: 'x', text: 'x', discountCode: 'NOPE' } })).status, 422);
+
+  // Generic with a list and a filter, from a saved template.
+  const newIds = (await app.ctx.db('customers').where({ storeId: owner.store.id }).whereIn('email', ['new2@example.com', 'recent1@example.com', 'gone1@example.com']).pluck('id')) as string[];
+  const list = (await app.request({ method: 'POST', url: '/admin/marketing/lists', ...as, payload: { name: 'Picked', customerIds: newIds } })).body.data.list;
+  const template = (await app.request({ method: 'POST', url: '/admin/marketing/templates', ...as, payload: { name: 'T', subject: 'Picked {{ customer.lastName }}', text: 'Hi' } })).body.data.template;
+  const generic = await create(app, owner, 'generic', { templateId: template.id, audience: { listIds: [list.id] } });
+  await waitForCampaign(app, owner, generic.id, ['sent']);
+  t.same(recipientsOf(smtp, generic.id), ['new2@example.com', 'recent1@example.com'], 'list members, subscribed only');
+  const filtered = await create(app, owner, 'generic', { subject: 's', text: 't', audience: { listIds: [list.id], filters: { minOrders: 1 } } });
+  await waitForCampaign(app, owner, filtered.id, ['sent']);
+  t.same(recipientsOf(smtp, filtered.id), ['recent1@example.com']);
+
+  // Product and collection announcements put the catalog item in the context.
+  const product = (await app.request({
+    method: 'POST',
+    url: '/admin/products',
+    ...as,
+    payload: { title: 'Blue Mug', status: 'active', variants: [{ title: 'Default', price: 1250, sku: 'MUG-1', inventoryQuantity: 5 }] }
+  })).body.data.product;
+  t.ok(product?.id, 'product created');
+  const announcement = await create(app, owner, 'product-announcement', { productId: product.id, audience: { filters: { minOrders: 1 } } });
+  await waitForCampaign(app, owner, announcement.id, ['sent']);
+  t.same(recipientsOf(smtp, announcement.id), ['lapsed1@example.com', 'lapsed2@example.com', 'recent1@example.com', 'recent2@example.com']);
+  const announced = smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === announcement.id)!;
+  t.match(headersOf(announced.raw)('Subject'), /Blue Mug/);
+  t.match(announced.raw, /12\.50/);
+
+  const collection = (await app.request({ method: 'POST', url: '/admin/collections', ...as, payload: { title: 'Mugs', productIds: [product.id], isPublished: true } })).body.data.collection;
+  t.ok(collection?.id, 'collection created');
+  const collectionCampaign = await create(app, owner, 'collection-announcement', { collectionId: collection.id, subject: 'See {{ collection.title }}', text: '{{ collection.products[0].title }}', audience: { listIds: [list.id] } });
+  await waitForCampaign(app, owner, collectionCampaign.id, ['sent']);
+  t.same(recipientsOf(smtp, collectionCampaign.id), ['new2@example.com', 'recent1@example.com']);
+  t.match(smtp.accepted.find((m) => headersOf(m.raw)('X-Campaign-Id') === collectionCampaign.id)!.raw, /See Mugs[\s\S]*Blue Mug/);
+  t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/product-announcement', ...as, payload: { productId: '00000000-0000-4000-8000-000000000000' } })).status, 404);
+
+  // Validation: content is a template or inline; Liquid errors are 422; unknown keys are 422.
+  t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/generic', ...as, payload: { audience: {} } })).status, 422);
+  t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: '{% if %}', text: 'x' } })).status, 422);
+  t.equal((await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 's', text: 'x', audience: {} } })).status, 422);
+
+  // Cancel: a scheduled campaign stops; a finished one is not cancellable.
+  const later = await create(app, owner, 'newsletter', { subject: 'Later', text: 'x', sendAt: new Date(Date.now() + 3_600_000).toISOString() });
+  t.equal(later.status, 'scheduled');
+  t.ok(later.sendAt);
+  const cancelled = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, ...as });
+  t.equal(cancelled.status, 200);
+  t.equal(cancelled.body.data.campaign.status, 'cancelled');
+  const again = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, ...as });
+  t.equal(again.status, 409);
+  t.equal(again.body.error.code, 'campaign_not_cancellable');
+  t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${newsletter.id}/cancel`, ...as })).body.error.code, 'campaign_not_cancellable');
+
+  const listed = await app.request({ url: '/admin/marketing/campaigns?limit=100', ...as });
+  t.equal(listed.status, 200);
+  t.equal(listed.body.data.campaigns.length, 8);
+  t.equal((await app.request({ url: '/admin/marketing/campaigns?status=cancelled', ...as })).body.data.campaigns.length, 1);
+  const other = await signupOwner(app);
+  t.equal((await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, token: other.accessToken, storeId: other.store.id })).status, 404);
+  t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, token: other.accessToken, storeId: other.store.id })).status, 404);
+});

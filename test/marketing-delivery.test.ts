@@ -1,0 +1,84 @@
+import t from 'tap';
+import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
+import { closeCampaignTransports } from '../src/services/marketing/transports.js';
+import { buildApp, signupOwner } from './helpers/app.js';
+import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
+
+t.test('2,000 recipients: exactly 2,000 distinct messages although the worker is stopped mid-way and started again', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '200' } });
+  const owner = await signupOwner(app);
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 800 });
+  await seedCustomers(app, owner.store.id, 2000, { prefix: 'bulk' });
+
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', token: owner.accessToken, storeId: owner.store.id, payload: { subject: 'Hi {{ customer.firstName }}', text: 'Hello' } });
+  t.equal(created.status, 202);
+  const campaignId = created.body.data.campaign.id;
+
+  const first = await app.startWorkers(['campaigns']);
+  while (smtp.accepted.length < 400) await new Promise((resolve) => setTimeout(resolve, 20));
+  await first.close();
+  const atStop = smtp.accepted.length;
+  const midway = (await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, token: owner.accessToken, storeId: owner.store.id })).body.data.campaign;
+  t.equal(midway.status, 'sending', 'stopped mid-way');
+  t.ok(atStop < 2000, `stopped after ${atStop} messages`);
+  t.equal(midway.sent, atStop, 'every accepted message was recorded before the worker stopped');
+  t.ok(midway.progress.percent > 0 && midway.progress.percent < 100, 'progress while running');
+
+  await app.startWorkers(['campaigns']);
+  const done = await waitForCampaign(app, owner, campaignId, ['sent'], 60_000);
+  t.match(done, { recipients: 2000, sent: 2000, failed: 0, skipped: 0 });
+  t.equal(smtp.accepted.length, 2000, 'exactly 2,000 messages');
+  t.equal(new Set(smtp.accepted.map((m) => m.to)).size, 2000, 'to 2,000 distinct recipients');
+  t.equal(new Set(smtp.accepted.map((m) => m.messageId)).size, 2000, 'with 2,000 distinct Message-IDs');
+  const counts = await app.ctx.db('campaignRecipients').where({ campaignId }).select('status').count('* as n').groupBy('status');
+  t.same(counts.map((c) => [c.status, Number(c.n)]), [['sent', 2000]]);
+});
+
+t.test('451 is retried and delivered once; 550 fails and suppresses; an unsubscribe during the send is honoured', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '100' } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 20 });
+  await seedCustomers(app, owner.store.id, 60, { prefix: 'r' });
+
+  let greylisted = 0;
+  smtp.rcptReply = (address) => {
+    if (address === 'r5@example.com' && greylisted++ === 0) return 451;
+    if (address === 'r7@example.com') return 550;
+    return null;
+  };
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });
+  const campaignId = created.body.data.campaign.id;
+
+  // The customer who would be sent last unsubscribes once sending has begun.
+  while (smtp.accepted.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+  const lastRecipient = await app.ctx.db('campaignRecipients').where({ campaignId }).orderBy('id', 'desc').first();
+  const unsubscribe = await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: unsubscribeTokenFor(app.ctx, lastRecipient.customerId) } });
+  t.equal(unsubscribe.status, 200);
+  t.equal((await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign.status, 'sending', 'unsubscribed while the campaign was sending');
+
+  const done = await waitForCampaign(app, owner, campaignId, ['sent'], 60_000);
+  t.match(done, { recipients: 60, sent: 58, failed: 1, skipped: 1, suppressed: 1 });
+  t.equal(smtp.accepted.filter((m) => m.to === 'r5@example.com').length, 1, '451 then success: delivered once');
+  t.ok(greylisted >= 2, 'the greylisted recipient was tried again');
+  t.equal(smtp.accepted.filter((m) => m.to === 'r7@example.com').length, 0);
+  t.equal(smtp.accepted.filter((m) => m.to === lastRecipient.email).length, 0, 'unsubscribed after the snapshot: skipped');
+  t.equal(smtp.accepted.length, 58);
+
+  const bounced = await app.ctx.db('campaignRecipients').where({ campaignId, email: 'r7@example.com' }).first();
+  t.match(bounced, { status: 'failed', suppressed: true });
+  t.match(bounced.error, /550/);
+  t.ok(await app.ctx.db('marketingSuppressions').where({ storeId: owner.store.id, email: 'r7@example.com' }).first(), 'address suppressed');
+  const preview = await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: { audience: {} } });
+  t.equal(preview.body.data.count, 58, 'future audiences leave out the suppressed and the unsubscribed');
+});
