@@ -1,0 +1,96 @@
+import t from 'tap';
+import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
+import { buildApp, signupOwner } from './helpers/app.js';
+import { admin } from './helpers/catalog.js';
+import { SmtpCapture } from './helpers/smtp-capture.js';
+
+const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
+t.test('unsubscribe link in a browser: a page with a button that POSTs; GET still changes nothing', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app, { storeName: 'Fern & <Co>' });
+  const [customer] = await app.ctx.db('customers').insert({ storeId: owner.store.id, email: 'pat@example.com', emailMarketing: 'subscribed' }).returning('*');
+  const token = unsubscribeTokenFor(app.ctx, customer.id);
+  const state = async () => (await app.ctx.db('customers').where({ id: customer.id }).first()).emailMarketing;
+
+  const page = await app.request({ url: `/public/unsubscribe?token=${token}`, headers: HTML });
+  t.equal(page.status, 200);
+  t.match(page.headers['content-type'], /text\/html/);
+  t.match(page.raw, new RegExp(`<form method="post" action="/api/v1/public/unsubscribe\\?token=${token.replace('.', '\\.')}">`));
+  t.match(page.raw, /Fern &amp; &lt;Co&gt;/, 'store name escaped');
+  t.match(page.raw, /p\*\*\*@example\.com/);
+  t.notMatch(page.raw, /<script/i);
+  t.match(String(page.headers['content-security-policy']), /default-src 'none'/);
+  t.equal(await state(), 'subscribed', 'GET changed nothing');
+
+  const json = await app.request({ url: `/public/unsubscribe?token=${token}` });
+  t.equal(json.body.data.emailMarketing, 'subscribed', 'API clients still get JSON');
+
+  const pressed = await app.request({ method: 'POST', url: `/public/unsubscribe?token=${token}`, headers: { ...HTML, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  t.equal(pressed.status, 200, pressed.raw);
+  t.match(pressed.raw, /You are unsubscribed/);
+  t.equal(await state(), 'unsubscribed', 'the button unsubscribes');
+  const bad = await app.request({ url: '/public/unsubscribe?token=nope.nope', headers: HTML });
+  t.equal(bad.status, 422);
+  t.match(bad.raw, /not valid/);
+});
+
+t.test('newsletter double opt-in: re-subscribe and, with the store setting, new addresses need the emailed link', async (t) => {
+  const smtp = await new SmtpCapture().start();
+  t.teardown(() => smtp.stop());
+  const app = await buildApp(t, { workers: ['email'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app, { storeName: 'Opt Inn' });
+  const subscribe = (email: string) =>
+    app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', payload: { email, firstName: 'Ann' }, storefrontToken: owner.storefrontToken });
+  const marketing = async (email: string) => (await app.ctx.db('customers').where({ storeId: owner.store.id, email }).first())?.emailMarketing;
+  const linkFor = async (email: string) => {
+    const mail = await smtp.waitFor((m) => m.envelopeTo.includes(email) && /Confirm your subscription/.test(m.parsed.subject ?? ''));
+    const url = new URL(/https?:\/\/\S+newsletter\/confirm\?token=[\w.-]+/.exec(mail.parsed.text ?? '')![0]);
+    return `${url.pathname}${url.search}`;
+  };
+
+  // Default: a new address subscribes at once.
+  const direct = await subscribe('first@example.com');
+  t.same(direct.body.data, { subscribed: true, email: 'first@example.com', emailMarketing: 'subscribed' });
+  t.equal(await marketing('first@example.com'), 'subscribed');
+
+  // An address that unsubscribed: pending until its owner confirms.
+  await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'first@example.com' }).update({ emailMarketing: 'unsubscribed' });
+  const again = await subscribe('first@example.com');
+  t.equal(again.status, 200);
+  t.same(again.body.data, { status: 'pending_confirmation', email: 'first@example.com' });
+  t.equal(await marketing('first@example.com'), 'unsubscribed', 'not subscribed by the call');
+  const link = await linkFor('first@example.com');
+  const described = await app.request({ url: link });
+  t.equal(described.status, 200);
+  t.same(described.body.data, { email: 'f***@example.com', emailMarketing: 'unsubscribed', store: { name: 'Opt Inn' } });
+  const page = await app.request({ url: link, headers: HTML });
+  t.match(page.raw, /<form method="post" action="\/api\/v1\/public\/newsletter\/confirm\?token=/);
+  t.equal(await marketing('first@example.com'), 'unsubscribed', 'GET changes nothing');
+  const confirmed = await app.request({ method: 'POST', url: link });
+  t.equal(confirmed.status, 200, confirmed.raw);
+  t.match(confirmed.body.data, { subscribed: true, email: 'f***@example.com', emailMarketing: 'subscribed' });
+  t.equal(await marketing('first@example.com'), 'subscribed');
+  const row = await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'first@example.com' }).first();
+  t.equal(row.emailMarketingSource, 'newsletter_confirmed');
+  t.equal((await app.request({ method: 'POST', url: link })).status, 200, 'idempotent');
+
+  // The store setting: every new address confirms first.
+  const setting = await app.request({ method: 'PATCH', url: '/admin/store', payload: { newsletterDoubleOptIn: true }, ...admin(owner) });
+  t.equal(setting.status, 200, setting.raw);
+  const pending = await subscribe('second@example.com');
+  t.equal(pending.body.data.status, 'pending_confirmation');
+  t.equal(await marketing('second@example.com'), undefined, 'nothing stored before the confirmation');
+  const secondLink = await linkFor('second@example.com');
+  const html = await app.request({ method: 'POST', url: secondLink, headers: { ...HTML, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  t.match(html.raw, /You are subscribed/);
+  t.equal(await marketing('second@example.com'), 'subscribed');
+  t.equal((await subscribe('second@example.com')).body.data.subscribed, true, 'an already subscribed address is not asked again');
+
+  // Tampered and expired links.
+  const [body, sig] = secondLink.split('token=')[1]!.split('.');
+  for (const bad of [`${body}.${sig}x`, `${body}x.${sig}`, 'nope', '']) {
+    const response = await app.request({ method: 'POST', url: `/public/newsletter/confirm?token=${bad}` });
+    t.equal(response.status, 422, `${bad}: ${response.raw}`);
+  }
+});
