@@ -6,6 +6,7 @@ import * as platform from './20261123000100_platform.js';
 import * as checkout from './20261123003100_checkout.js';
 import * as storeOperations from './20261123004000_store_operations.js';
 import * as marketing from './20261123005100_marketing.js';
+import * as customerSearch from './20261123002100_customer_search.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -18,5 +19,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123000100_platform', module: platform },
   { name: '20261123003100_checkout', module: checkout },
   { name: '20261123004000_store_operations', module: storeOperations },
-  { name: '20261123005100_marketing', module: marketing }
+  { name: '20261123005100_marketing', module: marketing },
+  { name: '20261123002100_customer_search', module: customerSearch }
 ];

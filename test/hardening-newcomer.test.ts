@@ -94,3 +94,42 @@ t.test('newsletter double opt-in: re-subscribe and, with the store setting, new 
     t.equal(response.status, 422, `${bad}: ${response.raw}`);
   }
 });
+
+t.test('search as you type: storefront prefix terms, admin customers inside emails and names', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  for (const title of ['Wool Sweaters', 'Summer Dress', 'Sweatband']) {
+    const response = await app.request({ method: 'POST', url: '/admin/products', payload: { title, status: 'active', variants: [{ price: 100 }] }, ...admin(owner) });
+    t.equal(response.status, 201);
+  }
+  const titles = async (q: string) =>
+    ((await app.request({ url: `/storefront/products?q=${encodeURIComponent(q)}`, storefrontToken: owner.storefrontToken })).body.data.products as Array<{ title: string }>)
+      .map((p) => p.title)
+      .sort();
+  t.same(await titles('swea'), ['Sweatband', 'Wool Sweaters'], 'swea finds Sweaters (and Sweatband)');
+  t.same(await titles('wool swe'), ['Wool Sweaters'], 'every word is required');
+  t.same(await titles("sum' & !dre:*|"), ['Summer Dress'], 'query syntax in q is just text');
+  t.same(await titles('!!!'), [], 'no words, no matches (and no error)');
+
+  await app.ctx.db('customers').insert([
+    { storeId: owner.store.id, email: 'ann.smith@example.com', firstName: 'Ann', lastName: 'Smith' },
+    { storeId: owner.store.id, email: 'bo@other.org', firstName: 'Bo', lastName: 'Johannson' },
+    { storeId: owner.store.id, email: 'cy@example.com', firstName: null, lastName: null }
+  ]);
+  const emails = async (q: string) =>
+    ((await app.request({ url: `/admin/customers?q=${encodeURIComponent(q)}`, ...admin(owner) })).body.data.customers as Array<{ email: string }>).map((c) => c.email).sort();
+  t.same(await emails('example.com'), ['ann.smith@example.com', 'cy@example.com'], 'inside emails');
+  t.same(await emails('hanns'), ['bo@other.org'], 'inside names');
+  t.same(await emails('Ann Smi'), ['ann.smith@example.com'], 'full name');
+  t.same(await emails('50%_'), [], 'LIKE syntax is literal');
+  const plan = await app.ctx.db.raw(
+    `explain select id from customers where store_id = ? and (lower(email) || ' ' || lower(coalesce(first_name, '')) || ' ' || lower(coalesce(last_name, ''))) like '%example.com%'`,
+    [owner.store.id]
+  );
+  await app.ctx.db.raw('set enable_seqscan = off');
+  const indexed = await app.ctx.db.raw(
+    `explain select id from customers where (lower(email) || ' ' || lower(coalesce(first_name, '')) || ' ' || lower(coalesce(last_name, ''))) like '%example.com%'`
+  );
+  t.ok(plan.rows.length > 0);
+  t.match(JSON.stringify(indexed.rows), /customers_search_trgm_idx/, 'the trigram index serves the search');
+});

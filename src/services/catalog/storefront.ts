@@ -26,7 +26,42 @@ interface SortSpec {
   kind: CursorKind;
 }
 
-const TSQUERY = `websearch_to_tsquery('english', ?)`;
+/**
+ * Search as you type, with web-search syntax: every plain word is a prefix term (`swea` finds
+ * "Sweaters"), all required; `"a phrase"` matches exactly, `-word` excludes, `or` between terms
+ * offers alternatives. Words are reduced to letters and digits and quoted, so `to_tsquery` never
+ * sees syntax from the client.
+ */
+const TSQUERY = `to_tsquery('english', ?)`;
+const MAX_TERMS = 10;
+
+export function prefixTsquery(q: string): string {
+  const parts: string[] = [];
+  let pendingOr = false;
+  for (const match of q.normalize('NFKC').toLowerCase().matchAll(/(-?)"([^"]*)"?|(-?)([\p{L}\p{N}]+)/gu)) {
+    let term: string;
+    let negate: boolean;
+    if (match[2] !== undefined) {
+      const words = match[2].match(/[\p{L}\p{N}]+/gu) ?? [];
+      if (!words.length) continue;
+      term = words.length > 1 ? `(${words.map((w) => `'${w}'`).join(' <-> ')})` : `'${words[0]}'`;
+      negate = match[1] === '-';
+    } else {
+      const word = match[4]!;
+      if (word === 'or' && !match[3]) {
+        pendingOr = parts.length > 0;
+        continue;
+      }
+      term = `'${word}':*`;
+      negate = match[3] === '-';
+    }
+    if (parts.length) parts.push(pendingOr ? '|' : '&');
+    parts.push(negate ? `!${term}` : term);
+    pendingOr = false;
+    if (parts.length >= MAX_TERMS * 2 - 1) break;
+  }
+  return parts.join(' ');
+}
 
 /**
  * Each sort is backed by an index on (store_id, status, key, id) (relevance: the GIN search index
@@ -41,7 +76,7 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
     case 'title':
       return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ""], direction: 'desc', cast: 'real', kind: 'number' };
+      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [prefixTsquery(q ?? '')], direction: 'desc', cast: 'real', kind: 'number' };
     default:
       return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
@@ -64,7 +99,7 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
     if (!collection) return { products: [], nextCursor: null };
     query.whereRaw('exists (select 1 from collection_products cp where cp.collection_id = ? and cp.product_id = p.id)', [collection.id]);
   }
-  if (filters.q) query.whereRaw(`p.search @@ ${TSQUERY}`, [filters.q]);
+  if (filters.q) query.whereRaw(`p.search @@ ${TSQUERY}`, [prefixTsquery(filters.q)]);
   if (filters.tag) query.whereRaw('p.tags @> array[?]::text[]', [filters.tag]);
   if (filters.minPrice !== undefined) query.where('p.minPrice', '>=', filters.minPrice);
   if (filters.maxPrice !== undefined) query.where('p.minPrice', '<=', filters.maxPrice);
