@@ -133,3 +133,28 @@ t.test('search as you type: storefront prefix terms, admin customers inside emai
   t.ok(plan.rows.length > 0);
   t.match(JSON.stringify(indexed.rows), /customers_search_trgm_idx/, 'the trigram index serves the search');
 });
+
+t.test('CSV import: unclosed quotes fail with the line, line numbers count blank lines, short rows reported', async (t) => {
+  const { importAndWait } = await import('./helpers/jobs.js');
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  const lines = ['email,first name,last name', 'a@example.com,Ann,One', '', 'b@example.com,"Bo', 'Two",Two', '', '', 'bad-email,C,Three', 'd@example.com,Dee'];
+  const job = await importAndWait(app, owner, lines.join('\n'));
+  t.equal(job.status, 'completed', job.error ?? '');
+  t.same(
+    job.result.errors.map((e: { row: number; column: string; message: string }) => [e.row, e.column]),
+    [
+      [8, 'email'],
+      [9, '*']
+    ],
+    'rows are file lines: blank lines and the quoted newline counted'
+  );
+  t.match(job.result.errors[1].message, /2 of the header's 3 columns/);
+  t.equal(await app.ctx.db('customers').where({ storeId: owner.store.id }).count('* as n').first().then((r) => Number(r!.n)), 2);
+
+  const broken = ['email,first name', 'x@example.com,X', 'y@example.com,"Never closed', ...Array.from({ length: 500 }, (_, i) => `z${i}@example.com,Z`)].join('\n');
+  const failed = await importAndWait(app, owner, broken);
+  t.equal(failed.status, 'failed', 'the import fails instead of swallowing 500 rows');
+  t.match(failed.error, /Line 3: a quoted field is never closed/);
+  t.equal(await app.ctx.db('customers').where({ storeId: owner.store.id }).whereRaw("email like 'z%'").count('* as n').first().then((r) => Number(r!.n)), 0);
+});
