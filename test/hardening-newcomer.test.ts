@@ -158,3 +158,26 @@ t.test('CSV import: unclosed quotes fail with the line, line numbers count blank
   t.match(failed.error, /Line 3: a quoted field is never closed/);
   t.equal(await app.ctx.db('customers').where({ storeId: owner.store.id }).whereRaw("email like 'z%'").count('* as n').first().then((r) => Number(r!.n)), 0);
 });
+
+t.test('knex warnings (a connection that cannot be acquired) become one JSON log line', async (t) => {
+  const { createDb } = await import('../src/db/knex.js');
+  const { createLogger, knexLog } = await import('../src/logger.js');
+  const written: string[] = [];
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
+  const db = createDb('postgres://postgres@127.0.0.1:1/none', { max: 1 }, {}, knexLog(createLogger('warn')));
+  try {
+    await db.raw('select 1').catch(() => undefined);
+  } finally {
+    process.stdout.write = stdoutWrite;
+    await db.destroy();
+  }
+  const lines = written.join('').split('\n').filter(Boolean);
+  const knexLines = lines.filter((line) => line.includes('"component":"knex"'));
+  t.ok(knexLines.length >= 1, `knex lines: ${knexLines.length}`);
+  for (const line of knexLines) {
+    const parsed = JSON.parse(line) as { err: { message: string } };
+    t.notMatch(parsed.err.message, /\n|    at /, 'no stack trace');
+  }
+  t.ok(lines.every((line) => line.startsWith('{')), 'every line is JSON');
+});

@@ -23,8 +23,14 @@ export interface SessionTimeouts {
  * Every pooled connection starts with the session timeouts (pg sends them in the startup packet);
  * work that needs longer (the CSV import) raises them with `SET LOCAL` in its own transactions.
  */
-export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}, timeouts: SessionTimeouts = {}): Knex {
+export function createDb(
+  databaseUrl: string,
+  pool: { min?: number; max?: number } = {},
+  timeouts: SessionTimeouts = {},
+  log?: Knex.Config['log']
+): Knex {
   const db = knexFactory({
+    ...(log ? { log } : {}),
     client: 'pg',
     connection: {
       connectionString: databaseUrl,
