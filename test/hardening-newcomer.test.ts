@@ -181,3 +181,32 @@ t.test('knex warnings (a connection that cannot be acquired) become one JSON log
   }
   t.ok(lines.every((line) => line.startsWith('{')), 'every line is JSON');
 });
+
+t.test('OpenAPI: real success statuses, error responses, error codes, response schemas from joi', async (t) => {
+  const Joi = (await import('joi')).default;
+  const app = await buildApp(t);
+  app.server.route({
+    method: 'POST',
+    path: '/api/v1/documented',
+    options: {
+      auth: false,
+      tags: ['api'],
+      description: 'A route with a joi response schema',
+      response: { status: { 201: Joi.object({ thing: Joi.object({ id: Joi.string().uuid().required() }) }) } },
+      handler: (_request, h) => h.response({ thing: { id: '00000000-0000-0000-0000-000000000000' } }).code(201)
+    }
+  });
+  const doc = (await app.request({ url: '/openapi.json' })).body;
+  const responses = (path: string, method: string) => doc.paths[path][method].responses;
+  t.ok(responses('/api/v1/admin/products', 'post')['201'], 'create answers 201');
+  t.notOk(responses('/api/v1/admin/products', 'post')['200']);
+  t.ok(responses('/api/v1/admin/customers/import', 'post')['202'], 'import answers 202');
+  t.ok(responses('/api/v1/admin/products', 'get')['200']);
+  for (const code of ['400', '401', '403', '422', '503']) t.ok(responses('/api/v1/admin/products', 'get')[code], `admin list documents ${code}`);
+  t.ok(responses('/api/v1/admin/products/{productId}', 'get')['404']);
+  t.ok(responses('/api/v1/storefront/products', 'get')['429']);
+  t.ok(doc.components.schemas.ErrorCode.enum.includes('method_not_allowed'), '405 method_not_allowed is a listed code');
+  t.ok(doc.components.schemas.ErrorCode.enum.includes('secret_unreadable'));
+  const documented = responses('/api/v1/documented', 'post')['201'].content['application/json'].schema;
+  t.equal(documented.properties.data.properties.thing.properties.id.format, 'uuid', 'the data schema comes from the joi response schema');
+});
