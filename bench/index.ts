@@ -1,5 +1,6 @@
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
+import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
@@ -16,7 +17,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'catalog-explain': catalogExplain,
   customers: customersCsv,
   outbox,
-  marketing
+  marketing,
+  checkout
 };
 
 const only = process.argv.slice(2);

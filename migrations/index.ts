@@ -4,6 +4,7 @@ import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
 import * as platform from './20261123000100_platform.js';
 import * as checkout from './20261123003100_checkout.js';
+import * as orderNumbersAndRollups from './20261123003200_order_numbers_and_rollups.js';
 import * as storeOperations from './20261123004000_store_operations.js';
 import * as marketing from './20261123005100_marketing.js';
 import * as customerSearch from './20261123002100_customer_search.js';
@@ -18,6 +19,7 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261122000300_customers', module: customers },
   { name: '20261123000100_platform', module: platform },
   { name: '20261123003100_checkout', module: checkout },
+  { name: '20261123003200_order_numbers_and_rollups', module: orderNumbersAndRollups },
   { name: '20261123004000_store_operations', module: storeOperations },
   { name: '20261123005100_marketing', module: marketing },
   { name: '20261123002100_customer_search', module: customerSearch }

@@ -146,6 +146,8 @@ t.test('race: 50 shoppers, stock 5: exactly 5 orders, 45 clean 409s, stock 0', a
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Limited', [{ price: 9900, stock: 5 }]);
   const variantId = product.variants[0]!.id;
+  const shown = await app.request({ url: `/storefront/products/${product.slug}`, storefrontToken: owner.storefrontToken });
+  t.equal(shown.body.data.product.available, true, 'the storefront (cached) shows it in stock');
   // Carts first (adding checks stock too, and all 50 see 5 left), then everyone checks out at once.
   const carts = await Promise.all(
     Array.from({ length: 50 }, async (_, i) => {
@@ -166,6 +168,8 @@ t.test('race: 50 shoppers, stock 5: exactly 5 orders, 45 clean 409s, stock 0', a
   t.equal(statuses.filter((s) => s === 409).length, 45, '45 clean 409s');
   t.ok(outcomes.filter((o) => o.status === 409).every((o) => o.body.error.code === 'insufficient_inventory'));
   t.equal(await stockOf(app, variantId), 0);
+  const soldOut = await app.request({ url: `/storefront/products/${product.slug}`, storefrontToken: owner.storefrontToken });
+  t.equal(soldOut.body.data.product.available, false, 'the storefront cache was dropped when the stock went');
   const orders = await app.ctx.db('orders').where({ storeId: owner.store.id }).orderBy('number').pluck('number');
   t.same(orders, [1001, 1002, 1003, 1004, 1005], 'gapless numbers');
 });

@@ -139,3 +139,20 @@ t.test('fulfilments race for the last units: one wins, the other is already_fulf
   const item = await app.ctx.db('orderItems').where({ orderId: order.id }).first();
   t.equal(item.fulfilledQuantity, 2);
 });
+
+t.test("tracking links go to the store's storefrontUrl when it has one", async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { storefrontUrl: 'https://shop.example.com/' });
+  const product = await sellable(app, owner, 'Rug', [{ price: 8000, stock: 5 }]);
+  const { session } = await openSession(app, owner, [{ variantId: product.variants[0]!.id, quantity: 1 }]);
+  const confirmed = await confirm(app, owner, session.body.data.checkoutSession.id);
+  t.equal(confirmed.status, 200, confirmed.raw);
+  t.match(confirmed.body.data.trackingUrl, /^https:\/\/shop\.example\.com\/orders\/track\/[\w-]{20,}$/);
+  const token = confirmed.body.data.trackingUrl.split('/').pop();
+  const tracked = await app.request({ url: `/public/orders/${token}` });
+  t.equal(tracked.status, 200);
+  t.equal(tracked.body.data.order.number, confirmed.body.data.order.number);
+  const outbox = await app.ctx.db('outbox').where({ name: 'send-email' }).first();
+  if (outbox) t.equal(outbox.payload.data.order.trackingUrl, confirmed.body.data.trackingUrl, 'the email carries the same link');
+});

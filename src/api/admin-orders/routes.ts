@@ -13,7 +13,7 @@ export const listOrdersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/orders',
   options: {
-    description: 'Orders, newest first (keyset pages); status = an order, payment (payment_pending for pending) or fulfilment status; q = number or email',
+    description: 'Orders, newest first (keyset pages); status = an order status (open, completed, cancelled), payment status (pending, paid, refunded, failed) or fulfilment status (unfulfilled, partially_fulfilled, fulfilled); q = order number or email',
     tags: ['orders'],
     validate: { query: listOrdersQuery },
     handler: async (request) => {

@@ -6,7 +6,7 @@ import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { cartParams, checkoutSessionPayload, sessionParams } from './schemas.js';
 
-export const createCheckoutSessionRoute = storefrontRoute({
+export const createCheckoutSessionRoute = idempotent(storefrontRoute({
   method: 'POST',
   path: '/storefront/carts/{cartId}/checkout-session',
   options: {
@@ -24,7 +24,7 @@ export const createCheckoutSessionRoute = storefrontRoute({
       return h.response(result).code(201);
     }
   }
-});
+}));
 
 export const confirmCheckoutSessionRoute = idempotent(
   storefrontRoute({

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
-import { cancelPendingSessions } from '../checkout/reservations.js';
+import { cancelPendingSessions, stockChanged } from '../checkout/reservations.js';
 import { findStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
@@ -81,16 +80,16 @@ export async function createCart(ctx: AppContext, storeId: string, input: { emai
  */
 async function changeCart(ctx: AppContext, storeId: string, cartId: string, change: (trx: Knex.Transaction, cart: CartRow, store: StoreRow) => Promise<void>) {
   const store = await findStore(ctx, storeId);
-  const released = await ctx.db.transaction(async (trx) => {
+  const { released, view } = await ctx.db.transaction(async (trx) => {
     const cart = await findCart(trx, storeId, cartId, true);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelPendingSessions(trx, storeId, cartId);
     await change(trx, cart, store);
-    await trx('carts').where({ id: cartId }).update({ updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) });
-    return releasedStock;
+    const [updated] = (await trx('carts').where({ id: cartId }).update({ updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) }).returning('*')) as CartRow[];
+    return { released: releasedStock, view: toCartDto(await priceCart(trx, updated!, store.shippingMethods)) };
   });
-  if (released) await invalidateStorefrontCatalog(ctx, storeId);
-  return { cart: await viewCart(ctx, storeId, cartId, store) };
+  await stockChanged(ctx, storeId, released);
+  return { cart: view };
 }
 
 export const addCartItem = (ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) =>

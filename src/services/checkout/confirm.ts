@@ -1,16 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
-import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { insertOrder } from '../orders/create-order.js';
+import { draftOrderForEmail, insertOrder, newTrackingToken, upsertCustomer, type NewOrder } from '../orders/create-order.js';
+import { toOrderDto } from '../orders/dto.js';
+import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
 import { trackingUrlBase, trackingUrlFor } from '../orders/tracking-url.js';
 import { PROVIDERS } from '../payments/providers.js';
-import { cancelPendingSessions, reserveStock } from './reservations.js';
+import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
 import { findSession, type SessionRow } from './sessions.js';
 
 export const paymentNotCompleted = () =>
@@ -23,7 +25,10 @@ export interface ConfirmOptions {
 
 interface Created {
   orderId: string;
-  stockChanged: boolean;
+  /** Variants whose stock moved in this transaction (a re-taken reservation, other sessions released). */
+  stockChanged: string[];
+  /** The new order's DTO (a repeat confirm reloads it instead). */
+  dto?: ReturnType<typeof toOrderDto>;
 }
 
 /**
@@ -41,20 +46,22 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
     paymentStatus = check.paymentStatus;
   }
 
-  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus));
-  if (created.stockChanged) await invalidateStorefrontCatalog(ctx, storeId);
+  const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
+  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus, sequence));
+  await stockChanged(ctx, storeId, created.stockChanged);
+  if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
   return orderResult(ctx, storeId, created.orderId);
 }
 
-async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionRow, paymentStatus: 'pending' | 'paid'): Promise<Created> {
+async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionRow, paymentStatus: 'pending' | 'paid', sequence: string): Promise<Created> {
   const { storeId } = session;
   // Lock order: cart, then session (the same order as cart changes and session creation).
   const cart = await trx('carts').where({ id: session.cartId, storeId }).forUpdate().first('id', 'status');
   const locked: SessionRow = await trx('checkoutSessions').where({ id: session.id }).forUpdate().first();
-  if (locked.orderId) return { orderId: locked.orderId, stockChanged: false };
+  if (locked.orderId) return { orderId: locked.orderId, stockChanged: [] };
   if (!cart || cart.status !== 'open') throw cartNotOpen();
 
-  let stockChanged = false;
+  const changed: string[] = [];
   if (locked.status !== 'pending') {
     // Expired (its stock went back) or replaced by a newer session. A shopper who has paid, or
     // whose untouched session merely timed out, gets the stock again if it is still there.
@@ -63,11 +70,11 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
     }
     await reserveStock(trx, storeId, locked.id, locked.snapshot.lines);
     if (locked.discountId) await redeemDiscount(trx, storeId, locked.discountId, locked.snapshot.subtotal);
-    stockChanged = true;
+    changed.push(...locked.snapshot.lines.map((line) => line.variantId));
   }
 
   const snapshot = locked.snapshot;
-  const { order, items, customer } = await insertOrder(trx, {
+  const newOrder: NewOrder = {
     storeId,
     checkoutSessionId: locked.id,
     email: locked.email,
@@ -79,25 +86,33 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
     total: snapshot.total,
     discountCode: snapshot.discountCode,
     shippingMethod: snapshot.shippingMethod,
-    shippingAddress: locked.shippingAddress,
-    billingAddress: locked.billingAddress,
+    shippingAddress: locked.shippingAddress as unknown as Record<string, unknown>,
+    billingAddress: locked.billingAddress as unknown as Record<string, unknown> | null,
     paymentProvider: locked.provider,
     paymentIntentId: locked.paymentIntentId,
     paymentStatus
-  });
+  };
+  // Everything but the numbered order first; the order, its items and a revenue shard go last, in
+  // one statement, so rows shared with other checkouts are held only until the commit that follows.
+  const orderId = randomUUID();
+  const customer = await upsertCustomer(trx, newOrder);
   await trx('stockReservations').where({ sessionId: locked.id, state: 'held' }).update({ state: 'converted' });
   await trx('checkoutSessions')
     .where({ id: locked.id })
-    .update({ status: 'completed', orderId: order.id, paymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, updatedAt: trx.fn.now() });
-  await trx('carts').where({ id: cart.id }).update({ status: 'completed', orderId: order.id, updatedAt: trx.fn.now() });
+    .update({ status: 'completed', orderId, paymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, updatedAt: trx.fn.now() });
+  await trx('carts').where({ id: cart.id }).update({ status: 'completed', orderId, updatedAt: trx.fn.now() });
   // Any other pending session of this cart gives its stock back now: the cart is sold.
-  if (await cancelPendingSessions(trx, storeId, cart.id)) stockChanged = true;
+  changed.push(...(await cancelPendingSessions(trx, storeId, cart.id)));
+  const [store, base] = await Promise.all([trx('stores').where({ id: storeId }).first('name'), trackingUrlBase(ctx, trx, storeId)]);
 
-  const store = await trx('stores').where({ id: storeId }).first('name');
-  const trackingUrl = trackingUrlFor(await trackingUrlBase(ctx, trx, storeId), order.trackingToken);
-  // The confirmation email commits with the order (outbox): no order without its email, no email without its order.
-  await enqueueEmail(ctx, orderConfirmationEmail(store.name, order, items, customer, trackingUrl), { trx });
-  return { orderId: order.id, stockChanged };
+  // The confirmation email commits with the order (outbox): no order without its email, no email
+  // without its order. It is written before the number exists; the order insert fills the number in.
+  const trackingToken = newTrackingToken();
+  const trackingUrl = trackingUrlFor(base, trackingToken);
+  const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
+  const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.first_name, lastName: customer.last_name }, trackingUrl), { trx });
+  const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId, sequence });
+  return { orderId: order.id, stockChanged: changed, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

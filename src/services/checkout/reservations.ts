@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { conflict } from '../../errors.js';
 import { releaseDiscount } from '../carts/discount-rules.js';
+import type { AppContext } from '../../context.js';
+import { publishEvents } from '../events/domain-events.js';
 
 export interface ReservationLine {
   variantId: string;
@@ -21,31 +23,35 @@ export async function reserveStock(trx: Knex.Transaction, storeId: string, sessi
     byVariant.set(line.variantId, existing ? { ...existing, quantity: existing.quantity + line.quantity } : { ...line });
   }
   const ordered = [...byVariant.values()].sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
-  const ledger: Record<string, unknown>[] = [];
   for (const line of ordered) {
+    // One round trip per variant: take the stock, and record the hold and its ledger row from the same statement.
     const result = await trx.raw(
-      `update product_variants set inventory_quantity = inventory_quantity - ?, updated_at = now()
-        where id = ? and store_id = ? and archived_at is null
-          and (inventory_policy = 'continue' or inventory_quantity >= ?)
-        returning inventory_quantity`,
-      [line.quantity, line.variantId, storeId, line.quantity]
+      `with v as (
+         update product_variants set inventory_quantity = inventory_quantity - :quantity, updated_at = now()
+          where id = :variantId and store_id = :storeId and archived_at is null
+            and (inventory_policy = 'continue' or inventory_quantity >= :quantity)
+          returning id, inventory_quantity
+       ), r as (
+         insert into stock_reservations (store_id, session_id, variant_id, quantity) select :storeId, :sessionId, v.id, :quantity from v returning 1
+       ), l as (
+         insert into inventory_ledger (store_id, variant_id, delta, reason, quantity_after)
+         select :storeId, v.id, -(:quantity)::int, :reason, v.inventory_quantity from v returning 1
+       )
+       select v.inventory_quantity, (select count(*) from r) + (select count(*) from l) as written from v`,
+      { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: `checkout ${sessionId} reserved` }
     );
-    const row = result.rows[0] as { inventory_quantity: number } | undefined;
-    if (!row) {
+    if (!result.rows[0]) {
       const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
       const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
       throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [
         { path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }
       ]);
     }
-    ledger.push({ storeId, variantId: line.variantId, delta: -line.quantity, reason: `checkout ${sessionId} reserved`, quantityAfter: row.inventory_quantity });
   }
-  await trx('stockReservations').insert(ordered.map((line) => ({ storeId, sessionId, variantId: line.variantId, quantity: line.quantity })));
-  await trx('inventoryLedger').insert(ledger);
 }
 
 /** Gives a session's held stock back (and its discount use); the session row must be locked by the caller. */
-export async function releaseSession(trx: Knex.Transaction, session: { id: string; storeId: string; discountId: string | null }): Promise<boolean> {
+export async function releaseSession(trx: Knex.Transaction, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
   const held = (await trx('stockReservations')
     .where({ sessionId: session.id, state: 'held' })
     .update({ state: 'released' })
@@ -62,19 +68,25 @@ export async function releaseSession(trx: Knex.Transaction, session: { id: strin
   }
   if (ledger.length) await trx('inventoryLedger').insert(ledger);
   if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);
-  return held.length > 0;
+  return held.map((line) => line.variantId);
 }
 
 /**
  * Cancels a cart's pending sessions (the cart changed, or a new session replaces them). The cart
  * row is locked by the caller, which orders this after any confirm of the same cart.
  */
-export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<boolean> {
+export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<string[]> {
   const sessions = await trx('checkoutSessions').where({ storeId, cartId, status: 'pending' }).forUpdate().select('id', 'storeId', 'discountId');
-  let released = false;
+  const released: string[] = [];
   for (const session of sessions) {
-    if (await releaseSession(trx, session)) released = true;
+    released.push(...(await releaseSession(trx, session)));
     await trx('checkoutSessions').where({ id: session.id }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
   }
   return released;
+}
+
+/** After commit: stock of these variants changed (the catalog drops its storefront cache). */
+export async function stockChanged(ctx: AppContext, storeId: string, variantIds: string[]): Promise<void> {
+  if (variantIds.length === 0) return;
+  await publishEvents(ctx, [{ type: 'inventory.changed', storeId, variantIds: [...new Set(variantIds)] }]);
 }

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { invalidateStorefrontCatalog } from '../catalog/storefront-cache.js';
 import { cartNotOpen, findCart } from '../carts/carts.js';
 import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
 import { findStore } from '../stores.js';
-import { cancelPendingSessions, releaseSession, reserveStock } from './reservations.js';
+import { cancelPendingSessions, releaseSession, reserveStock, stockChanged } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
 
 export interface Address {
@@ -85,7 +84,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;
 
-  const { session, released } = await ctx.db.transaction(async (trx) => {
+  const { session, released, cartView } = await ctx.db.transaction(async (trx) => {
     const cart = await findCart(trx, storeId, cartId, true);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelPendingSessions(trx, storeId, cartId);
@@ -129,14 +128,14 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
         expiresAt
       })
       .returning('*')) as SessionRow[];
-    // Lock order everywhere: cart, session, variants (by id), discount, order counter, customer.
+    const [updatedCart] = await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() }).returning('*');
+    // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
+    // shared rows (variants, discount) come last, so they are held only until the commit that follows.
     await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row!.discountId) await redeemDiscount(trx, storeId, row!.discountId, priced.totals.subtotal);
-    await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() });
-    return { session: row!, released: releasedEarlier };
+    return { session: row!, released: releasedEarlier, cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
-  void released;
-  await invalidateStorefrontCatalog(ctx, storeId);
+  await stockChanged(ctx, storeId, [...released, ...session.snapshot.lines.map((line) => line.variantId)]);
 
   let finalSession: SessionRow = session;
   if (provider.name !== 'manual') {
@@ -151,19 +150,19 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
       throw error;
     }
   }
-  const cart = await findCart(ctx.db, storeId, cartId);
-  return { checkoutSession: toSessionDto(finalSession!), cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods)) };
+  return { checkoutSession: toSessionDto(finalSession), cart: cartView };
 }
 
 /** Cancels one pending session and gives its stock back (the payment could not start). */
 async function cancelSession(ctx: AppContext, storeId: string, sessionId: string) {
-  await ctx.db.transaction(async (trx) => {
+  const released = await ctx.db.transaction(async (trx) => {
     const session = await trx('checkoutSessions').where({ id: sessionId, storeId, status: 'pending' }).forUpdate().first('id', 'storeId', 'discountId');
-    if (!session) return;
-    await releaseSession(trx, session);
+    if (!session) return [];
+    const variantIds = await releaseSession(trx, session);
     await trx('checkoutSessions').where({ id: sessionId }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
+    return variantIds;
   });
-  await invalidateStorefrontCatalog(ctx, storeId);
+  await stockChanged(ctx, storeId, released);
 }
 
 export async function findSession(ctx: AppContext, storeId: string, sessionId: string): Promise<SessionRow> {
@@ -184,7 +183,7 @@ export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Prom
     .limit(batch)
     .select('id', 'storeId', 'cartId')) as Array<{ id: string; storeId: string; cartId: string }>;
   let released = 0;
-  const stores = new Set<string>();
+  const changed = new Map<string, string[]>();
   for (const candidate of due) {
     await ctx.db.transaction(async (trx) => {
       const cart = await trx('carts').where({ id: candidate.cartId }).forUpdate().skipLocked().first('id');
@@ -195,12 +194,12 @@ export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Prom
         .forUpdate()
         .first('id', 'storeId', 'discountId');
       if (!session) return;
-      await releaseSession(trx, session);
+      const variantIds = await releaseSession(trx, session);
       await trx('checkoutSessions').where({ id: session.id }).update({ status: 'expired', updatedAt: trx.fn.now() });
       released += 1;
-      stores.add(session.storeId);
+      changed.set(session.storeId, [...(changed.get(session.storeId) ?? []), ...variantIds]);
     });
   }
-  for (const storeId of stores) await invalidateStorefrontCatalog(ctx, storeId);
+  for (const [storeId, variantIds] of changed) await stockChanged(ctx, storeId, variantIds);
   return { released };
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
-export const FIRST_ORDER_NUMBER = 1001;
 
 export interface OrderSnapshotLine {
   variantId: string;
@@ -37,7 +36,7 @@ export interface NewOrder {
  * Creates or links the customer by email and counts the order on it, in the caller's transaction:
  * one upsert, so two first orders of the same new email make one customer with ordersCount 2.
  */
-async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
+export async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
   const address = order.shippingAddress;
   const result = await trx.raw(
     `insert into customers (store_id, email, first_name, last_name, phone, orders_count, total_spent, last_order_at, source)
@@ -56,34 +55,111 @@ async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
   return result.rows[0] as { id: string; first_name: string | null; last_name: string | null };
 }
 
-/** The store's next order number; the counter row stays locked until the caller commits. */
-async function nextOrderNumber(trx: Knex.Transaction, storeId: string): Promise<number> {
-  const result = await trx.raw(
-    `insert into store_order_counters (store_id, last_number) values (?, ?)
-     on conflict (store_id) do update set last_number = store_order_counters.last_number + 1
-     returning last_number`,
-    [storeId, FIRST_ORDER_NUMBER]
-  );
-  return result.rows[0].last_number as number;
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const DATES = new Set(['createdAt', 'updatedAt']);
+
+/** A `row_to_json` object (snake_case keys, ISO date strings) as the row knex would have returned. */
+function fromJson<T>(value: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = camel(key);
+    out[name] = DATES.has(name) && typeof v === 'string' ? new Date(v) : v;
+  }
+  return out as T;
 }
 
 /**
- * Inserts the order, its items and the customer link. The number is drawn last, so the per-store
- * counter lock is held only for the inserts that follow it.
+ * Draws the store's next order number and inserts the order, its items and the day's revenue in
+ * ONE statement, and puts the number into the confirmation email already in the outbox. The only
+ * row shared with other checkouts of the store is one of 16 revenue shards.
  */
-export async function insertOrder(trx: Knex.Transaction, order: NewOrder) {
-  const customer = await upsertCustomer(trx, order);
-  const number = await nextOrderNumber(trx, order.storeId);
-  const [row] = (await trx('orders')
-    .insert({
+export const newTrackingToken = () => randomBytes(24).toString('base64url');
+
+/** The order as the confirmation email needs it, before its number is drawn (the insert fills that in). */
+export function draftOrderForEmail(order: NewOrder, orderId: string, trackingToken: string) {
+  const draft = {
+    id: orderId,
+    storeId: order.storeId,
+    number: 0,
+    email: order.email,
+    currency: order.currency,
+    subtotal: order.subtotal,
+    total: order.total,
+    trackingToken,
+    shippingAddress: order.shippingAddress
+  } as unknown as OrderRow;
+  const items = order.lines.map((line) => ({ ...line, fulfilledQuantity: 0 })) as unknown as OrderItemRow[];
+  return { order: draft, items };
+}
+
+export interface OrderKeys {
+  orderId: string;
+  customerId: string;
+  trackingToken: string;
+  /** The confirmation email's outbox job: its `order.number` is set from the drawn number. */
+  emailJobId?: string;
+  /** The store's order number sequence (ensureOrderNumberSequence). */
+  sequence: string;
+}
+
+export const REVENUE_SHARDS = 16;
+const revenueShard = () => Math.floor(Math.random() * REVENUE_SHARDS);
+
+export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: OrderKeys) {
+  const lines = order.lines.map((line, position) => ({
+    product_id: line.productId,
+    variant_id: line.variantId,
+    title: line.title,
+    sku: line.sku,
+    quantity: line.quantity,
+    unit_price: line.unitPrice,
+    line_total: line.lineTotal,
+    position
+  }));
+  const result = await trx.raw(
+    `with n as (
+       select nextval(:sequence::regclass)::int as last_number
+     ), o as (
+       insert into orders (id, store_id, number, customer_id, checkout_session_id, email, payment_status, payment_provider, payment_intent_id,
+                           currency, subtotal, discount_total, shipping_total, total, discount_code, shipping_method, shipping_address,
+                           billing_address, tracking_token)
+       select :orderId, :storeId, n.last_number, :customerId, :sessionId, :email, :paymentStatus, :provider, :intentId,
+              :currency, :subtotal, :discountTotal, :shippingTotal, :total, :discountCode, :shippingMethod::jsonb, :shippingAddress::jsonb,
+              :billingAddress::jsonb, :trackingToken
+         from n
+       returning *
+     ), i as (
+       insert into order_items (order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
+       select o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
+         from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
+       returning *
+     ), e as (
+       update outbox set payload = jsonb_set(payload, '{data,order,number}', to_jsonb('#' || (select last_number from n)))
+        where job_id = :emailJobId and payload -> 'data' is not null
+       returning 1
+     ), r as (
+       insert into store_daily_revenue (store_id, day, shard, revenue, orders)
+       select o.store_id, (o.created_at at time zone 'UTC')::date, :shard, o.total, 1 from o
+       on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + 1
+       returning 1
+     )
+     select row_to_json(o.*) as "order",
+            (select coalesce(json_agg(row_to_json(i.*) order by i.position), '[]'::json) from i) as items,
+            (select count(*) from r) as revenue_rows,
+            (select count(*) from e) as email_rows
+       from o`,
+    {
       storeId: order.storeId,
-      number,
-      customerId: customer.id,
-      checkoutSessionId: order.checkoutSessionId,
+      sequence: keys.sequence,
+      shard: revenueShard(),
+      orderId: keys.orderId,
+      customerId: keys.customerId,
+      emailJobId: keys.emailJobId ?? '',
+      sessionId: order.checkoutSessionId,
       email: order.email,
       paymentStatus: order.paymentStatus,
-      paymentProvider: order.paymentProvider,
-      paymentIntentId: order.paymentIntentId,
+      provider: order.paymentProvider,
+      intentId: order.paymentIntentId,
       currency: order.currency,
       subtotal: order.subtotal,
       discountTotal: order.discountTotal,
@@ -93,24 +169,19 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder) {
       shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
       shippingAddress: JSON.stringify(order.shippingAddress),
       billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
-      trackingToken: randomBytes(24).toString('base64url')
-    })
-    .returning('*')) as OrderRow[];
-  const items = (await trx('orderItems')
-    .insert(
-      order.lines.map((line, position) => ({
-        orderId: row!.id,
-        storeId: order.storeId,
-        productId: line.productId,
-        variantId: line.variantId,
-        title: line.title,
-        sku: line.sku,
-        quantity: line.quantity,
-        unitPrice: line.unitPrice,
-        lineTotal: line.lineTotal,
-        position
-      }))
-    )
-    .returning('*')) as OrderItemRow[];
-  return { order: row!, items, customer: { id: customer.id, firstName: customer.first_name, lastName: customer.last_name } };
+      trackingToken: keys.trackingToken,
+      lines: JSON.stringify(lines)
+    }
+  );
+  const row = result.rows[0] as { order: Record<string, unknown>; items: Array<Record<string, unknown>> };
+  return { order: fromJson<OrderRow>(row.order), items: row.items.map((item) => fromJson<OrderItemRow>(item)) };
+}
+
+/** A refund or failed payment takes the order's total out of its day's revenue (once: the caller moved the status). */
+export async function subtractRevenue(db: Knex | Knex.Transaction, storeId: string, createdAt: Date, total: number) {
+  await db.raw(
+    `insert into store_daily_revenue (store_id, day, shard, revenue, orders) values (?, (?::timestamptz at time zone 'UTC')::date, ?, ?, 0)
+     on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue`,
+    [storeId, createdAt, revenueShard(), -total]
+  );
 }

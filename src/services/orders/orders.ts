@@ -10,12 +10,12 @@ export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
 export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'failed'] as const;
 export const FULFILLMENT_STATUSES = ['unfulfilled', 'partially_fulfilled', 'fulfilled'] as const;
 /** `?status=` takes any order, payment or fulfilment status and filters the matching column. */
-export const ORDER_STATUS_FILTERS = [...ORDER_STATUSES, ...PAYMENT_STATUSES.filter((s) => s !== 'pending'), 'payment_pending', ...FULFILLMENT_STATUSES] as const;
+export const ORDER_STATUS_FILTERS = [...ORDER_STATUSES, ...PAYMENT_STATUSES, 'payment_pending', ...FULFILLMENT_STATUSES] as const;
 export type OrderStatusFilter = (typeof ORDER_STATUS_FILTERS)[number];
 
 function applyStatus(query: Knex.QueryBuilder, status: OrderStatusFilter) {
   if ((ORDER_STATUSES as readonly string[]).includes(status)) query.where('status', status);
-  else if (status === 'payment_pending') query.where('paymentStatus', 'pending');
+  else if (status === 'payment_pending' || status === 'pending') query.where('paymentStatus', 'pending');
   else if ((PAYMENT_STATUSES as readonly string[]).includes(status)) query.where('paymentStatus', status);
   else query.where('fulfillmentStatus', status);
 }

@@ -2,16 +2,20 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 
 /** `stores.storefront_url` arrives with the store-hardening module; until then links use APP_URL. */
-let storefrontUrlColumn: boolean | undefined;
+let storefrontUrlColumn = false;
+let checkedAt = 0;
+const RECHECK_MS = 30_000;
 
 async function hasStorefrontUrl(db: Knex | Knex.Transaction): Promise<boolean> {
-  if (storefrontUrlColumn) return true;
+  // "Present" is remembered for good (a column never disappears under a running process); "absent"
+  // is re-checked every 30 s, since a newer release may add it while this process runs.
+  if (storefrontUrlColumn || Date.now() - checkedAt < RECHECK_MS) return storefrontUrlColumn;
   const result = await db.raw(
-    `select exists (select 1 from information_schema.columns where table_schema = current_schema() and table_name = 'stores' and column_name = 'storefront_url') as present`
+    `select exists (select 1 from pg_attribute where attrelid = 'stores'::regclass and attname = 'storefront_url' and not attisdropped) as present`
   );
-  // Only "present" is remembered: a column never disappears under a running process, but may appear.
-  if (result.rows[0]?.present) storefrontUrlColumn = true;
-  return Boolean(result.rows[0]?.present);
+  storefrontUrlColumn = Boolean(result.rows[0]?.present);
+  checkedAt = Date.now();
+  return storefrontUrlColumn;
 }
 
 /**

@@ -6,6 +6,8 @@ import { confirmCheckoutSession } from '../checkout/confirm.js';
 import { raiseIssue } from '../issues/issues.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { applyAccountUpdate } from './accounts.js';
+import { subtractRevenue } from '../orders/create-order.js';
+import type { Knex } from 'knex';
 import { stripeClient } from './stripe-client.js';
 
 export const HANDLED_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded', 'account.updated'] as const;
@@ -63,11 +65,25 @@ async function onPaymentSucceeded(ctx: AppContext, intent: Stripe.PaymentIntent)
   return `order ${order.number}`;
 }
 
+/** Moves orders to refunded/failed once, taking each out of its day's revenue in the same transaction. */
+async function leaveRevenue(ctx: AppContext, query: Knex.QueryBuilder, status: 'refunded' | 'failed'): Promise<number> {
+  return ctx.db.transaction(async (trx) => {
+    const rows = (await query
+      .clone()
+      .transacting(trx)
+      .whereNotIn('paymentStatus', ['refunded', 'failed'])
+      .update({ paymentStatus: status, updatedAt: trx.fn.now() })
+      .returning(['storeId', 'createdAt', 'total'])) as Array<{ storeId: string; createdAt: Date; total: number }>;
+    for (const row of rows) await subtractRevenue(trx, row.storeId, row.createdAt, Number(row.total));
+    return rows.length;
+  });
+}
+
 async function onPaymentFailed(ctx: AppContext, intent: Stripe.PaymentIntent) {
   const session = await sessionForIntent(ctx, intent);
   if (!session) return 'no checkout session for this payment';
   await ctx.db('checkoutSessions').where({ id: session.id, status: 'pending' }).update({ paymentStatus: 'failed', updatedAt: ctx.db.fn.now() });
-  await ctx.db('orders').where({ checkoutSessionId: session.id }).whereNot({ paymentStatus: 'refunded' }).update({ paymentStatus: 'failed', updatedAt: ctx.db.fn.now() });
+  await leaveRevenue(ctx, ctx.db('orders').where({ checkoutSessionId: session.id }), 'failed');
   return 'payment failed recorded';
 }
 
@@ -76,7 +92,7 @@ async function onChargeRefunded(ctx: AppContext, charge: Stripe.Charge) {
   if (!intentId) return 'charge without payment intent';
   // Fully refunded only: a partial refund leaves the order paid.
   if (!charge.refunded && charge.amount_refunded < charge.amount) return 'partial refund';
-  const updated = await ctx.db('orders').where({ paymentIntentId: intentId }).update({ paymentStatus: 'refunded', updatedAt: ctx.db.fn.now() });
+  const updated = await leaveRevenue(ctx, ctx.db('orders').where({ paymentIntentId: intentId }), 'refunded');
   return updated ? 'order refunded' : 'no order for this charge';
 }
 

@@ -1,0 +1,132 @@
+import pg from 'pg';
+import { freshBenchDatabase } from './lib/database.js';
+import { measure, startBenchServer } from './lib/http.js';
+import { settle } from './lib/settle.js';
+import { percentile, printStats, runShoppers } from './lib/shoppers.js';
+
+/**
+ * Issue 9 targets on this machine: >= 200 complete checkouts/s with 50 concurrent shoppers over
+ * 100 variants, confirm p99 < 100 ms, 0 oversold; a hot variant (stock 1,000, everyone on it)
+ * sells exactly 1,000 with no 5xx; the dashboard p99 < 50 ms on a store with 100,000 orders.
+ */
+const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
+
+async function sql<T = any>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function api(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${base}/api/v1${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const payload = (await response.json()) as any;
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
+  return payload.data;
+}
+
+/** Stock taken (initial - now) must equal units ordered plus units still held by pending sessions. */
+async function consistency(databaseUrl: string, storeId: string, initial: Map<string, number>) {
+  const rows = await sql<{ id: string; inventory_quantity: number; ordered: string; held: string }>(
+    databaseUrl,
+    `select v.id, v.inventory_quantity,
+            coalesce((select sum(quantity) from order_items i where i.variant_id = v.id), 0) as ordered,
+            coalesce((select sum(quantity) from stock_reservations r where r.variant_id = v.id and r.state = 'held'), 0) as held
+       from product_variants v where v.store_id = $1`,
+    [storeId]
+  );
+  let oversold = 0;
+  let mismatched = 0;
+  let ordered = 0;
+  for (const row of rows) {
+    const start = initial.get(row.id) ?? 0;
+    const sold = Number(row.ordered) + Number(row.held);
+    ordered += Number(row.ordered);
+    if (row.inventory_quantity < 0) oversold += -row.inventory_quantity;
+    if (sold > start) oversold += sold - start;
+    if (start - row.inventory_quantity !== sold) mismatched += 1;
+  }
+  return { oversold, mismatched, ordered };
+}
+
+export async function run(): Promise<void> {
+  console.log(`\n# checkout: ${SHOPPERS} concurrent shoppers, cart -> item -> shipping -> session -> confirm (manual provider)`);
+  const databaseUrl = await freshBenchDatabase('checkout');
+  const server = await startBenchServer(databaseUrl);
+  try {
+    const signup = await api(server.api, 'POST', '/auth/signup', {
+      firstName: 'Bench', lastName: 'Mark', email: 'checkout@bench.example', password: 'benchmark-password', storeName: 'Bench', storeSlug: 'bench-checkout'
+    });
+    const adminHeaders = { authorization: `Bearer ${signup.accessToken}`, 'x-store-id': signup.store.id };
+    const settings = await api(server.api, 'PATCH', '/admin/store', { manualPaymentsEnabled: true, shippingMethods: [{ name: 'Standard', price: 500 }] }, adminHeaders);
+    const shippingMethodId = (settings.store ?? settings).shippingMethods[0].id as string;
+    const storeId = signup.store.id as string;
+    await sql(
+      databaseUrl,
+      `with p as (insert into products (store_id, title, slug, status, min_price, max_price)
+                  select $1, 'Bench product ' || g, 'bench-' || g, 'active', 1000 + g, 1000 + g from generate_series(1, 101) g returning id, slug, min_price)
+       insert into product_variants (store_id, product_id, sku, title, price, inventory_quantity)
+       select $1, id, slug, 'Default', min_price, case when slug = 'bench-101' then 1000 else 100000 end from p`,
+      [storeId]
+    );
+    const variants = await sql<{ id: string; sku: string; inventory_quantity: number }>(databaseUrl, 'select id, sku, inventory_quantity from product_variants where store_id = $1', [storeId]);
+    const initial = new Map(variants.map((v) => [v.id, v.inventory_quantity]));
+    const spread = variants.filter((v) => v.sku !== 'bench-101').map((v) => v.id);
+    const hot = variants.find((v) => v.sku === 'bench-101')!.id;
+    await settle(1_000);
+
+    const bare = await measure('GET bare hapi route', server.bare);
+    // One shopper alone: each step's own latency, without queueing behind 49 others.
+    const alone = await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: 1, durationMs: 3_000 });
+    printStats('one shopper alone', alone);
+    // Warm-up (JIT, connection pools), not counted.
+    await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: 2_000 });
+    const stats = await runShoppers({
+      api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: Number(process.env.BENCH_DURATION ?? 8) * 1000
+    });
+    const perSec = printStats(`spread over 100 variants`, stats);
+    const requestsPerSec = ((stats.completed * 5) / stats.elapsedMs) * 1000;
+    console.log(`  ${requestsPerSec.toFixed(0)} checkout requests/s vs ${bare.reqPerSec} req/s on the bare hapi route (${((requestsPerSec / bare.reqPerSec) * 100).toFixed(1)}%)`);
+    console.log(`  targets: >= 200 checkouts/s (${perSec >= 200 ? 'met' : 'MISSED'}), confirm p99 < 100 ms (${percentile(stats.latencies.confirm, 99) < 100 ? 'met' : 'MISSED'})`);
+
+    // Until sold out: every shopper stops at its first sold-out 409 (the units still held are confirmed by their shoppers).
+    const hotStats = await runShoppers({
+      api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: [hot], shoppers: SHOPPERS, durationMs: 600_000, stopWhenSoldOut: true
+    });
+    printStats('hot variant (stock 1,000, every shopper on it)', hotStats);
+    const hotSold = await sql<{ sold: string }>(databaseUrl, 'select coalesce(sum(quantity), 0) as sold from order_items where variant_id = $1', [hot]);
+    const hotLeft = await sql<{ inventory_quantity: number }>(databaseUrl, 'select inventory_quantity from product_variants where id = $1', [hot]);
+    console.log(`  hot variant sold ${hotSold[0]!.sold} (target exactly 1000), stock left ${hotLeft[0]!.inventory_quantity}, 5xx ${hotStats.serverErrors}`);
+
+    const check = await consistency(databaseUrl, storeId, initial);
+    console.log(`consistency: ${check.ordered} units ordered; oversold units ${check.oversold} (must be 0); variants whose stock does not match orders + holds: ${check.mismatched}`);
+
+    // The dashboard on a store with 100,000 orders (seeded with negative numbers, out of the
+    // sequence's way, and their rollup rows).
+    await sql(
+      databaseUrl,
+      `insert into orders (store_id, number, email, payment_provider, payment_status, currency, subtotal, total, shipping_address, tracking_token, created_at)
+       select $1, -g, 'seed' || (g % 5000) || '@bench.example', 'manual', 'paid', 'USD', 2500, 3000, '{}', 'seed-' || g,
+              now() - (g % 90) * interval '1 day' - (g % 86400) * interval '1 second'
+         from generate_series(1, 100000) g`,
+      [storeId]
+    );
+    await sql(
+      databaseUrl,
+      `insert into store_daily_revenue (store_id, day, shard, revenue, orders)
+       select store_id, (created_at at time zone 'UTC')::date, (abs(hashtext(id::text)) % 16)::smallint, sum(total), count(*)
+         from orders where store_id = $1 and email like 'seed%' group by 1, 2, 3
+       on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + excluded.orders`,
+      [storeId]
+    );
+    await sql(databaseUrl, 'VACUUM ANALYZE orders');
+    await settle(1_000);
+    const dashboard = await measure('GET /admin/store (100,000+ orders)', `${server.api}/api/v1/admin/store`, { headers: adminHeaders });
+    console.log(`dashboard: p99 ${dashboard.p99} ms (target < 50 ms)`);
+  } finally {
+    await server.stop();
+  }
+}
