@@ -45,6 +45,9 @@ function answerBeforeBody(uri: string, url: string, headers: Record<string, stri
   });
 }
 
+// Several apps, storms and outages in one file: more than the default 120 s on a busy machine.
+t.setTimeout(300_000);
+
 t.test('PostgreSQL session timeouts are set on every pooled connection', async (t) => {
   const app = await buildApp(t, { env: { DB_STATEMENT_TIMEOUT_MS: '300', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '2000' } });
   const shows = await Promise.all(Array.from({ length: 5 }, () => app.ctx.db.raw('show statement_timeout')));

@@ -12,6 +12,9 @@ import { buildApp, signupOwner, unique } from './helpers/app.js';
 import { admin } from './helpers/catalog.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 
+// Several apps, storms and outages in one file: more than the default 120 s on a busy machine.
+t.setTimeout(300_000);
+
 t.test('rotating a revoked storefront token is 409 token_revoked and it stays revoked', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);
