@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -64,6 +65,8 @@ export interface Config {
   dbIdleInTransactionTimeoutMs: number;
   /** Bytes the per-process storefront cache may hold (serialised responses). */
   storefrontCacheMaxBytes: number;
+  /** Where hapi streams uploads before a handler takes them (removed after every response). */
+  uploadTmpDir: string;
   /** `json` (default) or `pretty` (pino-pretty, for local runs). */
   logFormat: 'json' | 'pretty';
 }
@@ -150,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
+    uploadTmpDir: path.resolve(env.UPLOAD_TMP_DIR || os.tmpdir()),
     logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json'
   };
 }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
 import { Queues } from './jobs/queues.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, knexLog, type Logger } from './logger.js';
 import { createFailFastRedis, waitForReady } from './redis.js';
 import { LocalCache } from './services/cache/local-cache.js';
 import { OutboxRelay } from './services/outbox/relay.js';
@@ -23,8 +23,13 @@ export interface AppContext {
 }
 
 export function createContext(config: Config, options: { log?: Logger; dbPoolMax?: number } = {}): AppContext {
-  const log = options.log ?? createLogger(config.logLevel);
-  const db = createDb(config.databaseUrl, { max: options.dbPoolMax ?? 10 });
+  const log = options.log ?? createLogger(config.logLevel, config.logFormat);
+  const db = createDb(
+    config.databaseUrl,
+    { max: options.dbPoolMax ?? 10 },
+    { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs },
+    knexLog(log)
+  );
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);

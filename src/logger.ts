@@ -31,12 +31,26 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function createLogger(level: string): Logger {
+/** JSON lines by default; `pretty` (LOG_FORMAT=pretty) renders them through pino-pretty for local runs. */
+export function createLogger(level: string, format: 'json' | 'pretty' = 'json'): Logger {
   return pino({
     level,
     base: { service: 'shopwright' },
-    formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> }
+    formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
+    ...(format === 'pretty' ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {})
   });
+}
+
+/**
+ * knex's own warnings and errors (an "Acquire connection error" with its stack, say) as one log line
+ * each, instead of console output spread over many lines.
+ */
+export function knexLog(log: Logger) {
+  const line = (level: 'warn' | 'error' | 'debug') => (message: unknown) => {
+    const text = message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message);
+    log[level]({ component: 'knex', err: { message: text.split('\n')[0] } }, `knex ${level}`);
+  };
+  return { warn: line('warn'), error: line('error'), deprecate: line('warn'), debug: line('debug') };
 }
 
 export type { Logger };

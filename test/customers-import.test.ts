@@ -27,10 +27,12 @@ t.test('CSV import: bad rows reported per row, good rows kept, last duplicate wi
     [
       [3, 'email'],
       [4, 'email'],
-      [6, 'emailMarketing']
+      [6, 'emailMarketing'],
+      [7, 'email']
     ]
   );
   t.match(job.result.errors[1].message, /not a valid email/);
+  t.match(job.result.errors[3].message, /^warning: repeats the email of row 5; this row replaces it/, 'a repeated email is a warning naming the row it replaced');
   const bob = await customerByEmail(app, owner.store.id, 'bob@example.com');
   t.equal(bob.lastName, 'Late', 'the later row wins');
   t.same(bob.tags, ['a', 'b']);

@@ -6,6 +6,9 @@ import { SmtpCapture } from './helpers/smtp-capture.js';
 
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+// Several apps, storms and outages in one file: more than the default 120 s on a busy machine.
+t.setTimeout(300_000);
+
 t.test('NUL bytes anywhere in params, query or body answer 422, never 500', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);

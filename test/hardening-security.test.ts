@@ -12,6 +12,9 @@ import { buildApp, signupOwner, unique } from './helpers/app.js';
 import { admin } from './helpers/catalog.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 
+// Several apps, storms and outages in one file: more than the default 120 s on a busy machine.
+t.setTimeout(300_000);
+
 t.test('rotating a revoked storefront token is 409 token_revoked and it stays revoked', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);
@@ -101,8 +104,10 @@ t.test('TRUST_PROXY picks the client address from X-Forwarded-For for consent re
   t.equal(customer.emailMarketingIp, '203.0.113.9', 'the address the trusted proxy saw, not the forged one');
   const attempt = (ip: string) =>
     trusting.request({ method: 'POST', url: '/auth/login', payload: { email: `${unique('n')}@example.com`, password: 'whatever1' }, headers: { 'x-forwarded-for': ip } });
-  for (let i = 0; i < 3; i++) t.equal((await attempt('198.51.100.1')).status, 401);
-  t.equal((await attempt('198.51.100.1')).status, 429, 'the fourth from one client is limited');
+  // Fixed one-minute windows: a window may turn over once during the loop, hence up to 2 × 3 + 1 tries.
+  const fromOne: number[] = [];
+  while (fromOne.length < 7 && !fromOne.includes(429)) fromOne.push((await attempt('198.51.100.1')).status);
+  t.ok(fromOne.includes(429) && fromOne.filter((s) => s === 401).length >= 3, `one client is limited after 3: ${fromOne.join(',')}`);
   t.equal((await attempt('198.51.100.2')).status, 401, 'another client behind the same proxy is not');
 
   const direct = await buildApp(t);
@@ -123,8 +128,10 @@ t.test('login lock-out is per email and address, with a higher per-email ceiling
   const owner = await signupOwner(app);
   const login = (password: string, ip: string) =>
     app.request({ method: 'POST', url: '/auth/login', payload: { email: owner.email, password }, headers: { 'x-forwarded-for': ip } });
-  for (let i = 0; i < 3; i++) t.equal((await login('wrong-password', '198.51.100.66')).status, 401);
-  t.equal((await login('wrong-password', '198.51.100.66')).status, 429, 'the guesser is limited');
+  // Fixed one-minute windows: a window may turn over once during the loop, hence up to 2 × 3 + 1 tries.
+  const guesses: number[] = [];
+  while (guesses.length < 7 && !guesses.includes(429)) guesses.push((await login('wrong-password', '198.51.100.66')).status);
+  t.ok(guesses.includes(429) && guesses.filter((s) => s === 401).length >= 3, `the guesser is limited after 3: ${guesses.join(',')}`);
   t.equal((await login(owner.password, '198.51.100.66')).status, 429, 'even with the right password, from that address');
   t.equal((await login(owner.password, '203.0.113.5')).status, 200, 'the owner elsewhere is not locked out');
   // Spread over many addresses the per-email ceiling still stops the guessing.

@@ -79,9 +79,16 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
   t.match(log.error, /not subscribed/);
   t.equal(smtp.messages.filter((m) => m.envelopeTo.includes('jane@example.com')).length, 1, 'nothing sent after the unsubscribe');
 
-  // Subscribing again is the person's own explicit action: allowed, and welcomed again.
-  t.equal((await subscribe({ email: 'jane@example.com' })).status, 200);
-  await smtp.waitFor((m) => m.envelopeTo.includes('jane@example.com') && smtp.messages.filter((x) => x.envelopeTo.includes('jane@example.com')).length === 2);
+  // Subscribing again needs the address owner's confirmation (anyone with the storefront token can call
+  // subscribe): a confirm link is emailed, and only its POST subscribes (then welcomed again).
+  const again = await subscribe({ email: 'jane@example.com' });
+  t.equal(again.status, 200);
+  t.equal(again.body.data.status, 'pending_confirmation');
+  t.equal((await app.ctx.db('customers').where({ id: customer.id }).first()).emailMarketing, 'unsubscribed', 'still unsubscribed');
+  const confirmMail = await smtp.waitFor((m) => m.envelopeTo.includes('jane@example.com') && /Confirm your subscription/.test(m.parsed.subject ?? ''));
+  const confirmUrl = new URL(/https?:\/\/\S+newsletter\/confirm\?token=[\w.-]+/.exec(confirmMail.parsed.text ?? '')![0]);
+  t.equal((await app.request({ method: 'POST', url: `${confirmUrl.pathname}${confirmUrl.search}` })).status, 200);
+  await smtp.waitFor((m) => m.envelopeTo.includes('jane@example.com') && /welcome/i.test(m.parsed.subject ?? '') && smtp.messages.filter((x) => x.envelopeTo.includes('jane@example.com') && /welcome/i.test(x.parsed.subject ?? '')).length === 2);
 });
 
 t.test('unsubscribe: query token with empty body, JSON token, GET, bad tokens', async (t) => {

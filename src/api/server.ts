@@ -6,6 +6,7 @@ import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
 import { queueDashboardPlugin } from './plugins/queue-dashboard.js';
+import { uploadCleanupPlugin } from './uploads.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
 import { ROUTE_GROUPS } from './routes.js';
@@ -30,7 +31,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
       // hapi sets no server-side timeout by default; the socket timeout must exceed it.
       timeout: { server: 25_000, socket: 30_000 },
       // JSON only unless a route says otherwise (CSV and multipart uploads, one-click unsubscribe).
-      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json' },
+      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json', uploads: ctx.config.uploadTmpDir },
       response: { emptyStatusCode: 204 },
       compression: ROUTE_COMPRESSION,
       security: { noOpen: true, noSniff: true, xframe: true, referrer: 'no-referrer', hsts: ctx.config.env === 'production' }
@@ -41,7 +42,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
   server.app.ctx = ctx;
   server.validator(Joi);
 
-  await server.register([envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin]);
+  await server.register([envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin, uploadCleanupPlugin]);
   await server.register(
     {
       name: 'shopwright-routes',

@@ -10,6 +10,13 @@ pg.types.setTypeParser(1700, (value) => Number.parseFloat(value));
 
 export type Db = Knex;
 
+export interface SessionTimeouts {
+  /** PostgreSQL `statement_timeout` (ms, 0 = none): a runaway query is cancelled, not left to hold a connection. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL `idle_in_transaction_session_timeout` (ms, 0 = none): a transaction left open is ended. */
+  idleInTransactionTimeoutMs?: number;
+}
+
 interface RawResult {
   command: string;
   rows: Record<string, unknown>[];
@@ -30,12 +37,25 @@ function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
  * One knex instance per process and database. Identifiers are camelCase in code and snake_case in
  * SQL (objection's mappers), so services write `where({ storeId })` and read `row.createdAt`, from
  * the query builder and from `db.raw` alike.
+ * Every pooled connection starts with the session timeouts (pg sends them in the startup packet);
+ * work that needs longer (the CSV import) raises them with `SET LOCAL` in its own transactions.
  */
-export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
+export function createDb(
+  databaseUrl: string,
+  pool: { min?: number; max?: number } = {},
+  timeouts: SessionTimeouts = {},
+  log?: Knex.Config['log']
+): Knex {
   const mappers = objection.knexSnakeCaseMappers();
   const db = knexFactory({
+    ...(log ? { log } : {}),
     client: 'pg',
-    connection: { connectionString: databaseUrl, application_name: 'shopwright' },
+    connection: {
+      connectionString: databaseUrl,
+      application_name: 'shopwright',
+      ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+      ...(timeouts.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs } : {})
+    },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     acquireConnectionTimeout: 10_000,
     wrapIdentifier: mappers.wrapIdentifier,

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/knex.js';
 import { conflict, notFound } from '../errors.js';
+import { keysetPage, type PageRequest } from './pagination.js';
 import { hashToken, randomSecret } from './secrets.js';
 
 export const STOREFRONT_TOKEN_PREFIX = 'swsf_';
@@ -46,9 +47,11 @@ export async function insertStorefrontToken(db: Db, storeId: string, name: strin
   return row as TokenRow;
 }
 
-export async function listStorefrontTokens(ctx: AppContext, storeId: string) {
-  const rows: TokenRow[] = await ctx.db('storefrontTokens').where({ storeId }).orderBy([{ column: 'createdAt' }, { column: 'id' }]).select(COLUMNS);
-  return rows.map(toTokenDto);
+/** Oldest first (the signup's default token leads), a page at a time. */
+export async function listStorefrontTokens(ctx: AppContext, storeId: string, page: PageRequest) {
+  const query = ctx.db('storefrontTokens').where({ storeId }).select(COLUMNS);
+  const result = await keysetPage<TokenRow>(query, { column: 'createdAt', direction: 'asc' }, page);
+  return { tokens: result.items.map(toTokenDto), nextCursor: result.nextCursor };
 }
 
 export async function createStorefrontToken(ctx: AppContext, storeId: string, name: string) {

@@ -3,6 +3,7 @@ import { successBody } from '../../src/api/plugins/envelope.js';
 import { findPublishedCollection, storefrontCollectionDto } from '../../src/services/catalog/collections.js';
 import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from '../../src/services/catalog/read-models.js';
 import { toMediaDto, type MediaRow } from '../../src/services/catalog/media.js';
+import { storefrontSearchTerms } from '../../src/services/catalog/search-terms.js';
 import { STOREFRONT_TSQUERY, type StorefrontProductFilters, type StorefrontSort } from '../../src/services/catalog/storefront.js';
 import { decodeCursor, encodeCursor, keysetPage, paginationMeta, type PageRequest } from '../../src/services/pagination.js';
 
@@ -21,7 +22,7 @@ function sortSpec(sort: StorefrontSort, q: string | undefined) {
     case 'title':
       return { key: 'lower(p.title)', bindings: [] as string[], direction: 'asc', cast: 'text', kind: 'string' as const };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${STOREFRONT_TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real', kind: 'number' as const };
+      return { key: `ts_rank(p.search, ${STOREFRONT_TSQUERY})`, bindings: [storefrontSearchTerms(q ?? '')], direction: 'desc', cast: 'real', kind: 'number' as const };
     default:
       return { key: 'p.created_at', bindings: [] as string[], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' as const };
   }
@@ -42,7 +43,7 @@ export async function referenceProductList(ctx: AppContext, storeId: string, fil
     if (!collection) return envelope({ products: [] }, paginationMeta(page.limit, null));
     query.whereRaw('exists (select 1 from collection_products cp where cp.collection_id = ? and cp.product_id = p.id)', [collection.id]);
   }
-  if (filters.q) query.whereRaw(`p.search @@ ${STOREFRONT_TSQUERY}`, [filters.q]);
+  if (filters.q) query.whereRaw(`p.search @@ ${STOREFRONT_TSQUERY}`, [storefrontSearchTerms(filters.q)]);
   if (filters.tag) query.whereRaw('p.tags @> array[?]::text[]', [filters.tag]);
   if (filters.minPrice !== undefined) query.where('p.minPrice', '>=', filters.minPrice);
   if (filters.maxPrice !== undefined) query.where('p.minPrice', '<=', filters.maxPrice);

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { createCollection, getCollection, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/collections.js';
+import { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/collections.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -49,12 +49,17 @@ export const getCollectionRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/collections/{collectionId}',
   options: {
-    description: 'Get a collection with its products in order',
+    description: 'Get a collection with a page of its products in order (limit default 100, max 250); meta.pagination pages the products',
     tags: ['catalog'],
-    validate: { params: idParams('collectionId') },
-    handler: async (request) => ({
-      collection: await getCollection(request.server.app.ctx, tenantOf(request).storeId, request.params.collectionId as string)
-    })
+    validate: {
+      params: idParams('collectionId'),
+      query: Joi.object({ limit: Joi.number().integer().min(1).max(250).default(100), cursor: paginationQuery.cursor })
+    },
+    handler: async (request) => {
+      const { limit, cursor } = request.query as { limit: number; cursor?: string };
+      const result = await getCollectionPage(request.server.app.ctx, tenantOf(request).storeId, request.params.collectionId as string, { limit, cursor });
+      return withMeta({ collection: result.collection }, paginationMeta(limit, result.nextCursor));
+    }
   }
 });
 

@@ -19,7 +19,7 @@ export const listCustomersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/customers',
   options: {
-    description: 'List customers (newest first); q is a prefix of email, first, last or full name',
+    description: 'List customers (newest first); q matches anywhere in the email, first, last or full name (trigram index)',
     tags: ['customers'],
     validate: { query: Joi.object({ ...paginationQuery, ...listCustomersQuery }) },
     handler: async (request) => {

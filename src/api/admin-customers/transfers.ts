@@ -33,6 +33,8 @@ export const importCustomersRoute = adminRoute(ADMINS, {
       timeout: 120_000,
       allow: ['text/csv', 'multipart/form-data']
     },
+    // A 50 MB body may take the whole payload timeout to arrive: the response timeout must outlast it.
+    timeout: { server: 150_000, socket: 170_000 },
     validate: { query: Joi.object({ dryRun: Joi.boolean().default(false) }) },
     handler: async (request, h) => {
       const upload = uploadedFile(request.payload);

@@ -12,7 +12,7 @@ export const listJobsRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/jobs',
   options: {
-    description: 'List background jobs of the store (newest first), e.g. ?type=customers.import',
+    description: 'List background jobs of the store (newest first), e.g. ?type=customers.import; each result is a summary (lists replaced by <name>Count); GET /admin/jobs/{jobId} has the full result',
     tags: ['jobs'],
     validate: { query: Joi.object({ ...paginationQuery, type: Joi.string().trim().max(100) }) },
     handler: async (request) => {

@@ -1,6 +1,5 @@
 import { createMedia, MEDIA_MAX_BYTES, payloadTooLarge } from '../../services/catalog/media.js';
 import { rm } from 'node:fs/promises';
-import os from 'node:os';
 import { validationFailed } from '../../errors.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -24,11 +23,12 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
       output: 'stream',
       parse: true,
       multipart: { output: 'file' },
-      uploads: os.tmpdir(),
       maxBytes: MEDIA_MAX_BYTES + MULTIPART_OVERHEAD,
       allow: 'multipart/form-data',
       timeout: 60_000
     },
+    // The body may take the whole payload timeout to arrive: the response timeout must outlast it.
+    timeout: { server: 75_000, socket: 90_000 },
     handler: async (request, h) => {
       const payload = (request.payload ?? {}) as Record<string, unknown>;
       const files = Object.values(payload).flat().filter(isUploadedFile);

@@ -3,15 +3,22 @@ import { ADMINS } from '../../services/roles.js';
 import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/storefront-tokens.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
-import { idParams, text } from '../schemas.js';
+import { idParams, paginationQuery, text } from '../schemas.js';
+import { paginationMeta } from '../../services/pagination.js';
+import { withMeta } from '../plugins/envelope.js';
 
 export const listTokens = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/storefront-tokens',
   options: {
-    description: 'List storefront tokens (never the secret)',
+    description: 'List storefront tokens, oldest first, paginated (never the secret)',
     tags: ['storefront-tokens'],
-    handler: async (request) => ({ tokens: await listStorefrontTokens(request.server.app.ctx, tenantOf(request).storeId) })
+    validate: { query: Joi.object(paginationQuery) },
+    handler: async (request) => {
+      const { limit, cursor } = request.query as { limit: number; cursor?: string };
+      const result = await listStorefrontTokens(request.server.app.ctx, tenantOf(request).storeId, { limit, cursor });
+      return withMeta({ tokens: result.tokens }, paginationMeta(limit, result.nextCursor));
+    }
   }
 });
 

@@ -56,15 +56,21 @@ export const authPlugin: Plugin<void> = {
         maxAgeSec: ctx.config.jwtTtlSec,
         timeSkewSec: 15
       },
-      validate: async (artifacts: { decoded: { payload: { sub: string; sv?: unknown; exp?: unknown } } }, _request: Request, h: ResponseToolkit) => {
+      // Runs before hapi reads the body: the tenancy check (x-store-id, membership, role) is made here
+      // too, so an upload from someone who may not make it is refused before a byte is streamed to disk.
+      validate: async (artifacts: { decoded: { payload: { sub: string; sv?: unknown; exp?: unknown } } }, request: Request, h: ResponseToolkit) => {
         const payload = artifacts.decoded.payload;
         if (typeof payload.exp !== 'number') return { isValid: false };
         try {
           const user = await userForAccessToken(ctx, payload.sub, payload.sv);
-          return user ? { isValid: true, credentials: { userId: user.id, email: user.email } } : { isValid: false };
+          if (!user) return { isValid: false };
+          const tenancy = request.route.settings.plugins?.tenancy;
+          if (tenancy) await resolveTenant(request, user.id, tenancy.roles);
+          return { isValid: true, credentials: { userId: user.id, email: user.email } };
         } catch (error) {
           // @hapi/jwt turns anything thrown here into 401 (and clients log their users out during an
-          // outage): answer 503 directly instead. Other failures are still logged and refused.
+          // outage): answer 400/403/503 directly instead. Other failures are logged and answered 500.
+          if (error instanceof AppError) return { isValid: false, response: appErrorResponse(h, error) };
           if (isBackendDown(error)) return { isValid: false, response: appErrorResponse(h, serviceUnavailable()) };
           ctx.log.error({ err: { message: (error as Error).message } }, 'access token check failed');
           return { isValid: false, response: appErrorResponse(h, new AppError(500, 'internal_error', 'Something went wrong on our side')) };
@@ -90,25 +96,24 @@ export const authPlugin: Plugin<void> = {
     }));
     server.auth.strategy('storefront', 'storefront-token');
 
+    // A net for credentials that did not come through the strategy (server.inject with `auth`).
     // Synchronous for routes without tenancy: no promise on the storefront's hot path.
     server.ext('onPostAuth', (request, h) => {
       const tenancy = request.route.settings.plugins?.tenancy;
-      if (!tenancy) return h.continue;
-      return resolveTenant(request, h, tenancy.roles);
+      if (!tenancy || request.app.tenant) return h.continue;
+      return resolveTenant(request, (request.auth.credentials as { userId: string }).userId, tenancy.roles).then(() => h.continue);
     });
 
-    const resolveTenant = async (request: Request, h: ResponseToolkit, roles: readonly Role[]) => {
+    const resolveTenant = async (request: Request, userId: string, roles: readonly Role[]) => {
       const storeId = request.headers['x-store-id'];
       if (typeof storeId !== 'string' || !storeId) {
         throw badRequest('The x-store-id header is required', [{ path: 'x-store-id', message: 'x-store-id header is required' }]);
       }
       if (!UUID.test(storeId)) throw badRequest('The x-store-id header must be a store id', [{ path: 'x-store-id', message: 'must be a valid UUID' }]);
-      const userId = (request.auth.credentials as { userId: string }).userId;
       const membership = await findMembership(ctx, storeId.toLowerCase(), userId);
       if (!membership) throw forbidden('You are not a member of this store');
       if (!roles.includes(membership.role)) throw forbidden(`This action needs one of the roles: ${roles.join(', ')}`);
       request.app.tenant = { storeId: storeId.toLowerCase(), userId, role: membership.role };
-      return h.continue;
     };
   }
 };

@@ -3,6 +3,7 @@ import { describeUnsubscribe, unsubscribeByToken } from '../../services/customer
 import { validationFailed } from '../../errors.js';
 import { publicRoute } from '../route-helpers.js';
 import { clientIp } from '../client-ip.js';
+import { htmlPage, wantsHtml } from './html-page.js';
 
 const token = Joi.string().trim().max(200);
 
@@ -34,11 +35,19 @@ export const unsubscribeRoute = publicRoute({
         Joi.any().valid(null)
       )
     },
-    handler: async (request) => {
+    handler: async (request, h) => {
       const body = request.payload && typeof request.payload === 'object' ? (request.payload as { token?: string }) : {};
       const value = (request.query as { token?: string }).token ?? body.token;
       if (!value) throw validationFailed([{ path: 'token', message: 'token is required (query or body)' }]);
-      return unsubscribeByToken(request.server.app.ctx, value, clientIp(request));
+      if (!wantsHtml(request)) return unsubscribeByToken(request.server.app.ctx, value, clientIp(request));
+      // The button of the GET page: a browser gets a page back, not JSON.
+      try {
+        const result = await unsubscribeByToken(request.server.app.ctx, value, clientIp(request));
+        return htmlPage(h, { title: 'You are unsubscribed', paragraphs: [`${result.email} will get no more marketing email from this store.`] });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'invalid_token') throw error;
+        return htmlPage(h, { title: 'This link is not valid', paragraphs: ['The unsubscribe link is not valid. Use the link in the latest email you received.'] }, 422);
+      }
     }
   }
 });
@@ -47,9 +56,28 @@ export const describeUnsubscribeRoute = publicRoute({
   method: 'GET',
   path: '/public/unsubscribe',
   options: {
-    description: 'What an unsubscribe link points at, for a confirmation page; changes nothing (mail scanners follow links)',
+    description:
+      'What an unsubscribe link points at, for a confirmation page; changes nothing (mail scanners follow links). ' +
+      'A browser (Accept: text/html) gets a small page with a button that POSTs.',
     tags: ['newsletter'],
     validate: { query: Joi.object({ token: token.required() }) },
-    handler: async (request) => describeUnsubscribe(request.server.app.ctx, (request.query as { token: string }).token)
+    handler: async (request, h) => {
+      const value = (request.query as { token: string }).token;
+      if (!wantsHtml(request)) return describeUnsubscribe(request.server.app.ctx, value);
+      try {
+        const about = await describeUnsubscribe(request.server.app.ctx, value);
+        if (about.emailMarketing === 'unsubscribed') {
+          return htmlPage(h, { title: 'You are unsubscribed', paragraphs: [`${about.email} gets no marketing email from ${about.store.name}.`] });
+        }
+        return htmlPage(h, {
+          title: `Unsubscribe from ${about.store.name}`,
+          paragraphs: [`Stop marketing email from ${about.store.name} to ${about.email}?`],
+          form: { action: `/api/v1/public/unsubscribe?token=${encodeURIComponent(value)}`, button: 'Unsubscribe' }
+        });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'invalid_token') throw error;
+        return htmlPage(h, { title: 'This link is not valid', paragraphs: ['The unsubscribe link is not valid. Use the link in the latest email you received.'] }, 422);
+      }
+    }
   }
 });

@@ -3,10 +3,10 @@ import { getStorefrontCollection, listStorefrontCollections } from '../../servic
 import { paginationMeta } from '../../services/pagination.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { successBodyText } from '../plugins/envelope.js';
-import { envelopeJson } from './cached-json.js';
-import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { paginationQuery } from '../schemas.js';
+import { cachedEnvelope } from './cached-json.js';
+import { cacheableStorefrontGet } from './http-cache.js';
 
 export const listStorefrontCollectionsRoute = storefrontRoute({
   method: 'GET',
@@ -17,8 +17,10 @@ export const listStorefrontCollectionsRoute = storefrontRoute({
     validate: { query: Joi.object(paginationQuery) },
     handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor });
-      return envelopeJson(h, result, () => successBodyText(result.data, paginationMeta(limit, result.nextCursor)));
+      return cachedEnvelope(request, h, `collections:${JSON.stringify([limit, cursor])}`, async () => {
+        const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor });
+        return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
+      });
     })
   }
 });
@@ -32,8 +34,11 @@ export const getStorefrontCollectionRoute = storefrontRoute({
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }), query: Joi.object(paginationQuery) },
     handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await getStorefrontCollection(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string, { limit, cursor });
-      return envelopeJson(h, result, () => successBodyText(result.data, paginationMeta(limit, result.nextCursor)));
+      const slug = (request.params.slug as string).toLowerCase();
+      return cachedEnvelope(request, h, `collection:${JSON.stringify([slug, limit, cursor])}`, async () => {
+        const result = await getStorefrontCollection(request.server.app.ctx, storefrontOf(request).storeId, slug, { limit, cursor });
+        return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
+      });
     })
   }
 });

@@ -11,7 +11,8 @@ export const newsletterSubscribeRoute = storefrontRoute({
   options: {
     description:
       'Subscribe an email to the store newsletter: 200 { subscribed, email, emailMarketing } whether new or already subscribed ' +
-      '(idempotent; the newsletter_welcome email goes out once, when the customer becomes subscribed)',
+      '(idempotent; the newsletter_welcome email goes out once, when the customer becomes subscribed). An address that unsubscribed, or any new ' +
+      'address when the store has newsletterDoubleOptIn, gets 200 { status: "pending_confirmation" } and a confirm link by email instead.',
     tags: ['newsletter'],
     validate: {
       payload: Joi.object({ email: email().required(), firstName: text(255).allow(''), lastName: text(255).allow('') })

@@ -1,18 +1,18 @@
 import Joi from 'joi';
 import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/storefront.js';
 import { paginationMeta } from '../../services/pagination.js';
-import { successBodyText } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
-import { envelopeJson } from './cached-json.js';
-import { cacheableStorefrontGet } from './http-cache.js';
+import { successBodyText } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { money, paginationQuery, text } from '../schemas.js';
+import { cachedEnvelope } from './cached-json.js';
+import { cacheableStorefrontGet } from './http-cache.js';
 
 export const listStorefrontProductsRoute = storefrontRoute({
   method: 'GET',
   path: '/storefront/products',
   options: {
-    description: 'Active products; full-text q, filters collection (slug), tag, minPrice, maxPrice, inStock; sort newest|price_asc|price_desc|title (relevance when q)',
+    description: 'Active products; full-text q (prefix terms), filters collection (slug), tag, minPrice, maxPrice, inStock; sort newest|price_asc|price_desc|title (relevance when q)',
     tags: ['catalog'],
     validate: {
       query: Joi.object({
@@ -29,8 +29,10 @@ export const listStorefrontProductsRoute = storefrontRoute({
     handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
-      const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
-      return envelopeJson(h, result, () => successBodyText(result.data, paginationMeta(limit, result.nextCursor)));
+      return cachedEnvelope(request, h, `products:${JSON.stringify([filters, limit, cursor])}`, async () => {
+        const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
+        return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
+      });
     })
   }
 });
@@ -43,8 +45,11 @@ export const getStorefrontProductRoute = storefrontRoute({
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
     handler: cacheableStorefrontGet(async (request, h) => {
-      const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string);
-      return envelopeJson(h, product, () => successBodyText(product.data));
+      const slug = (request.params.slug as string).toLowerCase();
+      return cachedEnvelope(request, h, `product:${slug}`, async () => {
+        const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, slug);
+        return successBodyText(product.data);
+      });
     })
   }
 });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { decodeCursor, encodeCursor, keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { insertWithSlug } from './slugs.js';
 import { transactionWithEvents } from '../events/domain-events.js';
@@ -86,18 +86,36 @@ export async function listCollections(ctx: AppContext, storeId: string, filters:
   return { collections: result.items.map((row) => toCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };
 }
 
-export async function getCollection(ctx: AppContext, storeId: string, collectionId: string) {
+/** Products of a collection a page at a time (a collection may hold thousands). */
+export const COLLECTION_PRODUCTS_PAGE = { limit: 100 };
+
+/** A collection with one page of its products in order (`productIds` are that page's); `nextCursor` pages on. */
+export async function getCollectionPage(ctx: AppContext, storeId: string, collectionId: string, page: PageRequest) {
   const row: CollectionRow | undefined = await ctx.db('collections').where({ storeId, id: collectionId }).first('collections.*', withProductsCount(ctx.db));
   if (!row) throw notFound('Collection');
-  const [media, products] = await Promise.all([
+  const productsQuery = ctx.db('collectionProducts as cp')
+    .join('products as p', 'p.id', 'cp.productId')
+    .where({ 'cp.collectionId': row.id, 'p.storeId': storeId })
+    .select('p.id', 'p.title', 'p.slug', 'p.status', 'p.minPrice as price', 'cp.position');
+  if (page.cursor) {
+    const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
+    productsQuery.whereRaw('(cp.position, p.id) > (?::integer, ?::uuid)', [position as number, id as string]);
+  }
+  const [media, rows] = await Promise.all([
     mediaById(ctx.db, [row.mediaId]),
-    ctx.db('collectionProducts as cp')
-      .join('products as p', 'p.id', 'cp.productId')
-      .where({ 'cp.collectionId': row.id, 'p.storeId': storeId })
-      .orderBy([{ column: 'cp.position' }, { column: 'p.id' }])
-      .select('p.id', 'p.title', 'p.slug', 'p.status', 'p.minPrice as price', 'cp.position')
+    productsQuery.orderBy([{ column: 'cp.position' }, { column: 'p.id' }]).limit(page.limit + 1) as Promise<Array<{ id: string; position: number }>>
   ]);
-  return { ...toCollectionDto(ctx, row, media), productIds: products.map((p: { id: string }) => p.id), products };
+  const hasMore = rows.length > page.limit;
+  const products = hasMore ? rows.slice(0, page.limit) : rows;
+  const last = products[products.length - 1];
+  return {
+    collection: { ...toCollectionDto(ctx, row, media), productIds: products.map((p) => p.id), products },
+    nextCursor: hasMore && last ? encodeCursor([last.position, last.id]) : null
+  };
+}
+
+export async function getCollection(ctx: AppContext, storeId: string, collectionId: string) {
+  return (await getCollectionPage(ctx, storeId, collectionId, COLLECTION_PRODUCTS_PAGE)).collection;
 }
 
 export async function createCollection(ctx: AppContext, storeId: string, input: CollectionInput & { title: string }) {

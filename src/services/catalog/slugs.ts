@@ -16,20 +16,20 @@ export function slugify(text: string, fallback = 'item'): string {
 }
 
 /**
- * The first free slug for `base` in a store's table: `base`, then `base-2`, `base-3`… Callers
- * still catch the unique violation (two creates can race) and retry.
+ * A free slug for `base` in a store's table: `base`, else `base-N` one past the highest number in
+ * use. One row comes back however many `base-N` exist (the search is an aggregate in PostgreSQL).
  */
 export async function nextFreeSlug(db: Knex | Knex.Transaction, table: 'products' | 'collections', storeId: string, base: string): Promise<string> {
-  const rows: Array<{ slug: string }> = await db(table)
-    .where({ storeId })
-    .where((q) => q.whereRaw('lower(slug) = ?', [base]).orWhereRaw('lower(slug) like ?', [`${escapeLike(base)}-%`]))
-    .select('slug');
-  const taken = new Set(rows.map((row) => row.slug.toLowerCase()));
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+  // `base` comes from slugify ([a-z0-9-]), so it is safe inside the pattern.
+  const result = await db.raw(
+    `select bool_or(lower(slug) = ?) as base_taken,
+            max((substring(lower(slug) from ?))::int) as highest
+       from ?? where store_id = ? and (lower(slug) = ? or lower(slug) like ?)`,
+    [base, `^${base}-([0-9]{1,9})$`, table, storeId, base, `${escapeLike(base)}-%`]
+  );
+  const row = result.rows[0] as { baseTaken: boolean | null; highest: number | null };
+  if (!row.baseTaken) return base;
+  return `${base}-${Math.max(row.highest ?? 1, 1) + 1}`;
 }
 
 export interface SlugInsert<Row> {
@@ -45,10 +45,15 @@ export interface SlugInsert<Row> {
 }
 
 /**
- * Inserts under the given slug, or under the next free derived one; when a concurrent insert takes
- * that slug first, the insert (in a savepoint) is retried with the next.
+ * Inserts under the given slug, or under the next free derived one. Derived slugs are chosen under a
+ * transaction-scoped advisory lock on (table, store, base): concurrent creates of one title take
+ * turns, each seeing the slug the previous one committed, instead of all computing the same "next
+ * free" slug. A clash that still happens (an explicit slug, a rename) retries in a savepoint.
  */
 export async function insertWithSlug<Row>(trx: Knex.Transaction, spec: SlugInsert<Row>): Promise<Row> {
+  if (!spec.explicitSlug) {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`slug:${spec.table}:${spec.storeId}:${slugify(spec.title, spec.fallback)}`]);
+  }
   for (let attempt = 0; ; attempt++) {
     const slug = spec.explicitSlug ?? (await nextFreeSlug(trx, spec.table, spec.storeId, slugify(spec.title, spec.fallback)));
     try {

@@ -4,14 +4,15 @@ import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '.
 import { mediaUrl } from './media.js';
 import { storefrontQuery } from './prepared-query.js';
 import { IN_STOCK_SQL } from './read-models.js';
-import { cachedStorefrontRead } from './storefront-cache.js';
+import { storefrontSearchTerms } from './search-terms.js';
 
 /**
  * Storefront catalog reads, built in PostgreSQL. Every product keeps its storefront JSON document
  * (storefront_products, maintained by triggers: migrations/20261123006200_storefront_documents.ts);
  * a read selects the page's ids through the products indexes, joins their documents with
  * string_agg and computes the next cursor in the same statement. Node never parses the text: it
- * goes into the envelope as it comes (`data` below is JSON text).
+ * goes into the envelope as it comes (`data` below is JSON text). Uncached: the storefront routes
+ * cache the serialised responses (storefront-cache.ts).
  */
 export interface StorefrontJson {
   /** The JSON text of the envelope's `data`. */
@@ -41,8 +42,8 @@ interface SortSpec {
   kind: CursorKind;
 }
 
-/** The search query; one `?` takes the shopper's text. */
-export const STOREFRONT_TSQUERY = `websearch_to_tsquery('english', ?)`;
+/** The search query; one `?` takes `storefrontSearchTerms(q)` (prefix terms: `swea` finds "Sweaters"). */
+export const STOREFRONT_TSQUERY = `to_tsquery('english', ?)`;
 const TSQUERY = STOREFRONT_TSQUERY;
 
 /**
@@ -58,7 +59,7 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
     case 'title':
       return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [q ?? ''], direction: 'desc', cast: 'real', kind: 'number' };
+      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [storefrontSearchTerms(q ?? '')], direction: 'desc', cast: 'real', kind: 'number' };
     default:
       return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
@@ -96,11 +97,7 @@ const PAGE_SELECT = (documents: string) =>
           (array_agg(page.sort_key order by page.n desc) filter (where page.n <= ?))[1] as last_key,
           (array_agg(page.id order by page.n desc) filter (where page.n <= ?))[1] as last_id`;
 
-export function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
-  return cachedStorefrontRead(ctx, storeId, `products:${JSON.stringify([filters, page])}`, () => loadStorefrontProducts(ctx, storeId, filters, page));
-}
-
-async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
+export async function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
   const sort: StorefrontSort = filters.sort ?? (filters.q ? 'relevance' : 'newest');
   if (sort === 'relevance' && !filters.q) throw validationFailed([{ path: 'sort', message: 'relevance needs a search query (q)' }]);
   const spec = sortSpec(sort, filters.q);
@@ -118,7 +115,7 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
       filters.collection
     );
   }
-  if (filters.q) sql.add(` and p.search @@ ${TSQUERY}`, filters.q);
+  if (filters.q) sql.add(` and p.search @@ ${TSQUERY}`, storefrontSearchTerms(filters.q));
   if (filters.tag) sql.add(' and p.tags @> array[?]::text[]', filters.tag);
   if (filters.minPrice !== undefined) sql.add(' and p.min_price >= ?', filters.minPrice);
   if (filters.maxPrice !== undefined) sql.add(' and p.min_price <= ?', filters.maxPrice);
@@ -139,11 +136,7 @@ async function loadStorefrontProducts(ctx: AppContext, storeId: string, filters:
   };
 }
 
-export function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
-  return cachedStorefrontRead(ctx, storeId, `product:${slug.toLowerCase()}`, () => loadStorefrontProduct(ctx, storeId, slug));
-}
-
-async function loadStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
+export async function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
   const [row] = await storefrontQuery<{ document: string }>(
     ctx.db,
     `select replace(d.document, chr(1), $1) as document
@@ -164,11 +157,7 @@ const COLLECTION_JSON_OPEN = `'{"id":"' || c.id || '","title":' || to_json(c.tit
   || ',"createdAt":' || storefront_timestamp(c.created_at) || ',"updatedAt":' || storefront_timestamp(c.updated_at)`;
 
 /** Published collections, newest first. */
-export function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
-  return cachedStorefrontRead(ctx, storeId, `collections:${JSON.stringify(page)}`, () => loadStorefrontCollections(ctx, storeId, page));
-}
-
-async function loadStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
+export async function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
   const sql = new Sql().add(
     `with page as (select c.id, c.created_at as sort_key, ${COLLECTION_JSON_OPEN} || '}' as json,
             row_number() over (order by c.created_at desc, c.id desc) as n
@@ -190,11 +179,7 @@ async function loadStorefrontCollections(ctx: AppContext, storeId: string, page:
 }
 
 /** A published collection with a page of its active products, in the collection's order. */
-export function getStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest): Promise<StorefrontJson> {
-  return cachedStorefrontRead(ctx, storeId, `collection:${JSON.stringify([slug.toLowerCase(), page])}`, () => loadStorefrontCollection(ctx, storeId, slug, page));
-}
-
-async function loadStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest): Promise<StorefrontJson> {
+export async function getStorefrontCollection(ctx: AppContext, storeId: string, slug: string, page: PageRequest): Promise<StorefrontJson> {
   const sql = new Sql().add(
     `with c as (select c.id, ${COLLECTION_JSON_OPEN} as json
                   from collections c left join media m on m.id = c.media_id

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
-import { startsWithPattern } from '../../db/like-patterns.js';
+import { containsPattern } from '../../db/like-patterns.js';
 import { customerRecentOrders } from '../modules/registry.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -57,20 +57,15 @@ export interface CustomerFilters {
   tag?: string | undefined;
 }
 
-/** Newest first. `q` is a case-insensitive prefix of the email, first name, last name or full name. */
+/** The text `?q=` searches; the same expression as the trigram index (migration 20261123002100). */
+const CUSTOMER_SEARCH_TEXT = `(lower(email) || ' ' || lower(coalesce(first_name, '')) || ' ' || lower(coalesce(last_name, '')))`;
+
+/** Newest first. `q` matches anywhere in the email, first name, last name or full name ("example.com", "ann smi"). */
 export async function listCustomers(ctx: AppContext, storeId: string, filters: CustomerFilters, page: PageRequest) {
   const query = ctx.db('customers').where({ storeId });
   if (filters.q) {
-    const pattern = startsWithPattern(filters.q);
-    query.where((w) => {
-      w.whereRaw('lower(email) like ?', [pattern])
-        .orWhereRaw('lower(first_name) like ?', [pattern])
-        .orWhereRaw('lower(last_name) like ?', [pattern]);
-      const [first, ...rest] = filters.q!.trim().split(/\s+/);
-      if (first && rest.length) {
-        w.orWhereRaw('(lower(first_name) = ? and lower(last_name) like ?)', [first.toLowerCase(), startsWithPattern(rest.join(' '))]);
-      }
-    });
+    const words = filters.q.trim().split(/\s+/).join(' ');
+    query.whereRaw(`${CUSTOMER_SEARCH_TEXT} like ?`, [containsPattern(words)]);
   }
   if (filters.emailMarketing) query.where({ emailMarketing: filters.emailMarketing });
   if (filters.tag) query.whereRaw('tags @> array[?]::text[]', [filters.tag]);

@@ -10,6 +10,9 @@ import { stagingLine, validateRecord, type RowError, type StagedCustomer } from 
 
 export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
 export const IMPORT_BATCH_SIZE = 5_000;
+
+/** The import's own statement_timeout (the pool's default is for request-sized work). */
+const IMPORT_STATEMENT_TIMEOUT_MS = 300_000;
 /** Bad rows kept in the job result; `invalidRows` still counts all of them. */
 export const MAX_REPORTED_ERRORS = 10_000;
 
@@ -62,6 +65,8 @@ export interface CustomerImportResult extends ImportCounts {
 
 interface Batch {
   customers: Map<string, StagedCustomer>;
+  /** The file line each kept email came from, to name the row a repeat replaces. */
+  lines: Map<string, number>;
   records: number;
   lastRow: number;
   invalid: number;
@@ -93,7 +98,19 @@ function partitionOfEmail(email: string): number {
   }
   return (hash >>> 0) % IMPORT_PARTITIONS;
 }
-const newBatch = (): Batch => ({ customers: new Map(), records: 0, lastRow: 0, invalid: 0, duplicates: 0, errors: [], bytesRead: 0 });
+/** Line breaks inside a record's quoted fields (each one moves the next record down a line). */
+function newlinesIn(record: string[]): number {
+  let count = 0;
+  for (const field of record) for (let i = field.indexOf('\n'); i >= 0; i = field.indexOf('\n', i + 1)) count += 1;
+  return count;
+}
+
+const unclosedQuote = (line: number) =>
+  new AppError(422, 'validation_failed', `Line ${line}: a quoted field is never closed; the file was not imported past it`, [
+    { path: `line ${line}`, message: 'a quote (") opens a field that is never closed' }
+  ]);
+
+const newBatch = (): Batch => ({ customers: new Map(), lines: new Map(), records: 0, lastRow: 0, invalid: 0, duplicates: 0, errors: [], bytesRead: 0 });
 
 const STAGE_TABLE = `create temp table if not exists customer_import_stage (
   email text not null, first_name text, last_name text, phone text, tags text, note text, email_marketing text
@@ -200,18 +217,28 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
     };
 
     let columns: ColumnMap | undefined;
+    let headerLength = 0;
+    // Row numbers are the file's line numbers (1-based, blank lines counted, a quoted newline inside
+    // a field counted too), so a spreadsheet user finds the row the report names.
+    let nextLine = 1;
     let rowNumber = 0;
     const batches = connections.map(() => newBatch());
     const ready: Array<[number, Batch]> = [];
     const take = (record: string[]) => {
-      rowNumber += 1;
+      rowNumber = nextLine;
+      nextLine += 1 + newlinesIn(record);
+      if (record.length === 1 && record[0]!.trim() === '') return;
       if (columns === undefined) {
         const mapped = mapHeader(record);
         if (!mapped) throw badRequest('The CSV file has no header row with an Email column');
         columns = mapped;
+        headerLength = record.length;
         return;
       }
-      const staged = validateRecord(record, rowNumber, columns);
+      const staged: StagedCustomer | RowError[] =
+        record.length < headerLength
+          ? [{ row: rowNumber, column: '*', message: `the row has ${record.length} of the header's ${headerLength} columns` }]
+          : validateRecord(record, rowNumber, columns);
       const partition = Array.isArray(staged) ? rowNumber % IMPORT_PARTITIONS : partitionOfEmail(staged.email);
       if (rowNumber - 1 <= resumeAfter[partition]!) return;
       const batch = batches[partition]!;
@@ -221,8 +248,13 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
         batch.invalid += 1;
         batch.errors.push(...staged);
       } else {
-        if (batch.customers.delete(staged.email)) batch.duplicates += 1;
+        if (batch.customers.delete(staged.email)) {
+          batch.duplicates += 1;
+          const replaced = batch.lines.get(staged.email);
+          batch.errors.push({ row: rowNumber, column: columns.names.email ?? 'email', message: `warning: repeats the email of row ${replaced}; this row replaces it` });
+        }
         batch.customers.set(staged.email, staged);
+        batch.lines.set(staged.email, rowNumber);
       }
       if (batch.records >= batchSize) {
         ready.push([partition, batch]);
@@ -246,10 +278,17 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
         reject(error);
       };
       Papa.parse(file as unknown as never, {
-        skipEmptyLines: 'greedy',
+        // Blank lines are parsed (and skipped in take) so that line numbers stay the file's.
+        skipEmptyLines: false,
         chunk: (results: Papa.ParseResult<string[]>) => {
           try {
-            for (const record of results.data) take(record);
+            // papaparse reports a quote that is never closed but keeps going, swallowing the rest
+            // of the file into one field: the import fails instead, naming the line it starts on.
+            const unclosed = new Set(results.errors.filter((e) => e.type === 'Quotes').map((e) => e.row));
+            results.data.forEach((record, index) => {
+              if (unclosed.has(index)) throw unclosedQuote(nextLine);
+              take(record);
+            });
           } catch (error) {
             fail(error);
             return;
@@ -295,7 +334,12 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
 
   const counts = sumCounts(checkpoint.partitions);
   // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
-  if (!input.dryRun && counts.created >= ANALYZE_AFTER_CREATED) await ctx.db.raw('analyze customers');
+  if (!input.dryRun && counts.created >= ANALYZE_AFTER_CREATED) {
+    await ctx.db.transaction(async (trx) => {
+      await trx.raw(`set local statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}`);
+      await trx.raw('analyze customers');
+    });
+  }
   const errors: RowError[] = (
     await ctx.db('jobRowErrors').where({ jobId }).orderBy(['rowNumber', 'id']).limit(MAX_REPORTED_ERRORS).select('rowNumber', 'columnName', 'message')
   ).map((e: { rowNumber: number; columnName: string; message: string }) => ({ row: e.rowNumber, column: e.columnName, message: e.message }));
@@ -336,7 +380,8 @@ async function applyBatch(
   const previous = checkpoint.partitions[partition]!;
   // Not waiting for the WAL flush is safe: a batch lost in a crash is lost together with its
   // checkpoint, and the retried job applies it again.
-  await connection.query('begin; set local synchronous_commit = off');
+  // A batch (COPY + upsert of thousands of rows) may outlast the pool's statement_timeout.
+  await connection.query(`begin; set local synchronous_commit = off; set local statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}`);
   try {
     let applied = { created: 0, updated: 0 };
     if (target.dryRun) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { enqueueEmail } from '../email/outbox.js';
 import type { CustomerRow } from './customers.js';
+import { sendNewsletterConfirmation } from './newsletter-confirm.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from './unsubscribe.js';
 
 export interface SubscribeInput {
@@ -11,28 +12,45 @@ export interface SubscribeInput {
 }
 
 /**
- * Storefront newsletter sign-up: creates or updates the store's customer as `subscribed`, recording
- * when, from where (`newsletter`) and from which IP. Idempotent: an already subscribed customer is
- * left as is and gets no second welcome email. Someone who unsubscribed may subscribe again here
- * (this is their own explicit action). Names fill empty fields only.
+ * Storefront newsletter sign-up. An address that unsubscribed, or any new address when the store has
+ * `newsletterDoubleOptIn`, is not subscribed here: it is sent a confirm link and the answer is
+ * `{ status: "pending_confirmation" }` (anyone holding the public storefront token can call this).
+ * Otherwise it creates or updates the store's customer as `subscribed`, recording when, from where
+ * and from which IP. Idempotent: an already subscribed customer is left as is and gets no second
+ * welcome email. Names fill empty fields only.
  */
 export async function subscribeToNewsletter(ctx: AppContext, storeId: string, input: SubscribeInput, ip: string | null) {
+  const email = input.email.toLowerCase();
+  const [store, existing] = await Promise.all([
+    ctx.db('stores').where({ id: storeId }).first('name', 'newsletterDoubleOptIn'),
+    ctx.db('customers').where({ storeId }).whereRaw('lower(email) = ?', [email]).first('emailMarketing')
+  ]);
+  const needsConfirmation = existing ? existing.emailMarketing === 'unsubscribed' : Boolean(store?.newsletterDoubleOptIn);
+  if (needsConfirmation) {
+    await ctx.db.transaction((trx) => sendNewsletterConfirmation(ctx, trx, storeId, store?.name ?? '', { ...input, email }));
+    return { status: 'pending_confirmation' as const, email };
+  }
+  return applySubscription(ctx, storeId, input, ip, 'newsletter');
+}
+
+/** Subscribes now (also what a confirmed double opt-in link does, with source `newsletter_confirmed`). */
+export async function applySubscription(ctx: AppContext, storeId: string, input: SubscribeInput, ip: string | null, source: string) {
   await ctx.db.transaction(async (trx) => {
     const result = await trx.raw(
       `insert into customers as c (store_id, email, first_name, last_name, source,
           email_marketing, email_marketing_updated_at, email_marketing_source, email_marketing_ip)
-       values (?, ?, ?, ?, 'newsletter', 'subscribed', now(), 'newsletter', ?)
+       values (?, ?, ?, ?, 'newsletter', 'subscribed', now(), ?, ?)
        on conflict (store_id, lower(email)) do update
          set email_marketing = 'subscribed',
              email_marketing_updated_at = now(),
-             email_marketing_source = 'newsletter',
+             email_marketing_source = excluded.email_marketing_source,
              email_marketing_ip = excluded.email_marketing_ip,
              first_name = coalesce(c.first_name, excluded.first_name),
              last_name = coalesce(c.last_name, excluded.last_name),
              updated_at = now()
          where c.email_marketing <> 'subscribed'
        returning c.*, (select name from stores where id = c.store_id) as store_name`,
-      [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, ip]
+      [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, source, ip]
     );
     const changed = (result.rows[0] as (CustomerRow & { storeName: string }) | undefined) ?? null;
     // The welcome email is queued in the same transaction: it exists exactly when the subscription does.

@@ -119,8 +119,21 @@ export async function recordJobFailure(ctx: AppContext, jobId: string, message: 
   if (final && typeof inputFile === 'string') await storageFor(ctx).delete(inputFile);
 }
 
+/**
+ * A job's result as lists show it: every list in it (an import's 10,000 row errors) replaced by its
+ * length as `<name>Count`, computed in PostgreSQL so the lists never leave the database.
+ * `GET /admin/jobs/{jobId}` has the full result.
+ */
+const RESULT_SUMMARY_SQL = `case when jsonb_typeof(result) = 'object' then (
+    select coalesce(jsonb_object_agg(case when jsonb_typeof(value) = 'array' then key || 'Count' else key end,
+                                     case when jsonb_typeof(value) = 'array' then to_jsonb(jsonb_array_length(value)) else value end), '{}'::jsonb)
+      from jsonb_each(result)
+  ) else result end as result`;
+
+const LIST_COLUMNS = ['id', 'storeId', 'type', 'queue', 'status', 'progress', 'error', 'createdAt', 'startedAt', 'finishedAt'];
+
 export async function listJobs(ctx: AppContext, storeId: string, filters: { type?: string }, page: PageRequest) {
-  const query = ctx.db('jobs').where({ storeId });
+  const query = ctx.db('jobs').where({ storeId }).select([...LIST_COLUMNS, ctx.db.raw(RESULT_SUMMARY_SQL)]);
   if (filters.type) query.where({ type: filters.type });
   const result = await keysetPage<JobRow>(query, { column: 'createdAt', direction: 'desc' }, page);
   return { jobs: result.items.map(toJobDto), nextCursor: result.nextCursor };
