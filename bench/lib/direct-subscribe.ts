@@ -10,8 +10,8 @@ import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../../src/services/cu
 
 /**
  * The baseline the outbox is measured against: newsletter subscribe as it was before the outbox
- * (the upsert, the store's name, an email_log row, then a direct BullMQ add after commit), behind
- * the same storefront auth and validation. Bench only: it loses the job when Redis is down.
+ * (the double opt-in reads, the upsert, the store's name, an email_log row, then a direct BullMQ add
+ * after commit), behind the same storefront auth and validation. Bench only: it loses the job when Redis is down.
  */
 export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
   server.route(
@@ -23,6 +23,11 @@ export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
         handler: async (request) => {
           const storeId = storefrontOf(request).storeId;
           const { email } = request.payload as { email: string };
+          // The same double opt-in reads as the real route.
+          await Promise.all([
+            ctx.db('stores').where({ id: storeId }).first('name', 'newsletterDoubleOptIn'),
+            ctx.db('customers').where({ storeId }).whereRaw('lower(email) = ?', [email.toLowerCase()]).first('emailMarketing')
+          ]);
           const result = await ctx.db.raw(
             `insert into customers as c (store_id, email, first_name, last_name, source,
                 email_marketing, email_marketing_updated_at, email_marketing_source, email_marketing_ip)
