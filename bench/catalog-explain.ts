@@ -9,8 +9,9 @@ import { freshBenchDatabase } from './lib/database.js';
 
 /**
  * Issue 3: EXPLAIN shows no sequential scan over products at 100k rows for the storefront list and
- * search. Captures the exact SQL the service sends (knex 'query' events) for each case and explains
- * it with the same bindings.
+ * search. Captures the exact SQL the service sends (its reads go to a pooled pg client directly, as
+ * prepared statements: the capture wraps pg's Client#query for the call) and explains it with the
+ * same bindings.
  */
 export async function run(): Promise<void> {
   console.log('\n# catalog-explain: storefront list and search plans at 100,000 products (+ 5,000 in another store)');
@@ -42,15 +43,20 @@ export async function run(): Promise<void> {
     let failures = 0;
     for (const [name, filters, cursor] of cases) {
       const captured: Array<{ sql: string; bindings: unknown[] }> = [];
-      const listener = (query: { sql: string; bindings: unknown[] }) => captured.push(query);
-      db.on('query', listener);
-      await listStorefrontProducts(ctx, big!, filters, { limit: 20, cursor });
-      db.off('query', listener);
-      const main = captured.find((q) => /from "products" as "p"/.test(q.sql));
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const config = args[0] as { text?: string; values?: unknown[] } | string;
+        if (typeof config === 'object' && config?.text) captured.push({ sql: config.text, bindings: config.values ?? [] });
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await listStorefrontProducts(ctx, big!, filters, { limit: 20, cursor });
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      const main = captured.find((q) => /from products p/.test(q.sql));
       if (!main) throw new Error(`no products query captured for ${name}`);
-      let index = 0;
-      const sql = main.sql.replace(/\?/g, () => `$${++index}`);
-      const plan = await client.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, main.bindings as unknown[]);
+      const plan = await client.query(`EXPLAIN (ANALYZE, COSTS OFF) ${main.sql}`, main.bindings);
       const lines = plan.rows.map((row) => row['QUERY PLAN'] as string);
       const seqScan = lines.some((line) => /Seq Scan on products/.test(line));
       if (seqScan) failures++;
