@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildApp } from './helpers/app.js';
-import { reconcileStripeEvents } from '../src/services/operations/webhook-reconcile.js';
+import { reconcileStripeEvents } from '../src/services/payments/reconcile-events.js';
 
 t.test('webhook reconciliation replays stored events that were never processed, only stale ones', async (t) => {
   // Workers start after the first pass: their boot runs the scheduled reconcile at once too.

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { reconcileStripeEvents } from '../services/operations/webhook-reconcile.js';
+import { reconcileStripeEvents } from '../services/payments/reconcile-events.js';
 import { defineJob } from './job-kind.js';
 
 /** Every 15 minutes: stored webhook events that were never processed are replayed. */
