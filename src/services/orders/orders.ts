@@ -1,3 +1,4 @@
+import { Order } from '../../db/models/order.js';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
@@ -35,13 +36,19 @@ export async function listOrders(ctx: AppContext, storeId: string, filters: { st
 }
 
 export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, orderId: string) {
-  const order: OrderRow | undefined = await db('orders').where({ storeId, id: orderId }).first();
-  if (!order) throw notFound('Order');
-  const [items, fulfillments, base] = await Promise.all([
-    db('orderItems').where({ orderId }).orderBy('position') as Promise<OrderItemRow[]>,
-    db('fulfillments').where({ orderId }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
+  // One graph load: the order with its items in position order and its fulfilments in time order.
+  const [graph, base] = await Promise.all([
+    Order.query(db)
+      .findOne({ storeId, id: orderId })
+      .withGraphFetched('[items(inPosition), fulfillments(inTimeOrder)]')
+      .modifiers({ inPosition: (query) => query.orderBy('position'), inTimeOrder: (query) => query.orderBy('createdAt') }),
     trackingUrlBase(ctx, db, storeId)
   ]);
+  if (!graph) throw notFound('Order');
+  const { items: loadedItems, fulfillments: loadedFulfillments, ...fields } = graph;
+  const order = fields as unknown as OrderRow;
+  const items = (loadedItems ?? []) as unknown as OrderItemRow[];
+  const fulfillments = (loadedFulfillments ?? []) as unknown as FulfillmentRow[];
   return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken)) };
 }
 
