@@ -1,7 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
 import pg from 'pg';
-import { registerPool } from '../services/outbox/wake.js';
 
 // int8 (counts, sums) as JS numbers: every amount we keep fits well inside 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -25,7 +24,7 @@ interface RawResult {
 const isRawResult = (result: unknown): result is RawResult =>
   typeof result === 'object' && result !== null && Array.isArray((result as RawResult).rows) && typeof (result as RawResult).command === 'string';
 
-const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
   const mapped: Record<string, unknown> = {};
@@ -47,7 +46,7 @@ export function createDb(
   log?: Knex.Config['log']
 ): Knex {
   const mappers = objection.knexSnakeCaseMappers();
-  const db = knexFactory({
+  return knexFactory({
     ...(log ? { log } : {}),
     client: 'pg',
     connection: {
@@ -64,6 +63,4 @@ export function createDb(
     postProcessResponse: (result) =>
       isRawResult(result) ? { ...result, rows: result.rows.map(camelCaseKeys) } : mappers.postProcessResponse(result)
   });
-  registerPool(db);
-  return db;
 }

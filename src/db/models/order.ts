@@ -24,7 +24,7 @@ export class Order extends BaseModel {
   shippingTotal!: number;
   total!: number;
   discountCode!: string | null;
-  shippingMethod!: Record<string, unknown> | null;
+  shippingMethod!: { id: string; name: string; price: number } | null;
   shippingAddress!: Record<string, unknown>;
   billingAddress!: Record<string, unknown> | null;
   trackingToken!: string;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { camelCase } from '../../db/knex.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
 
@@ -55,14 +56,13 @@ export async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
   return result.rows[0] as { id: string; firstName: string | null; lastName: string | null };
 }
 
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 const DATES = new Set(['createdAt', 'updatedAt']);
 
 /** A `row_to_json` object (snake_case keys, ISO date strings) as the row knex would have returned. */
 function fromJson<T>(value: Record<string, unknown>): T {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    const name = camel(key);
+    const name = camelCase(key);
     out[name] = DATES.has(name) && typeof v === 'string' ? new Date(v) : v;
   }
   return out as T;

@@ -45,10 +45,7 @@ export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, st
     trackingUrlBase(ctx, db, storeId)
   ]);
   if (!graph) throw notFound('Order');
-  const { items: loadedItems, fulfillments: loadedFulfillments, ...fields } = graph;
-  const order = fields as unknown as OrderRow;
-  const items = (loadedItems ?? []) as unknown as OrderItemRow[];
-  const fulfillments = (loadedFulfillments ?? []) as unknown as FulfillmentRow[];
+  const { items = [], fulfillments = [], ...order } = graph;
   return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken)) };
 }
 
