@@ -6,6 +6,7 @@ import { createLogger, knexLog, type Logger } from './logger.js';
 import { createFailFastRedis, waitForReady } from './redis.js';
 import { LocalCache } from './services/cache/local-cache.js';
 import { OutboxRelay } from './services/outbox/relay.js';
+import { registerPool } from './services/outbox/wake.js';
 
 /**
  * Everything a service needs from the outside world, built once per process. Services take it as
@@ -30,6 +31,7 @@ export function createContext(config: Config, options: { log?: Logger; dbPoolMax
     { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs },
     knexLog(log)
   );
+  registerPool(db);
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);

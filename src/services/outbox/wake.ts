@@ -12,7 +12,7 @@ const poolsByDatabase = new WeakMap<object, Knex>();
 
 const databaseKey = (db: AnyDb): object => (db as unknown as { client: { config: object } }).client.config;
 
-/** A knex pool, so that a producer without a relay can still wake the relays of other processes. */
+/** A context's knex pool (createContext registers it), so that a producer without a relay can still wake the relays of other processes. */
 export function registerPool(db: Knex): void {
   poolsByDatabase.set(databaseKey(db), db);
 }
