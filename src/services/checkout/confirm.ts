@@ -10,7 +10,7 @@ import { toOrderDto } from '../orders/dto.js';
 import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
-import { trackingUrlBase, trackingUrlFor } from '../orders/tracking-url.js';
+import { orderMailStore, trackingUrlFor } from '../orders/tracking-url.js';
 import { PROVIDERS } from '../payments/providers.js';
 import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
 import { findSession, type SessionRow } from './sessions.js';
@@ -103,12 +103,12 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   await trx('carts').where({ id: cart.id }).update({ status: 'completed', orderId, updatedAt: trx.fn.now() });
   // Any other pending session of this cart gives its stock back now: the cart is sold.
   changed.push(...(await cancelPendingSessions(trx, storeId, cart.id)));
-  const [store, base] = await Promise.all([trx('stores').where({ id: storeId }).first('name'), trackingUrlBase(ctx, trx, storeId)]);
+  const store = await orderMailStore(ctx, trx, storeId);
 
   // The confirmation email commits with the order (outbox): no order without its email, no email
   // without its order. It is written before the number exists; the order insert fills the number in.
   const trackingToken = newTrackingToken();
-  const trackingUrl = trackingUrlFor(base, trackingToken);
+  const trackingUrl = trackingUrlFor(store.trackingBase, trackingToken);
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
   const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.firstName, lastName: customer.lastName }, trackingUrl), { trx });
   const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId, sequence });

@@ -4,7 +4,7 @@ import { enqueueEmail } from '../email/outbox.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
-import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
+import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 
 export interface FulfillmentInput {
   items?: Array<{ orderItemId: string; quantity: number }>;
@@ -74,8 +74,8 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
       })
       .returning('*')) as FulfillmentRow[];
     if (row!.notifyCustomer) {
-      const store = await trx('stores').where({ id: storeId }).first('name');
-      const trackingUrl = trackingUrlFor(await trackingUrlBase(ctx, trx, storeId), order.trackingToken);
+      const store = await orderMailStore(ctx, trx, storeId);
+      const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
       await enqueueEmail(ctx, shippingConfirmationEmail(store.name, updatedOrder!, items, row!, trackingUrl), { trx });
     }
     return row!;

@@ -8,9 +8,18 @@ import type { AppContext } from '../../context.js';
  */
 export async function trackingUrlBase(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string): Promise<string> {
   const store = await db('stores').where({ id: storeId }).first('storefrontUrl');
-  const base = (store?.storefrontUrl as string | null | undefined)?.replace(/\/+$/, '');
-  if (base) return `${base}/orders/track/`;
-  return `${ctx.config.appUrl}/api/v1/public/orders/`;
+  return baseFor(ctx, store?.storefrontUrl);
+}
+
+/** What an order email needs of its store, in one read: the name and the tracking link base. */
+export async function orderMailStore(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string): Promise<{ name: string; trackingBase: string }> {
+  const store = await db('stores').where({ id: storeId }).first('name', 'storefrontUrl');
+  return { name: store?.name ?? '', trackingBase: baseFor(ctx, store?.storefrontUrl) };
+}
+
+function baseFor(ctx: AppContext, storefrontUrl: string | null | undefined): string {
+  const base = storefrontUrl?.replace(/\/+$/, '');
+  return base ? `${base}/orders/track/` : `${ctx.config.appUrl}/api/v1/public/orders/`;
 }
 
 export const trackingUrlFor = (base: string, token: string) => `${base}${encodeURIComponent(token)}`;
