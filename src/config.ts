@@ -69,6 +69,8 @@ export interface Config {
   uploadTmpDir: string;
   /** `json` (default) or `pretty` (pino-pretty, for local runs). */
   logFormat: 'json' | 'pretty';
+  /** Check every success response against its route's declared joi data schema (on in tests). */
+  validateResponses: boolean;
 }
 
 const DEV_SECRET = 'dev-only-secret-change-me-dev-only-secret';
@@ -154,7 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
     uploadTmpDir: path.resolve(env.UPLOAD_TMP_DIR || os.tmpdir()),
-    logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json'
+    logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json',
+    validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test'
   };
 }
 

@@ -15,6 +15,24 @@ t.test('GET /openapi.json documents the routes from their joi schemas', async (t
   t.notOk(response.body.paths['/{any}'], 'the catch-all is not documented');
 });
 
+t.test('a route documents its response data schema, and a response that drifts from it fails loudly in tests', async (t) => {
+  const app = await buildApp(t);
+  const document = (await app.request({ url: '/openapi.json' })).body;
+  const created = document.paths['/api/v1/admin/discounts'].post.responses['201'].content['application/json'].schema;
+  t.same(created.required, ['success', 'data', 'meta']);
+  t.ok(created.properties.data.properties.discount.properties.usageCount, 'the data schema reaches the discount fields');
+
+  const Joi = (await import('joi')).default;
+  app.server.route({
+    method: 'GET',
+    path: '/api/v1/drifting',
+    options: { auth: false, response: { status: { 200: Joi.object({ count: Joi.number().required() }) } }, handler: () => ({ count: 'many' }) }
+  });
+  const drifted = await app.request({ url: '/drifting' });
+  t.equal(drifted.status, 500);
+  t.match(drifted.body.error.details, [{ path: 'count', message: /must be a number/ }]);
+});
+
 t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);

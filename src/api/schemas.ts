@@ -15,3 +15,9 @@ export const paginationQuery = {
 };
 
 export const idParams = (...names: string[]) => Joi.object(Object.fromEntries(names.map((name) => [name, id().required()])));
+
+/** Response pieces: what the contract promises about timestamps and ids in every `data`. */
+export const timestamp = () => Joi.date().iso();
+export const idValue = () => Joi.string().uuid();
+/** A response `data` object: the listed keys and no others, so the OpenAPI document is exact. */
+export const responseObject = (keys: Record<string, Joi.Schema>) => Joi.object(keys).unknown(false);

@@ -7,6 +7,7 @@ import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
 import { queueDashboardPlugin } from './plugins/queue-dashboard.js';
 import { uploadCleanupPlugin } from './uploads.js';
+import { responseContractPlugin } from './plugins/response-contract.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
 import { ROUTE_GROUPS } from './routes.js';
@@ -32,7 +33,9 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
       timeout: { server: 25_000, socket: 30_000 },
       // JSON only unless a route says otherwise (CSV and multipart uploads, one-click unsubscribe).
       payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json', uploads: ctx.config.uploadTmpDir },
-      response: { emptyStatusCode: 204 },
+      // Routes declare joi data schemas in `response.status` for the OpenAPI document; hapi never
+      // runs them (sample 0): the response-contract plugin checks them when VALIDATE_RESPONSES is on.
+      response: { emptyStatusCode: 204, sample: 0 },
       compression: ROUTE_COMPRESSION,
       security: { noOpen: true, noSniff: true, xframe: true, referrer: 'no-referrer', hsts: ctx.config.env === 'production' }
     },
@@ -42,7 +45,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
   server.app.ctx = ctx;
   server.validator(Joi);
 
-  await server.register([envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin, uploadCleanupPlugin]);
+  await server.register([responseContractPlugin, envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin, uploadCleanupPlugin]);
   await server.register(
     {
       name: 'shopwright-routes',

@@ -6,7 +6,7 @@ import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { upsertDiscountPayload } from './schemas.js';
+import { discountListResponse, discountResponse, upsertDiscountPayload } from './schemas.js';
 
 export const listDiscountsRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -15,6 +15,7 @@ export const listDiscountsRoute = adminRoute(ADMINS, {
     description: 'List discounts (newest first)',
     tags: ['discounts'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow(''), isActive: Joi.boolean() }) },
+    response: { status: { 200: discountListResponse } },
     handler: async (request) => {
       const { limit, cursor, q, isActive } = request.query as { limit: number; cursor?: string; q?: string; isActive?: boolean };
       const result = await listDiscounts(request.server.app.ctx, tenantOf(request).storeId, { q, isActive }, { limit, cursor });
@@ -30,6 +31,7 @@ export const createDiscountRoute = adminRoute(ADMINS, {
     description: 'Create a discount code',
     tags: ['discounts'],
     validate: { payload: upsertDiscountPayload },
+    response: { status: { 201: discountResponse } },
     handler: async (request, h) => {
       const discount = await createDiscount(request.server.app.ctx, tenantOf(request).storeId, request.payload as DiscountInput);
       return h.response({ discount }).code(201);
@@ -44,6 +46,7 @@ export const getDiscountRoute = adminRoute(ADMINS, {
     description: 'Get a discount with its usageCount',
     tags: ['discounts'],
     validate: { params: idParams('discountId') },
+    response: { status: { 200: discountResponse } },
     handler: async (request) => ({
       discount: await getDiscount(request.server.app.ctx, tenantOf(request).storeId, request.params.discountId as string)
     })
@@ -57,6 +60,7 @@ export const replaceDiscountRoute = adminRoute(ADMINS, {
     description: 'Replace a discount (absent optional fields become null)',
     tags: ['discounts'],
     validate: { params: idParams('discountId'), payload: upsertDiscountPayload },
+    response: { status: { 200: discountResponse } },
     handler: async (request) => ({
       discount: await replaceDiscount(
         request.server.app.ctx,

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { DISCOUNT_TYPES } from '../../services/discounts.js';
-import { money } from '../schemas.js';
+import { idValue, money, responseObject, timestamp } from '../schemas.js';
 
 /** AdminUpsertDiscountRequest: shared by create (POST) and replace (PUT). */
 export const upsertDiscountPayload = Joi.object({
@@ -22,3 +22,21 @@ export const upsertDiscountPayload = Joi.object({
     .when('startsAt', { is: Joi.date().required(), then: Joi.date().greater(Joi.ref('startsAt')).messages({ 'date.greater': 'endsAt must be after startsAt' }) }),
   minimumOrderAmount: money().allow(null)
 });
+
+export const discountResource = responseObject({
+  id: idValue().required(),
+  code: Joi.string().required(),
+  type: Joi.string().valid(...DISCOUNT_TYPES).required(),
+  value: Joi.number().allow(null).required(),
+  isActive: Joi.boolean().required(),
+  usageLimit: Joi.number().integer().allow(null).required(),
+  usageCount: Joi.number().integer().required(),
+  startsAt: timestamp().allow(null).required(),
+  endsAt: timestamp().allow(null).required(),
+  minimumOrderAmount: Joi.number().integer().allow(null).required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('Discount');
+
+export const discountResponse = responseObject({ discount: discountResource.required() });
+export const discountListResponse = responseObject({ discounts: Joi.array().items(discountResource).required() });
