@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { measure, startBenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
@@ -84,10 +85,13 @@ export async function run(): Promise<void> {
     printStats('one shopper alone', alone);
     // Warm-up (JIT, connection pools), not counted.
     await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: 2_000 });
+    const cpuBefore = cpuSnapshot(server.pid);
     const stats = await runShoppers({
       api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: Number(process.env.BENCH_DURATION ?? 8) * 1000
     });
+    const cpuAfter = cpuSnapshot(server.pid);
     const perSec = printStats(`spread over 100 variants`, stats);
+    console.log(`  ${cpuPerUnit(cpuBefore, cpuAfter, stats.completed, 'checkout')}`);
     const requestsPerSec = ((stats.completed * 5) / stats.elapsedMs) * 1000;
     console.log(`  ${requestsPerSec.toFixed(0)} checkout requests/s vs ${bare.reqPerSec} req/s on the bare hapi route (${((requestsPerSec / bare.reqPerSec) * 100).toFixed(1)}%)`);
     console.log(`  targets: >= 200 checkouts/s (${perSec >= 200 ? 'met' : 'MISSED'}), confirm p99 < 100 ms (${percentile(stats.latencies.confirm, 99) < 100 ? 'met' : 'MISSED'})`);

@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 export interface BenchServer {
   api: string;
   bare: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -28,6 +29,7 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   const urls = JSON.parse(first) as { api: string; bare: string };
   return {
     ...urls,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await once(child, 'exit');

@@ -52,10 +52,27 @@ export interface UpdateStoreInput {
 }
 
 const storefrontStoreKey = (storeId: string) => `sfstore:${storeId}`;
+const storeRowKey = (storeId: string) => `store:${storeId}`;
 
 export async function findStore(ctx: AppContext, storeId: string): Promise<StoreRow> {
   const store = await ctx.db('stores').where({ id: storeId }).first();
   if (!store) throw notFound('Store');
+  return store;
+}
+
+/**
+ * The store row for the shopper's hot path (carts, checkout, order mail), from the per-process
+ * LocalCache: `updateStore` drops it in every process (at once here, by pub/sub elsewhere, and
+ * within STOREFRONT_CACHE_TTL_MS if a message is lost). Saves one read on every cart and checkout
+ * step; admin reads keep `findStore`, which always reads the row.
+ */
+export async function cachedStore(ctx: AppContext, storeId: string): Promise<StoreRow> {
+  const key = storeRowKey(storeId);
+  const cached = ctx.cache.get<StoreRow>(key);
+  if (cached) return cached;
+  const generation = ctx.cache.generation();
+  const store = await findStore(ctx, storeId);
+  ctx.cache.set(key, store, generation);
   return store;
 }
 
@@ -131,7 +148,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     if (Object.keys(changes).length) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
     if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
   });
-  await ctx.cache.invalidate(storefrontStoreKey(storeId));
+  await ctx.cache.invalidate(storefrontStoreKey(storeId), storeRowKey(storeId));
   await bumpStorefrontVersion(ctx, storeId);
   return getStoreSettings(ctx, storeId);
 }

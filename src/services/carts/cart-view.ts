@@ -84,10 +84,13 @@ export async function loadLines(db: Knex | Knex.Transaction, cartId: string): Pr
   }));
 }
 
-/** Prices a cart: lines, the discount if it still applies, the chosen shipping method, totals. */
-export async function priceCart(db: Knex | Knex.Transaction, cart: CartRow, methods: ShippingMethod[]): Promise<PricedCart> {
+/**
+ * Prices a cart: lines, the discount if it still applies, the chosen shipping method, totals.
+ * `knownLines` skips the read when the caller already knows them (a cart just made is empty).
+ */
+export async function priceCart(db: Knex | Knex.Transaction, cart: CartRow, methods: ShippingMethod[], knownLines?: CartLine[]): Promise<PricedCart> {
   const [lines, discount] = await Promise.all([
-    loadLines(db, cart.id),
+    knownLines ?? loadLines(db, cart.id),
     cart.discountId ? (db('discounts').where({ id: cart.discountId, storeId: cart.storeId }).first() as Promise<DiscountRecord | undefined>) : null
   ]);
   const subtotal = lines.reduce((sum, line) => sum + line.lineTotal, 0);

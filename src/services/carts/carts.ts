@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { cancelPendingSessions, stockChanged } from '../checkout/reservations.js';
-import { findStore, type StoreRow } from '../stores.js';
+import { cachedStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
@@ -27,7 +27,7 @@ export async function findCart(db: Knex | Knex.Transaction, storeId: string, car
 }
 
 async function viewCart(ctx: AppContext, storeId: string, cartId: string, store?: StoreRow) {
-  const [cart, resolvedStore] = await Promise.all([findCart(ctx.db, storeId, cartId), store ?? findStore(ctx, storeId)]);
+  const [cart, resolvedStore] = await Promise.all([findCart(ctx.db, storeId, cartId), store ?? cachedStore(ctx, storeId)]);
   return toCartDto(await priceCart(ctx.db, cart, resolvedStore.shippingMethods));
 }
 
@@ -41,51 +41,88 @@ async function assertSellable(trx: Knex.Transaction, storeId: string, variantId:
     .where({ 'v.id': variantId, 'v.storeId': storeId, 'p.status': 'active' })
     .whereNull('v.archivedAt')
     .first('v.id', 'v.productId', 'v.inventoryQuantity', 'v.inventoryPolicy');
-  if (!variant) throw validationFailed([{ path: 'variantId', message: 'no such product variant for sale in this store' }]);
-  if (variant.inventoryPolicy === 'deny' && quantity > variant.inventoryQuantity) {
-    throw conflict('insufficient_inventory', 'Not enough stock for this quantity', [
-      { path: 'quantity', message: `only ${Math.max(0, variant.inventoryQuantity)} in stock` }
-    ]);
-  }
+  if (!variant) throw notForSale();
+  if (variant.inventoryPolicy === 'deny' && quantity > variant.inventoryQuantity) throw notEnoughStock(variant.inventoryQuantity);
   return variant as { id: string; productId: string };
 }
 
+const notForSale = () => validationFailed([{ path: 'variantId', message: 'no such product variant for sale in this store' }]);
+const notEnoughStock = (inStock: number) =>
+  conflict('insufficient_inventory', 'Not enough stock for this quantity', [{ path: 'quantity', message: `only ${Math.max(0, inStock)} in stock` }]);
+const overLineLimit = () => validationFailed([{ path: 'quantity', message: `at most ${MAX_LINE_QUANTITY} of one variant` }]);
+
+/**
+ * Adds to a line (or makes it) in one statement: the variant must be for sale, the line stays
+ * within MAX_LINE_QUANTITY and, for a `deny` variant, within stock. The cart row is locked by the
+ * caller, so the line's quantity cannot move underneath; when nothing was written, the returned
+ * figures say why.
+ */
 async function addLine(trx: Knex.Transaction, storeId: string, cartId: string, item: CartItemInput) {
-  const existing = await trx('cartItems').where({ cartId, variantId: item.variantId }).first('quantity');
-  const quantity = (existing?.quantity ?? 0) + item.quantity;
-  if (quantity > MAX_LINE_QUANTITY) throw validationFailed([{ path: 'quantity', message: `at most ${MAX_LINE_QUANTITY} of one variant` }]);
-  const variant = await assertSellable(trx, storeId, item.variantId, quantity);
-  await trx.raw(
-    `insert into cart_items (cart_id, store_id, variant_id, product_id, quantity) values (?, ?, ?, ?, ?)
-     on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity`,
-    [cartId, storeId, item.variantId, variant.productId, item.quantity]
+  const result = await trx.raw(
+    `with v as (
+       select v.id, v.product_id, v.inventory_quantity, v.inventory_policy,
+              coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity as wanted
+         from product_variants v join products p on p.id = v.product_id
+        where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
+     ), written as (
+       insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
+       select :cartId, :storeId, v.id, v.product_id, :quantity from v
+        where v.wanted <= :max and (v.inventory_policy = 'continue' or v.wanted <= v.inventory_quantity)
+       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+       returning 1
+     )
+     select v.inventory_quantity, v.wanted, exists (select 1 from written) as written from v`,
+    { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max: MAX_LINE_QUANTITY }
   );
+  const row = result.rows[0] as { inventoryQuantity: number; wanted: number; written: boolean } | undefined;
+  if (!row) throw notForSale();
+  if (row.written) return;
+  if (row.wanted > MAX_LINE_QUANTITY) throw overLineLimit();
+  throw notEnoughStock(row.inventoryQuantity);
 }
 
+/**
+ * A new cart. Without items it is one INSERT (no transaction, nothing to price); with items the
+ * lines are added and priced in the same transaction.
+ */
 export async function createCart(ctx: AppContext, storeId: string, input: { email?: string; items?: CartItemInput[] }) {
-  const store = await findStore(ctx, storeId);
-  const cartId = await ctx.db.transaction(async (trx) => {
-    const [cart] = await trx('carts')
-      .insert({ storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) })
-      .returning('id');
-    for (const item of input.items ?? []) await addLine(trx, storeId, cart.id, item);
-    return cart.id as string;
+  const store = await cachedStore(ctx, storeId);
+  const row = { storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) };
+  if (!input.items?.length) {
+    const [cart] = (await ctx.db('carts').insert(row).returning('*')) as CartRow[];
+    return { cart: toCartDto(await priceCart(ctx.db, cart!, store.shippingMethods, [])) };
+  }
+  const view = await ctx.db.transaction(async (trx) => {
+    const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];
+    for (const item of input.items ?? []) await addLine(trx, storeId, cart!.id, item);
+    return toCartDto(await priceCart(trx, cart!, store.shippingMethods));
   });
-  return { cart: await viewCart(ctx, storeId, cartId, store) };
+  return { cart: view };
 }
+
+/** Columns a cart change sets on the cart row itself, written with the expiry in one UPDATE. */
+type CartColumns = Partial<Pick<CartRow, 'discountId' | 'discountCode' | 'shippingMethodId' | 'shippingCountry'>>;
 
 /**
  * Every cart change: the cart row locked, refused once completed, any pending checkout session
  * cancelled (its stock goes back: the cart it reserved for no longer exists), expiry pushed out.
  */
-async function changeCart(ctx: AppContext, storeId: string, cartId: string, change: (trx: Knex.Transaction, cart: CartRow, store: StoreRow) => Promise<void>) {
-  const store = await findStore(ctx, storeId);
+async function changeCart(
+  ctx: AppContext,
+  storeId: string,
+  cartId: string,
+  change: (trx: Knex.Transaction, cart: CartRow, store: StoreRow) => Promise<CartColumns | void>
+) {
+  const store = await cachedStore(ctx, storeId);
   const { released, view } = await ctx.db.transaction(async (trx) => {
     const cart = await findCart(trx, storeId, cartId, true);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelPendingSessions(trx, storeId, cartId);
-    await change(trx, cart, store);
-    const [updated] = (await trx('carts').where({ id: cartId }).update({ updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) }).returning('*')) as CartRow[];
+    const columns = (await change(trx, cart, store)) ?? {};
+    const [updated] = (await trx('carts')
+      .where({ id: cartId })
+      .update({ ...columns, updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) })
+      .returning('*')) as CartRow[];
     return { released: releasedStock, view: toCartDto(await priceCart(trx, updated!, store.shippingMethods)) };
   });
   await stockChanged(ctx, storeId, released);
@@ -119,13 +156,11 @@ export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: stri
     const priced: PricedCart = await priceCart(trx, cart, store.shippingMethods);
     const problem = discountProblem(discount, priced.totals.subtotal);
     if (problem) throw notApplicable(problem);
-    await trx('carts').where({ id: cartId }).update({ discountId: discount!.id, discountCode: discount!.code });
+    return { discountId: discount!.id, discountCode: discount!.code };
   });
 
 export const removeCartDiscount = (ctx: AppContext, storeId: string, cartId: string) =>
-  changeCart(ctx, storeId, cartId, async (trx) => {
-    await trx('carts').where({ id: cartId }).update({ discountId: null, discountCode: null });
-  });
+  changeCart(ctx, storeId, cartId, async () => ({ discountId: null, discountCode: null }));
 
 export const selectShippingMethod = (ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string; country?: string }) =>
   changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
@@ -133,11 +168,11 @@ export const selectShippingMethod = (ctx: AppContext, storeId: string, cartId: s
     const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
     if (!method) throw validationFailed([{ path: 'shippingMethodId', message: 'no such shipping method in this store' }]);
     if (!shipsTo(method, country)) throw validationFailed([{ path: 'shippingMethodId', message: `this method does not ship to ${country}` }]);
-    await trx('carts').where({ id: cartId }).update({ shippingMethodId: method.id, shippingCountry: country ?? null });
+    return { shippingMethodId: method.id, shippingCountry: country ?? null };
   });
 
 export async function listShippingMethods(ctx: AppContext, storeId: string, cartId: string, country?: string) {
-  const [cart, store] = await Promise.all([findCart(ctx.db, storeId, cartId), findStore(ctx, storeId)]);
+  const [cart, store] = await Promise.all([findCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
   const priced = await priceCart(ctx.db, cart, store.shippingMethods);
   return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? cart.shippingCountry, priced.totals.subtotal) };
 }

@@ -5,7 +5,7 @@ import { cartNotOpen, findCart } from '../carts/carts.js';
 import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
-import { findStore } from '../stores.js';
+import { cachedStore } from '../stores.js';
 import { cancelPendingSessions, releaseSession, reserveStock, stockChanged } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
 
@@ -79,7 +79,8 @@ export const toSessionDto = (row: SessionRow) => ({
  * commit (never hold row locks across a network call), keyed by the session id.
  */
 export async function createCheckoutSession(ctx: AppContext, storeId: string, cartId: string, input: CheckoutSessionInput) {
-  const [store, provider] = await Promise.all([findStore(ctx, storeId), chooseProvider(ctx.db, storeId, input.provider)]);
+  const store = await cachedStore(ctx, storeId);
+  const provider = await chooseProvider(ctx.db, store, input.provider);
   const sessionId = randomUUID();
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;

@@ -74,7 +74,7 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
       })
       .returning('*')) as FulfillmentRow[];
     if (row!.notifyCustomer) {
-      const store = await orderMailStore(ctx, trx, storeId);
+      const store = await orderMailStore(ctx, storeId);
       const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
       await enqueueEmail(ctx, shippingConfirmationEmail(store.name, updatedOrder!, items, row!, trackingUrl), { trx });
     }

@@ -42,7 +42,7 @@ export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, st
       .findOne({ storeId, id: orderId })
       .withGraphFetched('[items(inPosition), fulfillments(inTimeOrder)]')
       .modifiers({ inPosition: (query) => query.orderBy('position'), inTimeOrder: (query) => query.orderBy('createdAt') }),
-    trackingUrlBase(ctx, db, storeId)
+    trackingUrlBase(ctx, storeId)
   ]);
   if (!graph) throw notFound('Order');
   const { items = [], fulfillments = [], ...order } = graph;

@@ -77,9 +77,9 @@ export const stripeProvider: PaymentProvider = {
 export const PROVIDERS: Record<ProviderName, PaymentProvider> = { manual: manualProvider, stripe: stripeProvider };
 
 /** Stripe when the store's account takes charges, else manual when enabled; `requested` picks one explicitly. */
-export async function chooseProvider(db: Knex, storeId: string, requested?: ProviderName): Promise<PaymentProvider> {
-  const [store, stripeAccount] = await Promise.all([db('stores').where({ id: storeId }).first('manualPaymentsEnabled'), activeStripeAccount(db, storeId)]);
-  const available: ProviderName[] = [...(stripeAccount ? (['stripe'] as const) : []), ...(store?.manualPaymentsEnabled ? (['manual'] as const) : [])];
+export async function chooseProvider(db: Knex, store: { id: string; manualPaymentsEnabled: boolean }, requested?: ProviderName): Promise<PaymentProvider> {
+  const stripeAccount = await activeStripeAccount(db, store.id);
+  const available: ProviderName[] = [...(stripeAccount ? (['stripe'] as const) : []), ...(store.manualPaymentsEnabled ? (['manual'] as const) : [])];
   const name = requested ?? available[0];
   if (!name || !available.includes(name)) {
     throw conflict('conflict', requested ? `The ${requested} payment provider is not enabled for this store` : 'This store cannot take payments yet', [
