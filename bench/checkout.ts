@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { checkoutRoundTrips, formatRoundTrips } from './lib/checkout-round-trips.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { measure, startBenchServer } from './lib/http.js';
@@ -55,6 +56,7 @@ async function consistency(databaseUrl: string, storeId: string, initial: Map<st
 
 export async function run(): Promise<void> {
   console.log(`\n# checkout: ${SHOPPERS} concurrent shoppers, cart -> item -> shipping -> session -> confirm (manual provider)`);
+  console.log(formatRoundTrips(await checkoutRoundTrips()));
   const databaseUrl = await freshBenchDatabase('checkout');
   const server = await startBenchServer(databaseUrl);
   try {
