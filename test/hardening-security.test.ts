@@ -45,7 +45,23 @@ t.test('a value read before an invalidation is never cached after it (generation
   t.equal(cache.get('sft:abc'), undefined, 'the stale read is dropped');
   cache.set('sft:abc', { storeId: 's', tokenId: 't' }, cache.generation());
   t.ok(cache.get('sft:abc'), 'a fresh read is cached');
+
+  // Invalidations of other keys (the catalog's, many a second during checkouts) do not refuse it.
+  const before = cache.generation();
+  await cache.invalidate('catalog:1', 'catalog:2');
+  cache.set('store:1', { name: 'S' }, before);
+  t.ok(cache.get('store:1'), 'a read overlapping other keys\' invalidations is cached');
   await cache.close();
+
+  // The memory of invalidated keys is bounded; a read older than what was forgotten is refused.
+  const small = new LocalCache('redis://127.0.0.1:6379', `swt:gen:${randomBytes(4).toString('hex')}`, createLogger('silent'), 60_000, 3);
+  const old = small.generation();
+  await small.invalidate('k1', 'k2', 'k3', 'k4', 'k5');
+  small.set('k9', 'value', old);
+  t.equal(small.get('k9'), undefined, 'once invalidations were forgotten, an older read may have missed one: refused');
+  small.set('k9', 'value', small.generation());
+  t.equal(small.get('k9'), 'value');
+  await small.close();
 
   // Through HTTP: requests in flight while the token is revoked; afterwards it is refused at once.
   const app = await buildApp(t);

@@ -16,13 +16,19 @@ interface Entry {
  * revocation holds in every process within that time even if its pub/sub message is lost; a
  * subscriber reconnect (when messages may have been missed) drops every entry. Every invalidation
  * bumps a generation counter: a value read from the database before an invalidation is not cached
- * after it (`set(key, value, generationTakenBeforeTheRead)`).
+ * after it (`set(key, value, generationTakenBeforeTheRead)`). Only an invalidation of that same key
+ * (or a full clear) refuses the value: the catalog's stock changes invalidate other keys many times
+ * a second during checkouts, and must not keep the token and store entries from ever being cached.
  */
 export class LocalCache {
   private readonly entries = new Map<string, Entry>();
   private subscriber: Redis | null = null;
   private publisher: Redis | null = null;
   private currentGeneration = 0;
+  /** The generation of each key's latest invalidation (bounded: the oldest are forgotten, raising `floor`). */
+  private readonly droppedAt = new Map<string, number>();
+  /** A value read at a generation below this may have missed an invalidation no longer remembered. */
+  private floor = 0;
 
   constructor(
     private readonly redisUrl: string,
@@ -53,11 +59,25 @@ export class LocalCache {
   private drop(key: string): void {
     this.currentGeneration += 1;
     this.entries.delete(key);
+    this.droppedAt.delete(key);
+    this.droppedAt.set(key, this.currentGeneration);
+    if (this.droppedAt.size > this.maxEntries) {
+      const [oldestKey, oldestGeneration] = this.droppedAt.entries().next().value as [string, number];
+      this.droppedAt.delete(oldestKey);
+      this.floor = Math.max(this.floor, oldestGeneration);
+    }
   }
 
   private clear(): void {
     this.currentGeneration += 1;
     this.entries.clear();
+    this.droppedAt.clear();
+    this.floor = this.currentGeneration;
+  }
+
+  /** Whether `key` may have been invalidated after a read that took `generation`. */
+  private staleSince(key: string, generation: number): boolean {
+    return generation < this.floor || (this.droppedAt.get(key) ?? 0) > generation;
   }
 
   get<T>(key: string): T | undefined {
@@ -73,7 +93,7 @@ export class LocalCache {
 
   set(key: string, value: unknown, generation?: number): void {
     if (this.ttlMs <= 0) return;
-    if (generation !== undefined && generation !== this.currentGeneration) return;
+    if (generation !== undefined && this.staleSince(key, generation)) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);

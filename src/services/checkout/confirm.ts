@@ -47,13 +47,22 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
   }
 
   const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
-  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus, sequence));
+  // Read before the transaction: a cache miss must not wait for a second pool connection while the transaction holds one.
+  const store = await orderMailStore(ctx, storeId);
+  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus, sequence, store));
   await stockChanged(ctx, storeId, created.stockChanged);
   if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
   return orderResult(ctx, storeId, created.orderId);
 }
 
-async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionRow, paymentStatus: 'pending' | 'paid', sequence: string): Promise<Created> {
+async function convert(
+  ctx: AppContext,
+  trx: Knex.Transaction,
+  session: SessionRow,
+  paymentStatus: 'pending' | 'paid',
+  sequence: string,
+  store: { name: string; trackingBase: string }
+): Promise<Created> {
   const { storeId } = session;
   // Lock order: cart, then session (the same order as cart changes and session creation).
   const cart = await trx('carts').where({ id: session.cartId, storeId }).forUpdate().first('id', 'status');
@@ -111,7 +120,6 @@ async function convert(ctx: AppContext, trx: Knex.Transaction, session: SessionR
   // session that was no longer pending can have one (opening a session cancels the cart's others,
   // under the cart lock), so the usual confirm skips the look.
   if (locked.status !== 'pending') changed.push(...(await cancelPendingSessions(trx, storeId, cart.id)));
-  const store = await orderMailStore(ctx, storeId);
 
   // The confirmation email commits with the order (outbox): no order without its email, no email
   // without its order. It is written before the number exists; the order insert fills the number in.

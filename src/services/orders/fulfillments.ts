@@ -27,6 +27,8 @@ export function deriveFulfillmentStatus(items: Array<Pick<OrderItemRow, 'quantit
  * the last units cannot both pass; asking for more than is left is 409 `already_fulfilled`.
  */
 export async function createFulfillment(ctx: AppContext, storeId: string, orderId: string, input: FulfillmentInput) {
+  // Read before the transaction: a cache miss must not wait for a second pool connection while this one is held.
+  const store = await orderMailStore(ctx, storeId);
   const fulfillment = await ctx.db.transaction(async (trx) => {
     const order: OrderRow | undefined = await trx('orders').where({ storeId, id: orderId }).forUpdate().first();
     if (!order) throw notFound('Order');
@@ -74,7 +76,6 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
       })
       .returning('*')) as FulfillmentRow[];
     if (row!.notifyCustomer) {
-      const store = await orderMailStore(ctx, storeId);
       const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
       await enqueueEmail(ctx, shippingConfirmationEmail(store.name, updatedOrder!, items, row!, trackingUrl), { trx });
     }
