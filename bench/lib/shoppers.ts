@@ -1,3 +1,5 @@
+import http from 'node:http';
+
 /**
  * Concurrent shoppers for the checkout benchmark: each runs create cart → add item → shipping
  * method → checkout session → confirm (manual provider) in a loop, timing every step.
@@ -35,14 +37,17 @@ export async function runShoppers(options: {
   const stats: ShopperStats = { completed: 0, soldOut: 0, serverErrors: 0, otherErrors: 0, latencies: { cart: [], item: [], shipping: [], session: [], confirm: [] }, elapsedMs: 0 };
   const headers = { 'content-type': 'application/json', 'x-storefront-token': options.storefrontToken };
   const base = `${options.api}/api/v1/storefront`;
+  // node:http with keep-alive rather than fetch: the load generator shares the machine's two cores
+  // with the server and PostgreSQL, and fetch spent several times more CPU per request.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.shoppers });
   const started = Date.now();
   const deadline = started + options.durationMs;
   let stop = false;
 
   async function step(name: Step, url: string, body: unknown): Promise<{ status: number; data: any } | null> {
     const at = performance.now();
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-    const payload = (await response.json()) as { data?: any; error?: { code: string } };
+    const response = await postJson(agent, url, headers, body);
+    const payload = response.body as { data?: any; error?: { code: string } };
     stats.latencies[name].push(performance.now() - at);
     if (response.status >= 500) stats.serverErrors += 1;
     else if (response.status === 409 && payload.error?.code === 'insufficient_inventory') {
@@ -69,6 +74,7 @@ export async function runShoppers(options: {
   }
 
   await Promise.all(Array.from({ length: options.shoppers }, (_, i) => shopper(i)));
+  agent.destroy();
   stats.elapsedMs = Date.now() - started;
   return stats;
 }
@@ -79,4 +85,25 @@ export function printStats(label: string, stats: ShopperStats) {
   console.log(`  p99 per step (ms): ${STEPS.map((s) => `${s} ${percentile(stats.latencies[s], 99).toFixed(1)}`).join(', ')}`);
   console.log(`  p50 per step (ms): ${STEPS.map((s) => `${s} ${percentile(stats.latencies[s], 50).toFixed(1)}`).join(', ')}`);
   return perSec;
+}
+
+/** One JSON POST on a keep-alive agent; resolves with the status and the parsed body. */
+function postJson(agent: http.Agent, url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(payload) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        try {
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        } catch (error) {
+          reject(error);
+        }
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(payload);
+  });
 }
