@@ -218,3 +218,36 @@ t.test('campaign-creating POSTs honour Idempotency-Key: a repeat returns the fir
   const starts = await app.ctx.db('outbox').where({ name: 'campaign-start' }).count<{ n: string }[]>('* as n').first().catch(() => null);
   t.ok(!starts || Number(starts.n) <= 2, 'no third start job');
 });
+
+t.test('a campaign answers with the audience it was given, filters and lists included (its declared schema holds)', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  const list = await app.request({ method: 'POST', url: '/admin/marketing/lists', ...as, payload: { name: 'VIPs' } });
+  const audience = {
+    listIds: [list.body.data.list.id],
+    filters: {
+      tags: ['vip'],
+      lastOrderBefore: '2026-01-01T00:00:00.000Z',
+      lastOrderAfter: '2025-01-01T00:00:00.000Z',
+      minOrders: 1,
+      minTotalSpent: 1_000,
+      purchasedProductIds: ['00000000-0000-4000-8000-000000000000'],
+      purchasedCollectionIds: ['00000000-0000-4000-8000-000000000001']
+    }
+  };
+  const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/generic', ...as, payload: { subject: 'Hi', text: 'x', audience, sendAt } });
+  t.equal(created.status, 202, created.raw);
+  t.same(created.body.data.campaign.audience, audience);
+  const read = await app.request({ url: `/admin/marketing/campaigns/${created.body.data.campaign.id}`, ...as });
+  t.equal(read.status, 200, read.raw);
+  t.same(read.body.data.campaign.audience, audience);
+
+  const winBack = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/old-customers', ...as, payload: { subject: 'Back?', text: 'x', inactiveDays: 30, sendAt } });
+  t.equal(winBack.status, 202, winBack.raw);
+  t.same(winBack.body.data.campaign.audience, { inactiveDays: 30 });
+  const listed = await app.request({ url: '/admin/marketing/campaigns', ...as });
+  t.equal(listed.status, 200, listed.raw);
+  t.equal(listed.body.data.campaigns.length, 2);
+});

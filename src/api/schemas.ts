@@ -21,3 +21,5 @@ export const timestamp = () => Joi.date().iso();
 export const idValue = () => Joi.string().uuid();
 /** A response `data` object: the listed keys and no others, so the OpenAPI document is exact. */
 export const responseObject = (keys: Record<string, Joi.Schema>) => Joi.object(keys).unknown(false);
+/** An email address in a response (already lower-cased and checked on the way in). */
+export const emailValue = () => Joi.string().email({ tlds: false });

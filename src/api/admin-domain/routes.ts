@@ -4,7 +4,7 @@ import { ADMINS } from '../../services/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
-import { onboardingPayload } from './schemas.js';
+import { domainCheckResponse, domainResponse, onboardingPayload } from './schemas.js';
 
 export const domainOnboardingRoute = adminRoute(ADMINS, {
   method: 'POST',
@@ -13,6 +13,7 @@ export const domainOnboardingRoute = adminRoute(ADMINS, {
     description: 'Connect a custom hostname: the CNAME (to DOMAIN_TARGET) and TXT (ownership token) records to create; 409 if another store has it',
     tags: ['domain'],
     validate: { payload: onboardingPayload },
+    response: { status: { 200: domainResponse } },
     handler: async (request) => startDomainOnboarding(request.server.app.ctx, tenantOf(request).storeId, (request.payload as { hostname: string }).hostname)
   }
 });
@@ -23,6 +24,7 @@ export const getDomainRoute = adminRoute(ADMINS, {
   options: {
     description: "The store's custom domain with its status and the records it needs",
     tags: ['domain'],
+    response: { status: { 200: domainResponse } },
     handler: async (request) => getDomain(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -33,6 +35,7 @@ export const domainCheckRoute = adminRoute(ADMINS, {
   options: {
     description: 'Queue a DNS check of the records: 202 { domain, job }; the job sets verified or failed (naming the wrong record)',
     tags: ['domain'],
+    response: { status: { 202: domainCheckResponse } },
     handler: async (request, h) => {
       const result = await requestDomainCheck(request.server.app.ctx, tenantOf(request));
       return h.response(withMeta(result, { job: { id: result.job.id, status: result.job.status } })).code(202);

@@ -3,7 +3,7 @@ import { ADMINS } from '../../services/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
-import { connectPayload, previewPayload } from './schemas.js';
+import { connectPayload, connectResponse, linkResponse, previewPayload, previewResponse, syncResponse } from './schemas.js';
 
 export const previewRoute = adminRoute(ADMINS, {
   method: 'POST',
@@ -12,6 +12,7 @@ export const previewRoute = adminRoute(ADMINS, {
     description: 'Check a baseUrl + apiKey against the external system: { account, counts }; nothing is saved; 502 upstream_failed with the reason',
     tags: ['external-system'],
     validate: { payload: previewPayload },
+    response: { status: { 200: previewResponse } },
     handler: async (request) => previewLink(request.server.app.ctx, request.payload as LinkRequest)
   }
 });
@@ -23,6 +24,7 @@ export const connectRoute = adminRoute(ADMINS, {
     description: 'Link the store (API key encrypted at rest); the webhookSecret is returned only here; the first backfill is queued',
     tags: ['external-system'],
     validate: { payload: connectPayload },
+    response: { status: { 200: connectResponse } },
     handler: async (request) => {
       const result = await connectLink(request.server.app.ctx, tenantOf(request), request.payload as LinkRequest);
       return withMeta(result, { job: { id: result.job.id, status: result.job.status } });
@@ -36,6 +38,7 @@ export const getLinkRoute = adminRoute(ADMINS, {
   options: {
     description: 'The external-system link (never the key or the webhook secret)',
     tags: ['external-system'],
+    response: { status: { 200: linkResponse } },
     handler: async (request) => getLink(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -46,6 +49,7 @@ export const disconnectRoute = adminRoute(ADMINS, {
   options: {
     description: 'Unlink the external system; synced products and customers stay',
     tags: ['external-system'],
+    response: { status: { 200: linkResponse } },
     handler: async (request) => disconnectLink(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -56,6 +60,7 @@ export const syncRoute = adminRoute(ADMINS, {
   options: {
     description: 'Queue a backfill now: 202 { job } (a backfill already queued or running is returned instead)',
     tags: ['external-system'],
+    response: { status: { 202: syncResponse } },
     handler: async (request, h) => {
       const tenant = tenantOf(request);
       const result = await requestSync(request.server.app.ctx, tenant.storeId, tenant.userId);

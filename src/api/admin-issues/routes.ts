@@ -6,6 +6,7 @@ import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
+import { issueListResponse, issueResponse } from './schemas.js';
 
 export const listIssuesRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -14,6 +15,7 @@ export const listIssuesRoute = adminRoute(ADMINS, {
     description: 'Operational issues (DNS, sync, import, email, webhooks, low stock): ?status=open (default) or resolved',
     tags: ['issues'],
     validate: { query: Joi.object({ ...paginationQuery, status: Joi.string().valid('open', 'resolved').default('open') }) },
+    response: { status: { 200: issueListResponse } },
     handler: async (request) => {
       const { limit, cursor, status } = request.query as { limit: number; cursor?: string; status: 'open' | 'resolved' };
       const result = await listIssues(request.server.app.ctx, tenantOf(request).storeId, { status }, { limit, cursor });
@@ -29,6 +31,7 @@ export const resolveIssueRoute = adminRoute(ADMINS, {
     description: 'Mark an issue resolved; the same problem happening again opens a new issue',
     tags: ['issues'],
     validate: { params: idParams('issueId') },
+    response: { status: { 200: issueResponse } },
     handler: async (request) => resolveIssue(request.server.app.ctx, tenantOf(request).storeId, request.params.issueId as string)
   }
 });

@@ -7,6 +7,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
+import { jobListResponse, jobResponse } from './schemas.js';
 
 export const listJobsRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -15,6 +16,7 @@ export const listJobsRoute = adminRoute(ADMINS, {
     description: 'List background jobs of the store (newest first), e.g. ?type=customers.import; each result is a summary (lists replaced by <name>Count); GET /admin/jobs/{jobId} has the full result',
     tags: ['jobs'],
     validate: { query: Joi.object({ ...paginationQuery, type: Joi.string().trim().max(100) }) },
+    response: { status: { 200: jobListResponse } },
     handler: async (request) => {
       const { limit, cursor, type } = request.query as { limit: number; cursor?: string; type?: string };
       const result = await listJobs(request.server.app.ctx, tenantOf(request).storeId, { type }, { limit, cursor });
@@ -30,6 +32,7 @@ export const getJobRoute = adminRoute(ADMINS, {
     description: 'A job: status (queued/active/completed/failed), progress, result, error',
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
+    response: { status: { 200: jobResponse } },
     handler: async (request) => ({ job: await getJob(request.server.app.ctx, tenantOf(request).storeId, request.params.jobId as string) })
   }
 });

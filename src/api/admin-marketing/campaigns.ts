@@ -11,7 +11,10 @@ import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import {
   audiencePreviewPayload,
+  audiencePreviewResponse,
   CAMPAIGN_STATUSES,
+  campaignListResponse,
+  campaignResponse,
   collectionAnnouncementPayload,
   genericCampaignPayload,
   newsletterCampaignPayload,
@@ -28,6 +31,7 @@ export const previewAudienceRoute = adminRoute(ADMINS, {
     description: 'Count and sample an audience { listIds?, filters? } (subscribed, unsuppressed customers only): { count, sample: [{ id, email, firstName, lastName }] }',
     tags,
     validate: { payload: audiencePreviewPayload },
+    response: { status: { 200: audiencePreviewResponse } },
     handler: async (request) =>
       previewAudience(request.server.app.ctx, tenantOf(request).storeId, (request.payload as { audience: Audience }).audience)
   }
@@ -58,6 +62,7 @@ const createCampaignRoute = (type: CampaignType): ServerRoute =>
       description: CREATE_DESCRIPTIONS[type],
       tags,
       validate: { payload: CREATE_PAYLOADS[type] },
+    response: { status: { 202: campaignResponse } },
       handler: async (request, h) => {
         const tenant = tenantOf(request);
         const campaign = await createCampaign(request.server.app.ctx, tenant.storeId, type, request.payload as CampaignInput, tenant.userId);
@@ -77,6 +82,7 @@ export const listCampaignsRoute = adminRoute(ADMINS, {
     validate: {
       query: Joi.object({ ...paginationQuery, status: Joi.string().valid(...CAMPAIGN_STATUSES), type: Joi.string().valid(...CAMPAIGN_TYPES) })
     },
+    response: { status: { 200: campaignListResponse } },
     handler: async (request) => {
       const { limit, cursor, status, type } = request.query as { limit: number; cursor?: string; status?: string; type?: string };
       const result = await listCampaigns(request.server.app.ctx, tenantOf(request).storeId, { status, type }, { limit, cursor });
@@ -93,6 +99,7 @@ export const getCampaignRoute = adminRoute(ADMINS, {
       'A campaign: { id, type, status, recipients, sent, failed, skipped, suppressed, unsubscribes, clicks, progress, sendAt, startedAt, completedAt }',
     tags,
     validate: { params: idParams('campaignId') },
+    response: { status: { 200: campaignResponse } },
     handler: async (request) => ({ campaign: await getCampaign(request.server.app.ctx, tenantOf(request).storeId, request.params.campaignId as string) })
   }
 });
@@ -104,6 +111,7 @@ export const cancelCampaignRoute = adminRoute(ADMINS, {
     description: 'Cancel a scheduled or sending campaign (the rest stay unsent); otherwise 409 campaign_not_cancellable',
     tags,
     validate: { params: idParams('campaignId') },
+    response: { status: { 200: campaignResponse } },
     handler: async (request) => ({ campaign: await cancelCampaign(request.server.app.ctx, tenantOf(request).storeId, request.params.campaignId as string) })
   }
 });

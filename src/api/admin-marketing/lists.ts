@@ -6,7 +6,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { listPayload } from './schemas.js';
+import { listListResponse, listPayload, listResponse } from './schemas.js';
 
 const tags = ['marketing'];
 
@@ -17,6 +17,7 @@ export const listListsRoute = adminRoute(ADMINS, {
     description: 'List marketing lists with their customerIds and memberCount (newest first)',
     tags,
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow('') }) },
+    response: { status: { 200: listListResponse } },
     handler: async (request) => {
       const { limit, cursor, q } = request.query as { limit: number; cursor?: string; q?: string };
       const result = await listLists(request.server.app.ctx, tenantOf(request).storeId, { q }, { limit, cursor });
@@ -32,6 +33,7 @@ export const createListRoute = adminRoute(ADMINS, {
     description: 'Create a list { name, description?, customerIds? }: 201 { list }; unknown customer ids are a 422',
     tags,
     validate: { payload: listPayload },
+    response: { status: { 201: listResponse } },
     handler: async (request, h) => {
       const list = await createList(request.server.app.ctx, tenantOf(request).storeId, request.payload as ListInput);
       return h.response({ list }).code(201);
@@ -46,6 +48,7 @@ export const getListRoute = adminRoute(ADMINS, {
     description: 'Get a list with its members',
     tags,
     validate: { params: idParams('listId') },
+    response: { status: { 200: listResponse } },
     handler: async (request) => ({ list: await getList(request.server.app.ctx, tenantOf(request).storeId, request.params.listId as string) })
   }
 });
@@ -57,6 +60,7 @@ export const replaceListRoute = adminRoute(ADMINS, {
     description: 'Replace a list: name and description; members replaced when customerIds is given',
     tags,
     validate: { params: idParams('listId'), payload: listPayload },
+    response: { status: { 200: listResponse } },
     handler: async (request) => ({
       list: await replaceList(request.server.app.ctx, tenantOf(request).storeId, request.params.listId as string, request.payload as ListInput)
     })

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { id, money, text } from '../schemas.js';
+import { CAMPAIGN_TYPES } from '../../services/marketing/campaigns.js';
+import { id, idValue, money, responseObject, text, timestamp } from '../schemas.js';
 
 const LIQUID_MAX = 200_000;
 const liquid = (max = LIQUID_MAX) => Joi.string().max(max).allow('');
@@ -61,4 +62,101 @@ export const oldCustomersCampaignPayload = withContent(
 export const productAnnouncementPayload = withContent(Joi.object({ ...content, productId: id().required(), audience: audienceSchema, sendAt }), false);
 export const collectionAnnouncementPayload = withContent(Joi.object({ ...content, collectionId: id().required(), audience: audienceSchema, sendAt }), false);
 
+
 export const CAMPAIGN_STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'cancelled'];
+
+const nonNegative = () => Joi.number().integer().min(0).required();
+
+export const templateResource = responseObject({
+  id: idValue().required(),
+  key: Joi.string().required(),
+  name: Joi.string().required(),
+  subject: Joi.string().required(),
+  html: Joi.string().allow('').required(),
+  text: Joi.string().allow('').required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('MarketingTemplate');
+
+export const templateResponse = responseObject({ template: templateResource.required() });
+export const templateListResponse = responseObject({ templates: Joi.array().items(templateResource).required() });
+export const templatePreviewResponse = responseObject({
+  preview: responseObject({
+    subject: Joi.string().allow('').required(),
+    html: Joi.string().allow('').required(),
+    text: Joi.string().allow('').required()
+  })
+    .label('RenderedEmail')
+    .required()
+});
+
+export const listResource = responseObject({
+  id: idValue().required(),
+  name: Joi.string().required(),
+  description: Joi.string().allow('', null).required(),
+  customerIds: Joi.array().items(idValue()).required(),
+  memberCount: nonNegative(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('MarketingList');
+
+export const listResponse = responseObject({ list: listResource.required() });
+export const listListResponse = responseObject({ lists: Joi.array().items(listResource).required() });
+
+export const audiencePreviewResponse = responseObject({
+  count: nonNegative(),
+  sample: Joi.array()
+    .items(
+      responseObject({
+        id: idValue().required(),
+        // Imported and synced customers' addresses pass looser checks than joi's email(): no format claimed.
+        email: Joi.string().required(),
+        firstName: Joi.string().allow('', null).required(),
+        lastName: Joi.string().allow('', null).required()
+      }).label('AudienceSampleCustomer')
+    )
+    .max(10)
+    .required()
+});
+
+/** The audience as the campaign stored it; `inactiveDays` is the old-customers rule, a newsletter's is `{}`. */
+const campaignAudience = responseObject({
+  listIds: Joi.array().items(idValue()),
+  filters: responseObject({
+    tags: Joi.array().items(Joi.string()),
+    lastOrderBefore: timestamp(),
+    lastOrderAfter: timestamp(),
+    minOrders: Joi.number().integer().min(0),
+    minTotalSpent: Joi.number().integer().min(0),
+    purchasedProductIds: Joi.array().items(idValue()),
+    purchasedCollectionIds: Joi.array().items(idValue())
+  }),
+  inactiveDays: Joi.number().integer().min(1)
+}).label('CampaignAudience');
+
+export const campaignResource = responseObject({
+  id: idValue().required(),
+  type: Joi.string().valid(...CAMPAIGN_TYPES).required(),
+  status: Joi.string().valid(...CAMPAIGN_STATUSES).required(),
+  subject: Joi.string().required(),
+  templateId: idValue().allow(null).required().description('the template the content was copied from, if any'),
+  audience: campaignAudience.required(),
+  recipients: nonNegative(),
+  sent: nonNegative(),
+  failed: nonNegative(),
+  skipped: nonNegative(),
+  suppressed: nonNegative(),
+  unsubscribes: nonNegative(),
+  clicks: nonNegative(),
+  progress: responseObject({ processed: nonNegative(), percent: Joi.number().integer().min(0).max(100).required() }).required(),
+  sendAt: timestamp().allow(null).required(),
+  startedAt: timestamp().allow(null).required(),
+  completedAt: timestamp().allow(null).required(),
+  cancelledAt: timestamp().allow(null).required(),
+  error: Joi.string().allow('', null).required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('Campaign');
+
+export const campaignResponse = responseObject({ campaign: campaignResource.required() });
+export const campaignListResponse = responseObject({ campaigns: Joi.array().items(campaignResource).required() });

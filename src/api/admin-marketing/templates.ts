@@ -14,7 +14,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { previewPayload, templatePayload } from './schemas.js';
+import { previewPayload, templateListResponse, templatePayload, templatePreviewResponse, templateResponse } from './schemas.js';
 
 const tags = ['marketing'];
 
@@ -25,6 +25,7 @@ export const listTemplatesRoute = adminRoute(ADMINS, {
     description: 'List email templates (newest first); ?q= searches name and key',
     tags,
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow('') }) },
+    response: { status: { 200: templateListResponse } },
     handler: async (request) => {
       const { limit, cursor, q } = request.query as { limit: number; cursor?: string; q?: string };
       const result = await listTemplates(request.server.app.ctx, tenantOf(request).storeId, { q }, { limit, cursor });
@@ -40,6 +41,7 @@ export const createTemplateRoute = adminRoute(ADMINS, {
     description: 'Create a Liquid email template { key?, name, subject, html, text }: 201 { template }; a syntax error is a 422 naming the field and line',
     tags,
     validate: { payload: templatePayload },
+    response: { status: { 201: templateResponse } },
     handler: async (request, h) => {
       const template = await createTemplate(request.server.app.ctx, tenantOf(request).storeId, request.payload as TemplateInput);
       return h.response({ template }).code(201);
@@ -54,6 +56,7 @@ export const getTemplateRoute = adminRoute(ADMINS, {
     description: 'Get an email template',
     tags,
     validate: { params: idParams('templateId') },
+    response: { status: { 200: templateResponse } },
     handler: async (request) => ({ template: await getTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string) })
   }
 });
@@ -65,6 +68,7 @@ export const replaceTemplateRoute = adminRoute(ADMINS, {
     description: 'Replace an email template (same body as create; an absent key keeps the current one)',
     tags,
     validate: { params: idParams('templateId'), payload: templatePayload },
+    response: { status: { 200: templateResponse } },
     handler: async (request) => ({
       template: await replaceTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string, request.payload as TemplateInput)
     })
@@ -92,6 +96,7 @@ export const previewTemplateRoute = adminRoute(ADMINS, {
     description: 'Render a template with sample data (customer, store, product, collection, discountCode, unsubscribeUrl), optionally overridden by `data`: { preview: { subject, html, text } }',
     tags,
     validate: { params: idParams('templateId'), payload: previewPayload },
+    response: { status: { 200: templatePreviewResponse } },
     handler: async (request) => {
       const data = (request.payload as { data?: Record<string, unknown> } | null)?.data;
       return { preview: await previewTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string, data) };

@@ -5,6 +5,7 @@ import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { email } from '../schemas.js';
+import { emailVerifyResponse, testEmailResponse, testTemplateEmailResponse } from './schemas.js';
 
 export const verifyEmail = adminRoute(ADMINS, {
   method: 'GET',
@@ -12,6 +13,7 @@ export const verifyEmail = adminRoute(ADMINS, {
   options: {
     description: "Check the store's email provider with a real SMTP handshake",
     tags: ['email'],
+    response: { status: { 200: emailVerifyResponse } },
     handler: async (request) => verifyEmailProvider(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -23,6 +25,7 @@ export const testEmail = adminRoute(ADMINS, {
     description: 'Send a test email through the store mailer; 502 with the SMTP error on failure',
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required() }) },
+    response: { status: { 200: testEmailResponse } },
     handler: async (request) => {
       const { toEmail } = request.payload as { toEmail: string };
       return sendTestEmail(request.server.app.ctx, tenantOf(request).storeId, toEmail);
@@ -37,6 +40,7 @@ export const testTemplateEmail = adminRoute(ADMINS, {
     description: 'Render a template with sample data and send it',
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required(), templateKey: Joi.string().trim().min(1).max(100).required() }) },
+    response: { status: { 200: testTemplateEmailResponse } },
     handler: async (request) => {
       const { toEmail, templateKey } = request.payload as { toEmail: string; templateKey: string };
       return sendTestTemplateEmail(request.server.app.ctx, tenantOf(request).storeId, toEmail, templateKey);

@@ -2,6 +2,7 @@ import { getDashboard } from '../../services/stores.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
+import { dashboardResponse } from './schemas.js';
 
 export const getStore = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -9,6 +10,7 @@ export const getStore = adminRoute(ANY_MEMBER, {
   options: {
     description: 'Store dashboard: settings, stats, setup progress, recent orders, open issues',
     tags: ['store'],
+    response: { status: { 200: dashboardResponse } },
     handler: async (request) => getDashboard(request.server.app.ctx, tenantOf(request).storeId)
   }
 });

@@ -5,6 +5,7 @@ import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { isUploadedFile } from '../uploads.js';
+import { mediaResponse } from './schemas.js';
 
 /** Multipart framing around the file (boundaries, part headers, the alt field). */
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -19,6 +20,7 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
   options: {
     description: 'Upload an image (multipart field `file`, optional `alt`); JPEG, PNG, WebP, GIF or AVIF, up to 10 MB',
     tags: ['media'],
+    response: { status: { 201: mediaResponse } },
     payload: {
       output: 'stream',
       parse: true,

@@ -6,6 +6,7 @@ import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery, text } from '../schemas.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { withMeta } from '../plugins/envelope.js';
+import { storefrontTokenListResponse, storefrontTokenResponse, storefrontTokenSecretResponse } from './schemas.js';
 
 export const listTokens = adminRoute(ADMINS, {
   method: 'GET',
@@ -14,6 +15,7 @@ export const listTokens = adminRoute(ADMINS, {
     description: 'List storefront tokens, oldest first, paginated (never the secret)',
     tags: ['storefront-tokens'],
     validate: { query: Joi.object(paginationQuery) },
+    response: { status: { 200: storefrontTokenListResponse } },
     handler: async (request) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
       const result = await listStorefrontTokens(request.server.app.ctx, tenantOf(request).storeId, { limit, cursor });
@@ -29,6 +31,7 @@ export const createToken = adminRoute(ADMINS, {
     description: 'Create a storefront token; the secret is shown only in this response',
     tags: ['storefront-tokens'],
     validate: { payload: Joi.object({ name: text(100).min(1).required() }) },
+    response: { status: { 201: storefrontTokenSecretResponse } },
     handler: async (request, h) => {
       const { name } = request.payload as { name: string };
       return h.response(await createStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, name)).code(201);
@@ -43,6 +46,7 @@ export const rotateToken = adminRoute(ADMINS, {
     description: 'Issue a new secret for a token; the old one stops working at once',
     tags: ['storefront-tokens'],
     validate: { params: idParams('tokenId') },
+    response: { status: { 200: storefrontTokenSecretResponse } },
     handler: async (request) => rotateStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, request.params.tokenId as string)
   }
 });
@@ -54,6 +58,7 @@ export const revokeToken = adminRoute(ADMINS, {
     description: 'Revoke a storefront token',
     tags: ['storefront-tokens'],
     validate: { params: idParams('tokenId') },
+    response: { status: { 200: storefrontTokenResponse } },
     handler: async (request) => revokeStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, request.params.tokenId as string)
   }
 });

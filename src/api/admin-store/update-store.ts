@@ -4,6 +4,7 @@ import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { email, id, money, text } from '../schemas.js';
+import { storeSettingsResponse } from './schemas.js';
 
 const timezone = Joi.string().trim().max(64).custom((value: string, helpers) => {
   try {
@@ -59,6 +60,7 @@ export const patchStore = adminRoute(ADMINS, {
     description: 'Update store settings (the SMTP password is write-only)',
     tags: ['store'],
     validate: { payload: updateStorePayload },
+    response: { status: { 200: storeSettingsResponse } },
     handler: async (request) => ({
       store: await updateStore(request.server.app.ctx, tenantOf(request).storeId, request.payload as UpdateStoreInput)
     })

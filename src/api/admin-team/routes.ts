@@ -6,7 +6,8 @@ import type { Role } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute, publicRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
-import { acceptInvitePayload, createInvitePayload } from './schemas.js';
+import { sessionResponse } from '../auth/schemas.js';
+import { acceptInvitePayload, createInvitePayload, inviteResponse, revokedMemberResponse, teamResponse } from './schemas.js';
 
 export const listTeamRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -14,6 +15,7 @@ export const listTeamRoute = adminRoute(ADMINS, {
   options: {
     description: 'Members of the store and the invites still open',
     tags: ['team'],
+    response: { status: { 200: teamResponse } },
     handler: async (request) => listTeam(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -25,6 +27,7 @@ export const createInviteRoute = adminRoute(ADMINS, {
     description: 'Invite someone by email (a link valid 7 days); only an owner may invite an owner',
     tags: ['team'],
     validate: { payload: createInvitePayload },
+    response: { status: { 201: inviteResponse } },
     handler: async (request, h) => {
       const invite = await createInvite(request.server.app.ctx, tenantOf(request), request.payload as { email: string; role: Role });
       return h.response({ invite }).code(201);
@@ -39,6 +42,7 @@ export const resendInviteRoute = adminRoute(ADMINS, {
     description: 'Send the invite again with a new link; the old link stops working',
     tags: ['team'],
     validate: { params: idParams('inviteId') },
+    response: { status: { 200: inviteResponse } },
     handler: async (request) => ({ invite: await resendInvite(request.server.app.ctx, tenantOf(request), request.params.inviteId as string) })
   }
 });
@@ -50,6 +54,7 @@ export const revokeMemberRoute = adminRoute(ADMINS, {
     description: 'Remove a member; 409 last_owner for the last owner (only an owner removes an owner)',
     tags: ['team'],
     validate: { params: idParams('userId') },
+    response: { status: { 200: revokedMemberResponse } },
     handler: async (request) => revokeMember(request.server.app.ctx, tenantOf(request), request.params.userId as string)
   }
 });
@@ -61,6 +66,7 @@ export const acceptInviteRoute = publicRoute({
     description: 'Accept a team invite: token, plus firstName, lastName and password for a new account',
     tags: ['auth'],
     validate: { payload: acceptInvitePayload },
+    response: { status: { 200: sessionResponse } },
     handler: async (request) => acceptInvite(request.server.app.ctx, request.payload as AcceptInviteInput)
   }
 });

@@ -3,6 +3,7 @@ import { limitAuthAttempt } from '../../services/auth.js';
 import { forgotPassword } from '../../services/password-reset.js';
 import { email } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
+import { messageResponse } from './schemas.js';
 import { clientIp } from '../client-ip.js';
 
 export const postForgotPassword = publicRoute({
@@ -11,6 +12,7 @@ export const postForgotPassword = publicRoute({
   options: {
     description: 'Email a single-use password reset link (always answers 200)',
     tags: ['auth'],
+    response: { status: { 200: messageResponse } },
     validate: { payload: Joi.object({ email: email().required() }) },
     handler: async (request) => {
       const ctx = request.server.app.ctx;

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { limitAuthAttempt, login } from '../../services/auth.js';
 import { email } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
+import { sessionResponse } from './schemas.js';
 import { clientIp } from '../client-ip.js';
 
 export const postLogin = publicRoute({
@@ -10,6 +11,7 @@ export const postLogin = publicRoute({
   options: {
     description: 'Sign in with email and password',
     tags: ['auth'],
+    response: { status: { 200: sessionResponse } },
     validate: { payload: Joi.object({ email: email().required(), password: Joi.string().min(1).max(128).required() }) },
     handler: async (request) => {
       const ctx = request.server.app.ctx;

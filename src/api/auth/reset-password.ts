@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { resetPassword } from '../../services/password-reset.js';
 import { publicRoute } from '../route-helpers.js';
+import { messageResponse } from './schemas.js';
 
 export const postResetPassword = publicRoute({
   method: 'POST',
@@ -8,6 +9,7 @@ export const postResetPassword = publicRoute({
   options: {
     description: 'Set a new password with a reset token; earlier access tokens stop working',
     tags: ['auth'],
+    response: { status: { 200: messageResponse } },
     validate: { payload: Joi.object({ token: Joi.string().trim().min(1).max(200).required(), password: Joi.string().min(8).max(128).required() }) },
     handler: async (request) => {
       const { token, password } = request.payload as { token: string; password: string };

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { limitAuthAttempt, signup } from '../../services/auth.js';
 import { email, text } from '../schemas.js';
 import { publicRoute } from '../route-helpers.js';
+import { signupResponse } from './schemas.js';
 import { clientIp } from '../client-ip.js';
 
 export const postSignup = publicRoute({
@@ -10,6 +11,7 @@ export const postSignup = publicRoute({
   options: {
     description: 'Create an operator account and its first store',
     tags: ['auth'],
+    response: { status: { 201: signupResponse } },
     validate: {
       payload: Joi.object({
         firstName: text(100).min(1).required(),

@@ -1,5 +1,6 @@
 import { publicRoute } from '../route-helpers.js';
 import { checkHealth } from '../../services/health.js';
+import { healthResponse } from './schemas.js';
 
 export const getHealth = publicRoute({
   method: 'GET',
@@ -7,6 +8,7 @@ export const getHealth = publicRoute({
   options: {
     description: 'Service health: probes the database and Redis',
     tags: ['health'],
+    response: { status: { 200: healthResponse } },
     handler: async (request, h) => {
       const health = await checkHealth(request.server.app.ctx);
       const data = { status: health.status, database: health.database, redis: health.redis };

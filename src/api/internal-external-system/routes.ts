@@ -1,5 +1,6 @@
 import type { ResponseToolkit, Request } from '@hapi/hapi';
 import { receiveExternalTrigger } from '../../services/external-system/triggers.js';
+import { linkResponse, syncResponse } from '../admin-external-system/schemas.js';
 import { RAW_BODY } from '../internal-hosted-domain/routes.js';
 import { publicRoute } from '../route-helpers.js';
 
@@ -18,6 +19,7 @@ export const backfillTriggerRoute = publicRoute({
     description: `The external system asks for a backfill: body { accountId }; 202 { job }. ${SIGNED}`,
     tags: ['internal'],
     payload: RAW_BODY,
+    response: { status: { 202: syncResponse } },
     handler: handlerFor('backfill')
   }
 });
@@ -29,6 +31,7 @@ export const disconnectTriggerRoute = publicRoute({
     description: `The external system ends the link: body { accountId }; 200 { link }. ${SIGNED}`,
     tags: ['internal'],
     payload: RAW_BODY,
+    response: { status: { 200: linkResponse } },
     handler: handlerFor('disconnect')
   }
 });

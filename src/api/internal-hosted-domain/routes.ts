@@ -1,5 +1,6 @@
 import { receiveHostedDomainWebhook } from '../../services/domains/hosted-domain-webhook.js';
 import { publicRoute } from '../route-helpers.js';
+import { hostedDomainReceiptResponse } from './schemas.js';
 
 /** The raw bytes are what was signed: hapi must not parse (and re-serialise) the body. */
 export const RAW_BODY = { parse: false, output: 'data', maxBytes: 1024 * 1024 } as const;
@@ -13,6 +14,7 @@ export const hostedDomainWebhookRoute = publicRoute({
       '5-minute tolerance, replays refused (400). `{ hostname, event: "certificate.issued" }` makes the domain active.',
     tags: ['internal'],
     payload: RAW_BODY,
+    response: { status: { 200: hostedDomainReceiptResponse } },
     handler: async (request) => {
       const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0);
       return receiveHostedDomainWebhook(request.server.app.ctx, request.headers as Record<string, string | undefined>, body);

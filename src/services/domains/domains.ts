@@ -4,14 +4,18 @@ import { conflict, notFound, uniqueViolation, validationFailed } from '../../err
 import { randomSecret } from '../secrets.js';
 import { hostnameProblem, normalizeHostname } from './hostname.js';
 
-export type DomainStatus = 'pending' | 'verified' | 'failed' | 'active';
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failed', 'active'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+
+export const DNS_RECORD_TYPES = ['CNAME', 'TXT'] as const;
+export const DOMAIN_FAILURE_REASONS = ['missing', 'wrong', 'timeout', 'error'] as const;
 
 export interface DomainFailure {
-  type: 'CNAME' | 'TXT';
+  type: (typeof DNS_RECORD_TYPES)[number];
   name: string;
   expected: string;
   found: string[];
-  reason: 'missing' | 'wrong' | 'timeout' | 'error';
+  reason: (typeof DOMAIN_FAILURE_REASONS)[number];
   message: string;
 }
 
@@ -34,7 +38,7 @@ export interface DomainRow {
 export const TXT_PREFIX = '_shopwright-verify';
 
 export interface DnsRecord {
-  type: 'CNAME' | 'TXT';
+  type: (typeof DNS_RECORD_TYPES)[number];
   name: string;
   value: string;
 }

@@ -12,8 +12,11 @@ export interface SmtpSettings {
   password: string | null;
 }
 
+/** The store's own SMTP server, the platform's SMTP_URL, or the local outbox when neither is set. */
+export const MAILER_PROVIDERS = ['smtp', 'platform', 'local'] as const;
+
 export interface Mailer {
-  provider: 'smtp' | 'platform' | 'local';
+  provider: (typeof MAILER_PROVIDERS)[number];
   transporter: Transporter;
   /** Writes what the local outbox captured to disk (the local default has no server to send to). */
   persist?: (messageId: string, raw: Buffer) => Promise<void>;

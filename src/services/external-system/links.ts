@@ -8,11 +8,12 @@ import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
 import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './client.js';
 
 export const BACKFILL_JOB_TYPE = 'external_system.backfill';
+export const LINK_STATUSES = ['connected', 'disconnected'] as const;
 
 export interface LinkRow {
   id: string;
   storeId: string;
-  status: 'connected' | 'disconnected';
+  status: (typeof LINK_STATUSES)[number];
   baseUrl: string;
   accountId: string;
   accountName: string;

@@ -4,12 +4,14 @@ import type { ModuleContribution } from '../modules/contribution.js';
 export const issuesModule: ModuleContribution = {
   name: 'issues',
   async dashboard(ctx, storeId) {
-    const openIssues = await StoreIssue.query(ctx.db)
+    const rows = await StoreIssue.query(ctx.db)
       .where({ storeId })
       .whereNull('resolvedAt')
       .orderBy([{ column: 'lastSeenAt', order: 'desc' }, { column: 'id', order: 'desc' }])
       .limit(5)
       .select('id', 'kind', 'severity', 'title', 'occurrences', 'lastSeenAt');
+    // Plain objects: a model instance also carries every column it did not select (as undefined keys).
+    const openIssues = rows.map(({ id, kind, severity, title, occurrences, lastSeenAt }) => ({ id, kind, severity, title, occurrences, lastSeenAt }));
     return { openIssues };
   }
 };

@@ -8,7 +8,8 @@ import { hashToken, randomSecret } from '../secrets.js';
 
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;
 
-export type InviteStatus = 'pending' | 'accepted' | 'expired' | 'revoked';
+export const INVITE_STATUSES = ['pending', 'accepted', 'expired', 'revoked'] as const;
+export type InviteStatus = (typeof INVITE_STATUSES)[number];
 
 export interface InviteRow {
   id: string;
