@@ -5,6 +5,7 @@ import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
 import { run as outbox } from './outbox.js';
+import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as storeOperations } from './store-operations.js';
 
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 };
 
 const only = process.argv.slice(2);
+console.log(`bench servers reach PostgreSQL by ${BENCH_DATABASE_TRANSPORT} (BENCH_DATABASE_TRANSPORT=tcp for TCP loopback)`);
 for (const [name, run] of Object.entries(BENCHMARKS)) {
   if (only.length && !only.includes(name)) continue;
   await settle();
