@@ -126,3 +126,30 @@ t.test('dashboard customer counts (trigger-kept) match the table through inserts
   await db('customers').where({ storeId: a.store.id }).whereIn('email', ['c1@example.com', 'c2@example.com']).delete();
   await check('concurrent inserts and a delete');
 });
+
+t.test('concurrent dashboard requests share one computation; a settings change is seen at once', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  let statements = 0;
+  app.ctx.db.on('query', () => (statements += 1));
+
+  statements = 0;
+  const alone = await app.request({ url: '/admin/store', ...admin(owner) });
+  t.equal(alone.status, 200);
+  const perDashboard = statements;
+  t.ok(perDashboard > 3, `one dashboard reads several modules (${perDashboard} statements)`);
+
+  statements = 0;
+  const together = await Promise.all(Array.from({ length: 20 }, () => app.request({ url: '/admin/store', ...admin(owner) })));
+  t.ok(together.every((response) => response.status === 200));
+  t.same(new Set(together.map((response) => JSON.stringify(response.body.data.stats))).size, 1);
+  // Authentication reads the membership per request; the dashboard's own reads are shared.
+  t.ok(statements < perDashboard * 5, `20 concurrent dashboards cost ${statements} statements, not ${perDashboard * 20}`);
+
+  const inFlight = Array.from({ length: 5 }, () => app.request({ url: '/admin/store', ...admin(owner) }));
+  const renamed = await app.request({ method: 'PATCH', url: '/admin/store', payload: { name: 'Renamed Store' }, ...admin(owner) });
+  t.equal(renamed.status, 200);
+  const after = await app.request({ url: '/admin/store', ...admin(owner) });
+  t.equal(after.body.data.store.name, 'Renamed Store', 'a request after the change does not join a computation from before it');
+  await Promise.all(inFlight);
+});

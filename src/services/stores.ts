@@ -4,6 +4,7 @@ import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { bumpStorefrontVersion } from './catalog/catalog-version.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
+import { SingleFlight } from './cache/single-flight.js';
 import { checkedSmtpAddress } from './email/smtp-host-guard.js';
 
 export interface ShippingMethod {
@@ -103,8 +104,24 @@ export async function getStoreSettings(ctx: AppContext, storeId: string) {
   return toStoreSettingsDto(store, toEmailSettingsDto(email));
 }
 
-/** The admin dashboard: store settings, headline numbers and what is left to set up. */
-export async function getDashboard(ctx: AppContext, storeId: string) {
+type Dashboard = Awaited<ReturnType<typeof computeDashboard>>;
+const dashboardFlights = new WeakMap<AppContext, SingleFlight<Dashboard>>();
+const dashboardFlight = (ctx: AppContext) => {
+  let flight = dashboardFlights.get(ctx);
+  if (!flight) dashboardFlights.set(ctx, (flight = new SingleFlight<Dashboard>()));
+  return flight;
+};
+
+/**
+ * The admin dashboard: store settings, headline numbers and what is left to set up. A dozen
+ * module reads make one; concurrent requests for the same store share the one in flight (a busy
+ * team or an auto-refreshing screen must not multiply them), and a settings change starts afresh.
+ */
+export function getDashboard(ctx: AppContext, storeId: string): Promise<Dashboard> {
+  return dashboardFlight(ctx).run(storeId, () => computeDashboard(ctx, storeId));
+}
+
+async function computeDashboard(ctx: AppContext, storeId: string) {
   const [store, figures] = await Promise.all([getStoreSettings(ctx, storeId), dashboardFigures(ctx, storeId)]);
   return {
     store,
@@ -148,6 +165,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     if (Object.keys(changes).length) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
     if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
   });
+  dashboardFlight(ctx).forget(storeId);
   await ctx.cache.invalidate(storefrontStoreKey(storeId), storeRowKey(storeId));
   await bumpStorefrontVersion(ctx, storeId);
   return getStoreSettings(ctx, storeId);
