@@ -7,7 +7,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
-import { fulfillmentPayload, listOrdersQuery } from './schemas.js';
+import { fulfillmentCreatedResponse, fulfillmentPayload, listOrdersQuery, orderListResponse, orderResponse } from './schemas.js';
 
 export const listOrdersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -16,6 +16,7 @@ export const listOrdersRoute = adminRoute(ANY_MEMBER, {
     description: 'Orders, newest first (keyset pages); status = an order status (open, completed, cancelled), payment status (pending, paid, refunded, failed) or fulfilment status (unfulfilled, partially_fulfilled, fulfilled); q = order number or email',
     tags: ['orders'],
     validate: { query: listOrdersQuery },
+    response: { status: { 200: orderListResponse } },
     handler: async (request) => {
       const { limit, cursor, status, q } = request.query as { limit: number; cursor?: string; status?: OrderStatusFilter; q?: string };
       const result = await listOrders(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined }, { limit, cursor });
@@ -31,6 +32,7 @@ export const getOrderRoute = adminRoute(ANY_MEMBER, {
     description: 'An order with items, fulfilments and its public tracking URL',
     tags: ['orders'],
     validate: { params: idParams('orderId') },
+    response: { status: { 200: orderResponse } },
     handler: (request) => getOrder(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string)
   }
 });
@@ -43,6 +45,7 @@ export const createFulfillmentRoute = idempotent(
       description: 'Fulfil items (default: everything unfulfilled) with tracking details; emails shipping_confirmation unless notifyCustomer is false; 409 already_fulfilled',
       tags: ['orders'],
       validate: { params: idParams('orderId'), payload: fulfillmentPayload },
+      response: { status: { 201: fulfillmentCreatedResponse } },
       handler: async (request, h) => {
         const body = (request.payload ?? {}) as FulfillmentInput;
         const input: FulfillmentInput = {

@@ -1,6 +1,6 @@
-import Joi from 'joi';
 import { trackOrder } from '../../services/orders/public-tracking.js';
 import { publicRoute } from '../route-helpers.js';
+import { trackedOrderResponse, trackingParams } from './schemas.js';
 
 export const trackOrderRoute = publicRoute({
   method: 'GET',
@@ -8,7 +8,8 @@ export const trackOrderRoute = publicRoute({
   options: {
     description: 'Order tracking by the token from the confirmation email: status, items, total, fulfilments; unknown token 404',
     tags: ['orders'],
-    validate: { params: Joi.object({ trackingToken: Joi.string().max(200).required() }) },
+    validate: { params: trackingParams },
+    response: { status: { 200: trackedOrderResponse } },
     handler: (request) => trackOrder(request.server.app.ctx, request.params.trackingToken as string)
   }
 });

@@ -4,7 +4,7 @@ import { createCheckoutSession, type CheckoutSessionInput } from '../../services
 import { idempotent } from '../idempotency.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
-import { cartParams, checkoutSessionPayload, sessionParams } from './schemas.js';
+import { cartParams, checkoutSessionPayload, checkoutSessionResponse, confirmedOrderResponse, sessionParams } from './schemas.js';
 
 export const createCheckoutSessionRoute = idempotent(storefrontRoute({
   method: 'POST',
@@ -14,6 +14,7 @@ export const createCheckoutSessionRoute = idempotent(storefrontRoute({
       'Open a checkout session: validates the cart, reserves its stock and discount use until expiresAt; provider stripe (clientSecret) when the store takes Stripe payments, else manual',
     tags: ['checkout'],
     validate: { params: cartParams, payload: checkoutSessionPayload },
+    response: { status: { 201: checkoutSessionResponse } },
     handler: async (request, h) => {
       const result = await createCheckoutSession(
         request.server.app.ctx,
@@ -34,6 +35,7 @@ export const confirmCheckoutSessionRoute = idempotent(
       description: 'Turn a checkout session into an order; idempotent (a repeat returns the same order); 409 payment_not_completed until Stripe has the payment',
       tags: ['checkout'],
       validate: { params: sessionParams, payload: Joi.object({}).allow(null) },
+      response: { status: { 200: confirmedOrderResponse } },
       handler: (request) => confirmCheckoutSession(request.server.app.ctx, storefrontOf(request).storeId, request.params.sessionId as string)
     }
   })

@@ -17,10 +17,12 @@ import {
   cartItem,
   cartItemParams,
   cartParams,
+  cartResponse,
   createCartPayload,
   discountPayload,
   shippingMethodPayload,
   shippingMethodsQuery,
+  shippingMethodsResponse,
   updateItemPayload
 } from './schemas.js';
 
@@ -35,6 +37,7 @@ export const createCartRoute = storefrontRoute({
     description: 'Create a cart (optionally with email and items); its id is the shopper capability, unguessable',
     tags: TAGS,
     validate: { payload: createCartPayload },
+    response: { status: { 201: cartResponse } },
     handler: async (request, h) => {
       const body = (request.payload ?? {}) as { email?: string | null; items?: CartItemInput[] };
       return h.response(await createCart(request.server.app.ctx, store(request), { email: body.email ?? undefined, items: body.items })).code(201);
@@ -49,6 +52,7 @@ export const getCartRoute = storefrontRoute({
     description: 'A cart with its lines and server-computed totals (integer minor units)',
     tags: TAGS,
     validate: { params: cartParams },
+    response: { status: { 200: cartResponse } },
     handler: (request) => getCart(request.server.app.ctx, store(request), cartId(request))
   }
 });
@@ -60,6 +64,7 @@ export const listShippingMethodsRoute = storefrontRoute({
     description: "Shipping methods eligible for this cart: the cart's country (or ?country=) and free-over thresholds applied",
     tags: TAGS,
     validate: { params: cartParams, query: shippingMethodsQuery },
+    response: { status: { 200: shippingMethodsResponse } },
     handler: (request) => listShippingMethods(request.server.app.ctx, store(request), cartId(request), (request.query as { country?: string }).country)
   }
 });
@@ -71,6 +76,7 @@ export const addCartItemRoute = storefrontRoute({
     description: 'Add a variant; merges with an existing line of that variant. 409 cart_not_open once completed',
     tags: TAGS,
     validate: { params: cartParams, payload: cartItem },
+    response: { status: { 200: cartResponse } },
     handler: (request) => addCartItem(request.server.app.ctx, store(request), cartId(request), request.payload as CartItemInput)
   }
 });
@@ -82,6 +88,7 @@ export const updateCartItemRoute = storefrontRoute({
     description: 'Set a line quantity; 0 removes the line',
     tags: TAGS,
     validate: { params: cartItemParams, payload: updateItemPayload },
+    response: { status: { 200: cartResponse } },
     handler: (request) =>
       updateCartItem(request.server.app.ctx, store(request), cartId(request), request.params.itemId as string, (request.payload as { quantity: number }).quantity)
   }
@@ -94,6 +101,7 @@ export const removeCartItemRoute = storefrontRoute({
     description: 'Remove a line',
     tags: TAGS,
     validate: { params: cartItemParams },
+    response: { status: { 200: cartResponse } },
     handler: (request) => removeCartItem(request.server.app.ctx, store(request), cartId(request), request.params.itemId as string)
   }
 });
@@ -105,6 +113,7 @@ export const applyDiscountRoute = storefrontRoute({
     description: 'Apply a discount code; 422 discount_not_applicable with the reason in details[0].message',
     tags: TAGS,
     validate: { params: cartParams, payload: discountPayload },
+    response: { status: { 200: cartResponse } },
     handler: (request) => applyCartDiscount(request.server.app.ctx, store(request), cartId(request), (request.payload as { code: string }).code)
   }
 });
@@ -116,6 +125,7 @@ export const removeDiscountRoute = storefrontRoute({
     description: 'Remove the discount code',
     tags: TAGS,
     validate: { params: cartParams },
+    response: { status: { 200: cartResponse } },
     handler: (request) => removeCartDiscount(request.server.app.ctx, store(request), cartId(request))
   }
 });
@@ -127,6 +137,7 @@ export const selectShippingMethodRoute = storefrontRoute({
     description: 'Choose a shipping method (optionally with the destination country)',
     tags: TAGS,
     validate: { params: cartParams, payload: shippingMethodPayload },
+    response: { status: { 200: cartResponse } },
     handler: (request) =>
       selectShippingMethod(request.server.app.ctx, store(request), cartId(request), request.payload as { shippingMethodId: string; country?: string })
   }

@@ -1,6 +1,10 @@
 import Joi from 'joi';
-import { email, id, text } from '../schemas.js';
+import { CART_STATUSES } from '../../services/carts/cart-view.js';
 import { MAX_LINE_QUANTITY } from '../../services/carts/carts.js';
+import { SESSION_STATUSES } from '../../services/checkout/sessions.js';
+import { PROVIDER_NAMES } from '../../services/payments/providers.js';
+import { orderResource, pricedShippingMethodResource } from '../admin-orders/schemas.js';
+import { email, id, idValue, responseObject, text, timestamp } from '../schemas.js';
 
 export const cartParams = Joi.object({ cartId: id().required() });
 export const cartItemParams = Joi.object({ cartId: id().required(), itemId: id().required() });
@@ -37,5 +41,52 @@ export const checkoutSessionPayload = Joi.object({
   email: email().required(),
   shippingAddress: address.required(),
   billingAddress: address.allow(null),
-  provider: Joi.string().valid('manual', 'stripe')
+  provider: Joi.string().valid(...PROVIDER_NAMES)
 });
+
+export const cartLineResource = responseObject({
+  id: idValue().required(),
+  variantId: idValue().required(),
+  productId: idValue().required(),
+  title: Joi.string().required(),
+  sku: Joi.string().allow(null).required(),
+  quantity: Joi.number().integer().required(),
+  unitPrice: Joi.number().integer().required(),
+  lineTotal: Joi.number().integer().required()
+}).label('CartLine');
+
+/** A cart at current prices; totals in integer minor units, `total = subtotal - discountTotal + shippingTotal`. */
+export const cartResource = responseObject({
+  id: idValue().required(),
+  status: Joi.string().valid(...CART_STATUSES).required(),
+  currency: Joi.string().length(3).required(),
+  email: Joi.string().allow(null).required(),
+  items: Joi.array().items(cartLineResource).required(),
+  discountCode: Joi.string().allow(null).required(),
+  subtotal: Joi.number().integer().required(),
+  discountTotal: Joi.number().integer().required(),
+  shippingMethod: pricedShippingMethodResource.allow(null).required(),
+  shippingTotal: Joi.number().integer().required(),
+  total: Joi.number().integer().required(),
+  expiresAt: timestamp().required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('Cart');
+
+export const cartResponse = responseObject({ cart: cartResource.required() });
+export const shippingMethodsResponse = responseObject({ shippingMethods: Joi.array().items(pricedShippingMethodResource).required() });
+
+/** `clientSecret` is there only for provider stripe (what Stripe.js confirms the payment with). */
+export const checkoutSessionResource = responseObject({
+  id: idValue().required(),
+  status: Joi.string().valid(...SESSION_STATUSES).required(),
+  provider: Joi.string().valid(...PROVIDER_NAMES).required(),
+  amount: Joi.number().integer().required(),
+  currency: Joi.string().length(3).required(),
+  clientSecret: Joi.string(),
+  expiresAt: timestamp().required(),
+  createdAt: timestamp().required()
+}).label('CheckoutSession');
+
+export const checkoutSessionResponse = responseObject({ checkoutSession: checkoutSessionResource.required(), cart: cartResource.required() });
+export const confirmedOrderResponse = responseObject({ order: orderResource.required(), trackingUrl: Joi.string().uri().required() });

@@ -4,10 +4,12 @@ import { discountProblem, type DiscountRecord } from './discount-rules.js';
 import { shipsTo } from './shipping.js';
 import { computeTotals, lineTotal, shippingPrice, type Totals } from './totals.js';
 
+export const CART_STATUSES = ['open', 'completed'] as const;
+
 export interface CartRow {
   id: string;
   storeId: string;
-  status: 'open' | 'completed';
+  status: (typeof CART_STATUSES)[number];
   currency: string;
   email: string | null;
   discountId: string | null;

@@ -39,11 +39,13 @@ export interface SessionSnapshot {
   shippingMethod: { id: string; name: string; price: number } | null;
 }
 
+export const SESSION_STATUSES = ['pending', 'completed', 'expired', 'cancelled'] as const;
+
 export interface SessionRow {
   id: string;
   storeId: string;
   cartId: string;
-  status: 'pending' | 'completed' | 'expired' | 'cancelled';
+  status: (typeof SESSION_STATUSES)[number];
   provider: ProviderName;
   amount: number;
   currency: string;

@@ -4,7 +4,8 @@ import { conflict } from '../../errors.js';
 import { activeStripeAccount } from './accounts.js';
 import { callStripe, stripeClient } from './stripe-client.js';
 
-export type ProviderName = 'manual' | 'stripe';
+export const PROVIDER_NAMES = ['manual', 'stripe'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface PaymentRequest {
   storeId: string;

@@ -1,0 +1,40 @@
+import Joi from 'joi';
+import { FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES } from '../../services/orders/orders.js';
+import { responseObject, timestamp } from '../schemas.js';
+
+export const trackingParams = Joi.object({ trackingToken: Joi.string().max(200).required() });
+
+/** What anyone holding the tracking token may see: no email, no address, no prices per line. */
+export const trackedOrderResponse = responseObject({
+  order: responseObject({
+    number: Joi.number().integer().required(),
+    status: Joi.string().valid(...ORDER_STATUSES).required(),
+    paymentStatus: Joi.string().valid(...PAYMENT_STATUSES).required(),
+    fulfillmentStatus: Joi.string().valid(...FULFILLMENT_STATUSES).required(),
+    createdAt: timestamp().required(),
+    items: Joi.array()
+      .items(
+        responseObject({
+          title: Joi.string().required(),
+          quantity: Joi.number().integer().required(),
+          fulfilledQuantity: Joi.number().integer().required()
+        }).label('TrackedOrderItem')
+      )
+      .required(),
+    total: Joi.number().integer().required(),
+    currency: Joi.string().length(3).required(),
+    fulfillments: Joi.array()
+      .items(
+        responseObject({
+          trackingCompany: Joi.string().allow(null).required(),
+          trackingNumber: Joi.string().allow(null).required(),
+          trackingUrl: Joi.string().allow(null).required(),
+          createdAt: timestamp().required()
+        }).label('TrackedFulfillment')
+      )
+      .required()
+  })
+    .label('TrackedOrder')
+    .required(),
+  store: responseObject({ name: Joi.string().required() }).label('TrackedOrderStore').required()
+});
