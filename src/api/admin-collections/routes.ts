@@ -5,16 +5,8 @@ import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
-import { id, idParams, paginationQuery, slug, text } from '../schemas.js';
-
-const collectionFields = {
-  title: text(255).min(1),
-  slug: slug(),
-  description: text(50_000).allow(''),
-  productIds: Joi.array().items(id()).max(5000).unique(),
-  isPublished: Joi.boolean(),
-  mediaId: id().allow(null)
-};
+import { idParams, paginationQuery } from '../schemas.js';
+import { collectionListResponse, collectionResponse, createCollectionPayload, updateCollectionPayload } from './schemas.js';
 
 export const listCollectionsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -23,6 +15,7 @@ export const listCollectionsRoute = adminRoute(ANY_MEMBER, {
     description: 'List collections (newest first)',
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(200).allow(''), isPublished: Joi.boolean() }) },
+    response: { status: { 200: collectionListResponse } },
     handler: async (request) => {
       const { limit, cursor, q, isPublished } = request.query as { limit: number; cursor?: string; q?: string; isPublished?: boolean };
       const result = await listCollections(request.server.app.ctx, tenantOf(request).storeId, { q, isPublished }, { limit, cursor });
@@ -37,7 +30,8 @@ export const createCollectionRoute = adminRoute(ANY_MEMBER, {
   options: {
     description: 'Create a collection; productIds in display order',
     tags: ['catalog'],
-    validate: { payload: Joi.object({ ...collectionFields, title: collectionFields.title.required() }) },
+    validate: { payload: createCollectionPayload },
+    response: { status: { 201: collectionResponse } },
     handler: async (request, h) => {
       const collection = await createCollection(request.server.app.ctx, tenantOf(request).storeId, request.payload as CollectionInput & { title: string });
       return h.response({ collection }).code(201);
@@ -55,6 +49,7 @@ export const getCollectionRoute = adminRoute(ANY_MEMBER, {
       params: idParams('collectionId'),
       query: Joi.object({ limit: Joi.number().integer().min(1).max(250).default(100), cursor: paginationQuery.cursor })
     },
+    response: { status: { 200: collectionResponse } },
     handler: async (request) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
       const result = await getCollectionPage(request.server.app.ctx, tenantOf(request).storeId, request.params.collectionId as string, { limit, cursor });
@@ -69,7 +64,8 @@ export const updateCollectionRoute = adminRoute(ANY_MEMBER, {
   options: {
     description: 'Partial update; productIds replaces the membership and its order',
     tags: ['catalog'],
-    validate: { params: idParams('collectionId'), payload: Joi.object(collectionFields).min(1) },
+    validate: { params: idParams('collectionId'), payload: updateCollectionPayload },
+    response: { status: { 200: collectionResponse } },
     handler: async (request) => ({
       collection: await updateCollection(
         request.server.app.ctx,

@@ -8,7 +8,16 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { createProductPayload, inventoryPayload, listProductsQuery, statusPayload, updateProductPayload } from './schemas.js';
+import {
+  createProductPayload,
+  inventoryAdjustmentResponse,
+  inventoryPayload,
+  listProductsQuery,
+  productListResponse,
+  productResponse,
+  statusPayload,
+  updateProductPayload
+} from './schemas.js';
 
 export const listProductsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -17,6 +26,7 @@ export const listProductsRoute = adminRoute(ANY_MEMBER, {
     description: 'List products (newest first); filters status, q (full-text or exact SKU), collectionId',
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, ...listProductsQuery }) },
+    response: { status: { 200: productListResponse } },
     handler: async (request) => {
       const { limit, cursor, status, q, collectionId } = request.query as { limit: number; cursor?: string; status?: ProductStatus; q?: string; collectionId?: string };
       const result = await listProducts(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined, collectionId }, { limit, cursor });
@@ -32,6 +42,7 @@ export const createProductRoute = adminRoute(ANY_MEMBER, {
     description: 'Create a product with its options, variants and media; slug derived from the title when absent',
     tags: ['catalog'],
     validate: { payload: createProductPayload },
+    response: { status: { 201: productResponse } },
     handler: async (request, h) => {
       const tenant = tenantOf(request);
       const product = await createProduct(request.server.app.ctx, tenant.storeId, tenant.userId, request.payload as ProductInput & { title: string });
@@ -47,6 +58,7 @@ export const getProductRoute = adminRoute(ANY_MEMBER, {
     description: 'Get a product with variants, media and collections',
     tags: ['catalog'],
     validate: { params: idParams('productId') },
+    response: { status: { 200: productResponse } },
     handler: async (request) => ({
       product: await getProduct(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string)
     })
@@ -60,6 +72,7 @@ export const updateProductRoute = adminRoute(ANY_MEMBER, {
     description: 'Partial update; variants matched by id, new ones created, missing ones removed (archived when ordered)',
     tags: ['catalog'],
     validate: { params: idParams('productId'), payload: updateProductPayload },
+    response: { status: { 200: productResponse } },
     handler: async (request) => {
       const tenant = tenantOf(request);
       return {
@@ -76,6 +89,7 @@ export const productStatusRoute = adminRoute(ANY_MEMBER, {
     description: 'Set a product status: draft, active or archived',
     tags: ['catalog'],
     validate: { params: idParams('productId'), payload: statusPayload },
+    response: { status: { 200: productResponse } },
     handler: async (request) => ({
       product: await setProductStatus(
         request.server.app.ctx,
@@ -94,6 +108,7 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
     description: 'Adjust stock by delta or set it to quantity, atomically, with a ledger entry; 409 insufficient_inventory below zero',
     tags: ['catalog'],
     validate: { params: idParams('productId', 'variantId'), payload: inventoryPayload },
+    response: { status: { 200: inventoryAdjustmentResponse } },
     handler: async (request) => {
       const tenant = tenantOf(request);
       const { delta, quantity, reason } = request.payload as { delta?: number; quantity?: number; reason?: string | null };

@@ -1,6 +1,7 @@
 import Joi from 'joi';
+import { ALLOWED_IMAGE_TYPES } from '../../services/catalog/media.js';
 import { INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/read-models.js';
-import { id, money, slug, text } from '../schemas.js';
+import { id, idValue, money, responseObject, slug, text, timestamp } from '../schemas.js';
 
 const optionName = () => text(64).min(1);
 
@@ -50,3 +51,96 @@ export const listProductsQuery = {
   q: Joi.string().trim().max(200).allow(''),
   collectionId: id()
 };
+
+/** An uploaded image as the admin sees it: the media upload's resource (admin-store), embedded in products and collections. */
+export const mediaResource = responseObject({
+  id: idValue().required(),
+  url: Joi.string().uri().required(),
+  contentType: Joi.string().valid(...Object.keys(ALLOWED_IMAGE_TYPES)).required(),
+  size: Joi.number().integer().min(1).required().description('bytes'),
+  width: Joi.number().integer().allow(null).required(),
+  height: Joi.number().integer().allow(null).required(),
+  alt: Joi.string().allow(null).required(),
+  createdAt: timestamp().required()
+}).label('Media');
+
+export const productOptionResource = responseObject({
+  name: Joi.string().required(),
+  values: Joi.array().items(Joi.string()).required()
+}).label('ProductOption');
+
+/** `{ "Size": "M" }`: one value per product option. */
+export const optionValuesResource = Joi.object().pattern(Joi.string(), Joi.string()).label('OptionValues');
+
+export const productSeoResource = responseObject({
+  title: Joi.string().allow('', null).required(),
+  description: Joi.string().allow('', null).required()
+}).label('ProductSeo');
+
+export const variantResource = responseObject({
+  id: idValue().required(),
+  sku: Joi.string().allow(null).required(),
+  title: Joi.string().required(),
+  optionValues: optionValuesResource.required(),
+  price: Joi.number().integer().required(),
+  compareAtPrice: Joi.number().integer().allow(null).required(),
+  inventoryQuantity: Joi.number().integer().required(),
+  inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES).required(),
+  available: Joi.boolean().required(),
+  position: Joi.number().integer().required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('Variant');
+
+const productKeys = {
+  id: idValue().required(),
+  title: Joi.string().required(),
+  slug: Joi.string().required(),
+  description: Joi.string().allow('').required(),
+  status: Joi.string().valid(...PRODUCT_STATUSES).required(),
+  tags: Joi.array().items(Joi.string()).required(),
+  options: Joi.array().items(productOptionResource).required(),
+  seo: productSeoResource.required(),
+  minPrice: Joi.number().integer().required(),
+  maxPrice: Joi.number().integer().required(),
+  totalInventory: Joi.number().integer().required(),
+  variants: Joi.array().items(variantResource).required(),
+  media: Joi.array().items(mediaResource).required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+};
+
+/** A product in the admin list: everything but its collections. */
+export const productListItemResource = responseObject(productKeys).label('ProductListItem');
+
+export const productResource = responseObject({
+  ...productKeys,
+  collections: Joi.array()
+    .items(
+      responseObject({
+        id: idValue().required(),
+        title: Joi.string().required(),
+        slug: Joi.string().required(),
+        isPublished: Joi.boolean().required()
+      }).label('ProductCollection')
+    )
+    .required()
+}).label('Product');
+
+export const productListResponse = responseObject({ products: Joi.array().items(productListItemResource).required() });
+export const productResponse = responseObject({ product: productResource.required() });
+
+export const inventoryAdjustmentResponse = responseObject({
+  variant: variantResource.required(),
+  /** null when the change left the stock as it was (no ledger entry). */
+  adjustment: responseObject({
+    id: idValue().required(),
+    delta: Joi.number().integer().required(),
+    reason: Joi.string().allow(null).required(),
+    quantityAfter: Joi.number().integer().required(),
+    createdAt: timestamp().required()
+  })
+    .label('InventoryAdjustment')
+    .allow(null)
+    .required()
+});

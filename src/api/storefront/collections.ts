@@ -7,6 +7,7 @@ import { storefrontRoute } from '../route-helpers.js';
 import { paginationQuery } from '../schemas.js';
 import { cachedEnvelope } from './cached-json.js';
 import { cacheableStorefrontGet } from './http-cache.js';
+import { storefrontCollectionListResponse, storefrontCollectionResponse } from './schemas.js';
 
 export const listStorefrontCollectionsRoute = storefrontRoute({
   method: 'GET',
@@ -15,6 +16,7 @@ export const listStorefrontCollectionsRoute = storefrontRoute({
     description: 'Published collections (newest first)',
     tags: ['catalog'],
     validate: { query: Joi.object(paginationQuery) },
+    response: { status: { 200: storefrontCollectionListResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
       return cachedEnvelope(request, h, `collections:${JSON.stringify([limit, cursor])}`, async () => {
@@ -32,6 +34,7 @@ export const getStorefrontCollectionRoute = storefrontRoute({
     description: 'A published collection with a page of its active products (collection order); meta.pagination pages the products',
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }), query: Joi.object(paginationQuery) },
+    response: { status: { 200: storefrontCollectionResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
       const slug = (request.params.slug as string).toLowerCase();

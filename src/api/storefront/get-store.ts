@@ -4,6 +4,7 @@ import { storefrontOf } from '../plugins/auth.js';
 import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { envelopeJson } from './cached-json.js';
+import { storefrontStoreResponse } from './schemas.js';
 
 export const getStorefrontStoreRoute = storefrontRoute({
   method: 'GET',
@@ -11,6 +12,7 @@ export const getStorefrontStoreRoute = storefrontRoute({
   options: {
     description: 'Store metadata for the storefront',
     tags: ['storefront'],
+    response: { status: { 200: storefrontStoreResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
       const result = await getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId);
       return envelopeJson(h, result, () => JSON.stringify(successBody(result, {})));

@@ -4,6 +4,7 @@ import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { email, text } from '../schemas.js';
 import { clientIp } from '../client-ip.js';
+import { newsletterSubscribeResponse } from './schemas.js';
 
 export const newsletterSubscribeRoute = storefrontRoute({
   method: 'POST',
@@ -17,6 +18,7 @@ export const newsletterSubscribeRoute = storefrontRoute({
     validate: {
       payload: Joi.object({ email: email().required(), firstName: text(255).allow(''), lastName: text(255).allow('') })
     },
+    response: { status: { 200: newsletterSubscribeResponse } },
     handler: async (request) => {
       const input = request.payload as SubscribeInput;
       return subscribeToNewsletter(

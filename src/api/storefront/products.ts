@@ -7,6 +7,7 @@ import { storefrontRoute } from '../route-helpers.js';
 import { money, paginationQuery, text } from '../schemas.js';
 import { cachedEnvelope } from './cached-json.js';
 import { cacheableStorefrontGet } from './http-cache.js';
+import { storefrontProductListResponse, storefrontProductResponse } from './schemas.js';
 
 export const listStorefrontProductsRoute = storefrontRoute({
   method: 'GET',
@@ -26,6 +27,7 @@ export const listStorefrontProductsRoute = storefrontRoute({
         sort: Joi.string().valid(...STOREFRONT_SORTS)
       })
     },
+    response: { status: { 200: storefrontProductListResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
       const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
@@ -44,6 +46,7 @@ export const getStorefrontProductRoute = storefrontRoute({
     description: 'An active product by slug (404 for drafts and archived products)',
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
+    response: { status: { 200: storefrontProductResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
       const slug = (request.params.slug as string).toLowerCase();
       return cachedEnvelope(request, h, `product:${slug}`, async () => {
