@@ -12,7 +12,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { listCustomersQuery, updateCustomerPayload } from './schemas.js';
+import { customerDetailResponse, customerListResponse, customerResponse, listCustomersQuery, updateCustomerPayload } from './schemas.js';
 import { clientIp } from '../client-ip.js';
 
 export const listCustomersRoute = adminRoute(ANY_MEMBER, {
@@ -22,6 +22,7 @@ export const listCustomersRoute = adminRoute(ANY_MEMBER, {
     description: 'List customers (newest first); q matches anywhere in the email, first, last or full name (trigram index)',
     tags: ['customers'],
     validate: { query: Joi.object({ ...paginationQuery, ...listCustomersQuery }) },
+    response: { status: { 200: customerListResponse } },
     handler: async (request) => {
       const { limit, cursor, ...filters } = request.query as unknown as { limit: number; cursor?: string } & CustomerFilters;
       const result = await listCustomers(request.server.app.ctx, tenantOf(request).storeId, filters, { limit, cursor });
@@ -37,6 +38,7 @@ export const getCustomerRoute = adminRoute(ANY_MEMBER, {
     description: 'Get a customer with their recent orders',
     tags: ['customers'],
     validate: { params: idParams('customerId') },
+    response: { status: { 200: customerDetailResponse } },
     handler: async (request) => getCustomer(request.server.app.ctx, tenantOf(request).storeId, request.params.customerId as string)
   }
 });
@@ -48,6 +50,7 @@ export const updateCustomerRoute = adminRoute(ANY_MEMBER, {
     description: 'Update a customer (partial); an email another customer has gets 409 email_taken',
     tags: ['customers'],
     validate: { params: idParams('customerId'), payload: updateCustomerPayload },
+    response: { status: { 200: customerResponse } },
     handler: async (request) => {
       const tenant = tenantOf(request);
       const patch = Object.fromEntries(

@@ -1,6 +1,10 @@
 import Joi from 'joi';
 import { EMAIL_MARKETING_STATES } from '../../services/customers/customers.js';
-import { email, text } from '../schemas.js';
+import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
+import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
+import { JOB_STATUSES } from '../../services/job-runs/job-runs.js';
+import { orderSummaryResource } from '../admin-orders/schemas.js';
+import { email, idValue, responseObject, text, timestamp } from '../schemas.js';
 
 const tag = Joi.string().trim().min(1).max(255).pattern(/^[^,]*$/, 'no commas');
 
@@ -20,3 +24,43 @@ export const listCustomersQuery = {
   emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES),
   tag: Joi.string().trim().max(255)
 };
+
+export const customerResource = responseObject({
+  id: idValue().required(),
+  email: Joi.string().required(),
+  firstName: Joi.string().allow(null).required(),
+  lastName: Joi.string().allow(null).required(),
+  phone: Joi.string().allow(null).required(),
+  tags: Joi.array().items(Joi.string()).required(),
+  note: Joi.string().allow(null).required(),
+  emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES).required(),
+  emailMarketingUpdatedAt: timestamp().allow(null).required(),
+  emailMarketingSource: Joi.string().allow(null).required(),
+  ordersCount: Joi.number().integer().required(),
+  totalSpent: Joi.number().integer().required(),
+  lastOrderAt: timestamp().allow(null).required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required()
+}).label('Customer');
+
+export const customerListResponse = responseObject({ customers: Joi.array().items(customerResource).required() });
+export const customerResponse = responseObject({ customer: customerResource.required() });
+export const customerDetailResponse = responseObject({
+  customer: customerResource.required(),
+  recentOrders: Joi.array().items(orderSummaryResource).required()
+});
+
+/** A tracked job run as /admin/jobs shows it; here the import or export just queued. */
+const jobResource = responseObject({
+  id: idValue().required(),
+  type: Joi.string().valid(CUSTOMERS_IMPORT_JOB_TYPE, CUSTOMERS_EXPORT_JOB_TYPE).required(),
+  status: Joi.string().valid(...JOB_STATUSES).required(),
+  progress: Joi.object().unknown(true).required(),
+  result: Joi.object().unknown(true).allow(null).required(),
+  error: Joi.string().allow(null).required(),
+  createdAt: timestamp().required(),
+  startedAt: timestamp().allow(null).required(),
+  finishedAt: timestamp().allow(null).required()
+}).label('CustomerTransferJob');
+
+export const customerTransferJobResponse = responseObject({ job: jobResource.required() });

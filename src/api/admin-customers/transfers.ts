@@ -6,6 +6,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { isUploadedFile, type UploadedFile } from '../uploads.js';
+import { customerTransferJobResponse } from './schemas.js';
 
 export const CSV_IMPORT_LIMIT = 50 * 1024 * 1024;
 
@@ -36,6 +37,7 @@ export const importCustomersRoute = adminRoute(ADMINS, {
     // A 50 MB body may take the whole payload timeout to arrive: the response timeout must outlast it.
     timeout: { server: 150_000, socket: 170_000 },
     validate: { query: Joi.object({ dryRun: Joi.boolean().default(false) }) },
+    response: { status: { 202: customerTransferJobResponse } },
     handler: async (request, h) => {
       const upload = uploadedFile(request.payload);
       const { dryRun } = request.query as { dryRun: boolean };
@@ -51,6 +53,7 @@ export const exportCustomersRoute = adminRoute(ADMINS, {
   options: {
     description: 'Export every customer to CSV in a worker: 202 { job }; download with GET /admin/jobs/{jobId}/download once completed',
     tags: ['customers'],
+    response: { status: { 202: customerTransferJobResponse } },
     handler: async (request, h) => {
       const job = await startCustomerExport(request.server.app.ctx, tenantOf(request));
       return h.response(withMeta({ job }, { job: { id: job.id, status: job.status } })).code(202);

@@ -3,8 +3,7 @@ import { createDashboardLink, createOnboardingLink, getPaymentStatus, resetPayme
 import { ADMINS, OWNERS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
-
-const url = () => Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000);
+import { dashboardLinkResponse, onboardingLinkPayload, onboardingLinkResponse, paymentAccountResource } from './schemas.js';
 
 export const getPaymentsRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -12,6 +11,7 @@ export const getPaymentsRoute = adminRoute(ADMINS, {
   options: {
     description: 'Stripe Connect status: not_connected, onboarding, restricted or active, with the account flags',
     tags: ['payments'],
+    response: { status: { 200: paymentAccountResource } },
     handler: (request) => getPaymentStatus(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -22,7 +22,8 @@ export const onboardingLinkRoute = adminRoute(OWNERS, {
   options: {
     description: 'Creates the connected Stripe account if none, then a single-use onboarding link { url, expiresAt }',
     tags: ['payments'],
-    validate: { payload: Joi.object({ returnUrl: url().required(), refreshUrl: url().required() }) },
+    validate: { payload: onboardingLinkPayload },
+    response: { status: { 200: onboardingLinkResponse } },
     handler: (request) => createOnboardingLink(request.server.app.ctx, tenantOf(request).storeId, request.payload as { returnUrl: string; refreshUrl: string })
   }
 });
@@ -34,6 +35,7 @@ export const dashboardLinkRoute = adminRoute(OWNERS, {
     description: 'A Stripe Express dashboard login link { url }; 409 before onboarding is complete',
     tags: ['payments'],
     validate: { payload: Joi.object({}).allow(null) },
+    response: { status: { 200: dashboardLinkResponse } },
     handler: (request) => createDashboardLink(request.server.app.ctx, tenantOf(request).storeId)
   }
 });
@@ -45,6 +47,7 @@ export const resetPaymentsRoute = adminRoute(OWNERS, {
     description: 'Forgets the connected account; status back to not_connected',
     tags: ['payments'],
     validate: { payload: Joi.object({}).allow(null) },
+    response: { status: { 200: paymentAccountResource } },
     handler: (request) => resetPayments(request.server.app.ctx, tenantOf(request).storeId)
   }
 });

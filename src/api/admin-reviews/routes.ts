@@ -1,11 +1,11 @@
-import Joi from 'joi';
 import { paginationMeta } from '../../services/pagination.js';
-import { listReviews, moderateReview, REVIEW_STATES, type ReviewState } from '../../services/reviews/reviews.js';
+import { listReviews, moderateReview, type ReviewState } from '../../services/reviews/reviews.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
-import { id, idParams, paginationQuery, text } from '../schemas.js';
+import { idParams } from '../schemas.js';
+import { adminReviewListResponse, adminReviewResponse, listReviewsQuery, moderationPayload } from './schemas.js';
 
 export const listReviewsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -13,7 +13,8 @@ export const listReviewsRoute = adminRoute(ANY_MEMBER, {
   options: {
     description: 'Reviews for moderation, newest first; filter by state and productId',
     tags: ['reviews'],
-    validate: { query: Joi.object({ ...paginationQuery, state: Joi.string().valid(...REVIEW_STATES), productId: id() }) },
+    validate: { query: listReviewsQuery },
+    response: { status: { 200: adminReviewListResponse } },
     handler: async (request) => {
       const { limit, cursor, state, productId } = request.query as { limit: number; cursor?: string; state?: ReviewState; productId?: string };
       const result = await listReviews(request.server.app.ctx, tenantOf(request).storeId, { state, productId }, { limit, cursor });
@@ -28,10 +29,8 @@ export const moderateReviewRoute = adminRoute(ANY_MEMBER, {
   options: {
     description: 'Approve, reject or return a review to pending, with an optional note; the product rating follows',
     tags: ['reviews'],
-    validate: {
-      params: idParams('reviewId'),
-      payload: Joi.object({ state: Joi.string().valid(...REVIEW_STATES).required(), note: text(2000).allow('', null) })
-    },
+    validate: { params: idParams('reviewId'), payload: moderationPayload },
+    response: { status: { 200: adminReviewResponse } },
     handler: (request) =>
       moderateReview(request.server.app.ctx, tenantOf(request).storeId, request.params.reviewId as string, request.payload as { state: ReviewState; note?: string })
   }

@@ -4,6 +4,7 @@ import { confirmNewsletterSubscription, describeNewsletterConfirmation } from '.
 import { clientIp } from '../client-ip.js';
 import { publicRoute } from '../route-helpers.js';
 import { htmlPage, wantsHtml } from './html-page.js';
+import { emailLinkSubjectResponse, newsletterConfirmedResponse } from './schemas.js';
 
 const token = Joi.string().trim().max(2000);
 const invalidPage = { title: 'This link is not valid', paragraphs: ['The confirmation link is not valid or has expired. Subscribe again to get a new one.'] };
@@ -18,6 +19,8 @@ export const describeNewsletterConfirmRoute = publicRoute({
       'a browser (Accept: text/html) gets a page with a button that POSTs. 422 invalid_token for a bad or expired token.',
     tags: ['newsletter'],
     validate: { query: Joi.object({ token: token.required() }) },
+    // JSON callers; a browser (Accept: text/html) gets an HTML page instead.
+    response: { status: { 200: emailLinkSubjectResponse } },
     handler: async (request, h) => {
       const value = (request.query as { token: string }).token;
       if (!wantsHtml(request)) return describeNewsletterConfirmation(request.server.app.ctx, value);
@@ -44,6 +47,7 @@ export const confirmNewsletterRoute = publicRoute({
     tags: ['newsletter'],
     payload: { parse: true, output: 'data', maxBytes: 16 * 1024, allow: ['application/json', 'application/x-www-form-urlencoded'], failAction: 'error' },
     validate: { query: Joi.object({ token }), payload: Joi.object({ token }).allow(null) },
+    response: { status: { 200: newsletterConfirmedResponse } },
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
       const value = (request.query as { token?: string }).token ?? (request.payload as { token?: string } | null)?.token;

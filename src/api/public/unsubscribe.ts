@@ -4,6 +4,7 @@ import { validationFailed } from '../../errors.js';
 import { publicRoute } from '../route-helpers.js';
 import { clientIp } from '../client-ip.js';
 import { htmlPage, wantsHtml } from './html-page.js';
+import { emailLinkSubjectResponse, unsubscribedResponse } from './schemas.js';
 
 const token = Joi.string().trim().max(200);
 
@@ -35,6 +36,8 @@ export const unsubscribeRoute = publicRoute({
         Joi.any().valid(null)
       )
     },
+    // JSON callers; a browser (Accept: text/html) gets an HTML page instead.
+    response: { status: { 200: unsubscribedResponse } },
     handler: async (request, h) => {
       const body = request.payload && typeof request.payload === 'object' ? (request.payload as { token?: string }) : {};
       const value = (request.query as { token?: string }).token ?? body.token;
@@ -61,6 +64,7 @@ export const describeUnsubscribeRoute = publicRoute({
       'A browser (Accept: text/html) gets a small page with a button that POSTs.',
     tags: ['newsletter'],
     validate: { query: Joi.object({ token: token.required() }) },
+    response: { status: { 200: emailLinkSubjectResponse } },
     handler: async (request, h) => {
       const value = (request.query as { token: string }).token;
       if (!wantsHtml(request)) return describeUnsubscribe(request.server.app.ctx, value);

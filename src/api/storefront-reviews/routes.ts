@@ -4,9 +4,8 @@ import { listProductReviews, upsertReview, type ReviewInput } from '../../servic
 import { storefrontOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';
-import { email, paginationQuery, slug, text } from '../schemas.js';
-
-const params = Joi.object({ slug: slug().required() });
+import { paginationQuery } from '../schemas.js';
+import { putReviewPayload, reviewListResponse, reviewParams, writtenReviewResponse } from './schemas.js';
 
 export const listProductReviewsRoute = storefrontRoute({
   method: 'GET',
@@ -14,7 +13,8 @@ export const listProductReviewsRoute = storefrontRoute({
   options: {
     description: 'Approved reviews of an active product, newest first; meta.rating = { average, count }',
     tags: ['reviews'],
-    validate: { params, query: Joi.object(paginationQuery) },
+    validate: { params: reviewParams, query: Joi.object(paginationQuery) },
+    response: { status: { 200: reviewListResponse } },
     handler: async (request) => {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
       const result = await listProductReviews(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string, { limit, cursor });
@@ -29,17 +29,8 @@ export const putProductReviewRoute = storefrontRoute({
   options: {
     description: 'Write or replace the review of this product by this email (201 created, 200 updated; pending moderation); needs a purchase: 422 review_not_verified',
     tags: ['reviews'],
-    validate: {
-      params,
-      payload: Joi.object({
-        orderNumber: Joi.alternatives(Joi.number().integer().min(1).max(2_000_000_000), Joi.string().trim().pattern(/^#?\d{1,10}$/)).required(),
-        email: email().required(),
-        rating: Joi.number().integer().min(1).max(5).required(),
-        title: text(200).allow(''),
-        body: text(5000).allow(''),
-        authorName: text(100).allow('')
-      })
-    },
+    validate: { params: reviewParams, payload: putReviewPayload },
+    response: { status: { 200: writtenReviewResponse, 201: writtenReviewResponse } },
     handler: async (request, h) => {
       const body = request.payload as Omit<ReviewInput, 'orderNumber'> & { orderNumber: number | string };
       const orderNumber = typeof body.orderNumber === 'string' ? Number(body.orderNumber.replace('#', '')) : body.orderNumber;

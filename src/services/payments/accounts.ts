@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
 import { callStripe, stripeClient } from './stripe-client.js';
 
-export type PaymentStatus = 'not_connected' | 'onboarding' | 'restricted' | 'active';
+export const PAYMENT_ACCOUNT_STATUSES = ['not_connected', 'onboarding', 'restricted', 'active'] as const;
+export type PaymentStatus = (typeof PAYMENT_ACCOUNT_STATUSES)[number];
 
 interface AccountRow {
   storeId: string;

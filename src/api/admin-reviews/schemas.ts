@@ -1,0 +1,27 @@
+import Joi from 'joi';
+import { REVIEW_STATES } from '../../services/reviews/reviews.js';
+import { id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
+
+export const listReviewsQuery = Joi.object({ ...paginationQuery, state: Joi.string().valid(...REVIEW_STATES), productId: id() });
+export const moderationPayload = Joi.object({ state: Joi.string().valid(...REVIEW_STATES).required(), note: text(2000).allow('', null) });
+
+/** A review as moderators see it: the public fields plus who wrote it, for which order, and its moderation. */
+export const adminReviewResource = responseObject({
+  id: idValue().required(),
+  rating: Joi.number().integer().min(1).max(5).required(),
+  title: Joi.string().allow('').required(),
+  body: Joi.string().allow('').required(),
+  authorName: Joi.string().allow('').required(),
+  verifiedPurchase: Joi.boolean().valid(true).required(),
+  createdAt: timestamp().required(),
+  updatedAt: timestamp().required(),
+  productId: idValue().required(),
+  orderId: idValue().allow(null).required(),
+  email: Joi.string().required(),
+  state: Joi.string().valid(...REVIEW_STATES).required(),
+  moderationNote: Joi.string().allow(null).required(),
+  moderatedAt: timestamp().allow(null).required()
+}).label('Review');
+
+export const adminReviewListResponse = responseObject({ reviews: Joi.array().items(adminReviewResource).required() });
+export const adminReviewResponse = responseObject({ review: adminReviewResource.required() });
