@@ -20,7 +20,8 @@ t.test('a route documents its response data schema, and a response that drifts f
   const document = (await app.request({ url: '/openapi.json' })).body;
   const created = document.paths['/api/v1/admin/discounts'].post.responses['201'].content['application/json'].schema;
   t.same(created.required, ['success', 'data', 'meta']);
-  t.ok(created.properties.data.properties.discount.properties.usageCount, 'the data schema reaches the discount fields');
+  t.equal(created.properties.data.properties.discount.$ref, '#/components/schemas/Discount');
+  t.ok(document.components.schemas.Discount.properties.usageCount, 'the data schema reaches the discount fields');
 
   const Joi = (await import('joi')).default;
   app.server.route({
@@ -31,6 +32,51 @@ t.test('a route documents its response data schema, and a response that drifts f
   const drifted = await app.request({ url: '/drifting' });
   t.equal(drifted.status, 500);
   t.match(drifted.body.error.details, [{ path: 'count', message: /must be a number/ }]);
+});
+
+t.test('labelled response schemas are named components, so a generated client gets one type per resource', async (t) => {
+  const app = await buildApp(t);
+  const document = (await app.request({ url: '/openapi.json' })).body;
+  const schemas = document.components.schemas;
+  const data = (path: string, method: string, status: string) => document.paths[path][method].responses[status].content['application/json'].schema.properties.data;
+
+  t.equal(data('/api/v1/admin/orders/{orderId}', 'get', '200').properties.order.$ref, '#/components/schemas/Order');
+  t.equal(data('/api/v1/storefront/checkout-sessions/{sessionId}/confirm', 'post', '200').properties.order.$ref, '#/components/schemas/Order', 'one Order type wherever an order is answered');
+  t.equal(schemas.Order.properties.items.items.$ref, '#/components/schemas/OrderItem');
+  t.same(schemas.Order.properties.billingAddress, { allOf: [{ $ref: '#/components/schemas/Address' }], nullable: true }, 'a nullable use keeps the reference');
+  t.same(schemas.Address.required, ['firstName', 'lastName', 'line1', 'city', 'postalCode', 'country']);
+  t.same(schemas.OptionValues, { type: 'object', additionalProperties: { type: 'string' } }, 'a map publishes its value type, not an object without keys');
+  t.same(schemas.NewsletterSubscription.anyOf, [{ $ref: '#/components/schemas/NewsletterSubscribed' }, { $ref: '#/components/schemas/NewsletterPendingConfirmation' }]);
+
+  const review = document.paths['/api/v1/storefront/products/{slug}/reviews'].put.responses;
+  t.ok(review['201'] && review['200'], 'every declared success status is documented (201 created, 200 updated)');
+  t.equal(review['201'].content['application/json'].schema.properties.data.properties.review.$ref, '#/components/schemas/WrittenReview');
+});
+
+t.test('routes that answer no JSON envelope document what they do answer', async (t) => {
+  const app = await buildApp(t);
+  const paths = (await app.request({ url: '/openapi.json' })).body.paths;
+  const click = paths['/api/v1/public/c/{clickToken}'].get.responses;
+  t.notOk(click['200'], 'a campaign link is no JSON success');
+  t.ok(click['302'].headers.Location);
+  t.notOk(click['302'].content, 'a redirect has no body');
+  const media = paths['/api/v1/public/media/{mediaId}'].get.responses['200'].content;
+  t.same(media['image/png'].schema, { type: 'string', format: 'binary' });
+  t.notOk(media['application/json']);
+  t.same(paths['/api/v1/openapi.json'].get.responses['200'].content['application/json'].schema, { type: 'object' }, 'the document itself is not enveloped');
+});
+
+t.test('two different schemas under one label fail the document instead of one silently replacing the other', async (t) => {
+  const app = await buildApp(t);
+  const Joi = (await import('joi')).default;
+  const { buildOpenApiDocument } = await import('../src/api/openapi/build-document.js');
+  t.ok((buildOpenApiDocument(app.server).components.schemas as Record<string, unknown>).Cart);
+  app.server.route({
+    method: 'GET',
+    path: '/api/v1/impostor-cart',
+    options: { auth: false, tags: ['api'], response: { status: { 200: Joi.object({ id: Joi.string() }).label('Cart') } }, handler: () => ({ id: 'x' }) }
+  });
+  t.throws(() => buildOpenApiDocument(app.server), /two different schemas are labelled Cart/);
 });
 
 t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', async (t) => {

@@ -1,9 +1,85 @@
 import type { Server } from '@hapi/hapi';
 import type { Schema } from 'joi';
 import { createRequire } from 'node:module';
+import { isDeepStrictEqual } from 'node:util';
+
+/**
+ * What a route answers on success when that is not the JSON envelope (a redirect, a file, this
+ * document itself): `plugins: { openapi: { success } }` in its options. `content: null` is no body.
+ */
+export interface NonEnvelopeSuccess {
+  status: number;
+  description: string;
+  content: Record<string, { schema: object }> | null;
+  headers?: Record<string, { description: string; schema: object }>;
+}
+
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    openapi?: { success: NonEnvelopeSuccess };
+  }
+}
+
+type Describable = Pick<Schema, 'describe'>;
+type Json = Record<string, unknown>;
 
 // joi-to-json is CommonJS with a function export that its typings describe as a namespace.
-const parse = createRequire(import.meta.url)('joi-to-json') as (schema: Schema, mode: 'open-api') => object;
+const joiToJson = createRequire(import.meta.url)('joi-to-json') as (schema: Describable, mode: 'open-api') => Json;
+
+/** Marks joi-to-json copies through (it keeps `x-` metas) for `named` to act on. */
+const COMPONENT = 'x-component';
+const MAP_VALUES = 'x-map-values';
+
+/**
+ * A joi description with two things joi-to-json cannot express marked for `named`: a `.label()`
+ * (the resource's name) and a map, `Joi.object().pattern(Joi.string(), value)`, whose values have a
+ * schema but whose keys are free (joi-to-json would publish an object that allows no keys).
+ */
+function marked(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(marked);
+  if (!node || typeof node !== 'object') return node;
+  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, marked(value)])) as Json;
+  if (typeof copy.type !== 'string') return copy;
+  const metas = [...((copy.metas as Json[] | undefined) ?? [])];
+  const label = (copy.flags as Json | undefined)?.label;
+  if (typeof label === 'string') metas.push({ [COMPONENT]: label });
+  const patterns = copy.patterns as Array<{ schema?: unknown; regex?: unknown; rule: unknown }> | undefined;
+  if (copy.type === 'object' && patterns?.length === 1 && patterns[0]!.schema && patterns[0]!.regex === undefined) {
+    metas.push({ [MAP_VALUES]: patterns[0]!.rule });
+    delete copy.patterns;
+  }
+  if (metas.length) copy.metas = metas;
+  return copy;
+}
+
+/**
+ * The OpenAPI schema of a joi schema. Every labelled schema becomes a named component (`$ref`; a
+ * nullable use is `allOf` + `nullable`, the OpenAPI 3.0 idiom), so a client generator makes one type
+ * per resource, named as the label says. Two different schemas under one label are a mistake a
+ * generated client would hide, so they fail the document.
+ */
+function toOpenApi(schema: Describable, components: Record<string, Json>): Json {
+  const named = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(named);
+    if (!node || typeof node !== 'object') return node;
+    const { [COMPONENT]: name, [MAP_VALUES]: mapValues, ...rest } = node as Json;
+    const out = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, named(value)])) as Json;
+    if (mapValues !== undefined) {
+      out.additionalProperties = named(joiToJson({ describe: () => mapValues } as unknown as Describable, 'open-api'));
+      if (isDeepStrictEqual(out.properties, {})) delete out.properties;
+    }
+    if (typeof name !== 'string') return out;
+    const { nullable, ...shape } = out;
+    const known = components[name];
+    if (known && !isDeepStrictEqual(known, shape)) {
+      throw new Error(`OpenAPI: two different schemas are labelled ${name}; give them different labels or share one schema`);
+    }
+    components[name] = shape;
+    const ref = { $ref: `#/components/schemas/${name}` };
+    return nullable ? { allOf: [ref], nullable: true } : ref;
+  };
+  return named(joiToJson({ describe: () => marked(schema.describe()) } as unknown as Describable, 'open-api')) as Json;
+}
 
 const ERROR_RESPONSE = {
   type: 'object',
@@ -33,9 +109,9 @@ function isJoi(value: unknown): value is Schema {
   return Boolean(value && typeof value === 'object' && 'describe' in value && '$_root' in value);
 }
 
-function parameters(schema: unknown, location: 'path' | 'query') {
+function parameters(schema: unknown, location: 'path' | 'query', components: Record<string, Json>) {
   if (!isJoi(schema)) return [];
-  const json = parse(schema, 'open-api') as { properties?: Record<string, object>; required?: string[] };
+  const json = toOpenApi(schema, components) as { properties?: Record<string, object>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => ({
     name,
     in: location,
@@ -88,28 +164,30 @@ interface RouteResponseSettings {
 }
 
 /**
- * The success status of a route: from its joi response schemas (`response.status`) when it has them,
- * else the status its handler sets (`.code(201)` / `.code(202)`), else 200.
+ * The success statuses of a route: those its joi response schemas declare (`response.status`) when
+ * it has them (a PUT may answer 201 created or 200 updated), else the status its handler sets
+ * (`.code(201)` / `.code(202)`), else 200.
  */
-function successStatus(settings: { response?: unknown; handler?: unknown }): number {
+function successStatuses(settings: { response?: unknown; handler?: unknown }): number[] {
   const declared = Object.keys((settings.response as RouteResponseSettings | undefined)?.status ?? {})
     .map(Number)
-    .filter((code) => code >= 200 && code < 300);
-  if (declared.length) return Math.min(...declared);
+    .filter((code) => code >= 200 && code < 300)
+    .sort();
+  if (declared.length) return declared;
   const source = typeof settings.handler === 'function' ? settings.handler.toString() : '';
   const coded = /\.code\((20[0-9])\)/.exec(source);
-  return coded ? Number(coded[1]) : 200;
+  return [coded ? Number(coded[1]) : 200];
 }
 
 /** The envelope around the route's joi response schema for that status (or any object). */
-function successSchema(settings: { response?: unknown }, status: number) {
+function successSchema(settings: { response?: unknown }, status: number, components: Record<string, Json>) {
   const response = settings.response as RouteResponseSettings | undefined;
   const schema = response?.status?.[status] ?? response?.schema;
   if (!isJoi(schema)) return { $ref: '#/components/schemas/SuccessEnvelope' };
   return {
     type: 'object',
     required: ['success', 'data', 'meta'],
-    properties: { success: { type: 'boolean', enum: [true] }, data: parse(schema, 'open-api'), meta: { type: 'object' } }
+    properties: { success: { type: 'boolean', enum: [true] }, data: toOpenApi(schema, components), meta: { type: 'object' } }
   };
 }
 
@@ -139,6 +217,7 @@ function securityFor(auth: unknown, tenancy: unknown) {
  */
 export function buildOpenApiDocument(server: Server) {
   const paths: Record<string, Record<string, object>> = {};
+  const components: Record<string, Json> = {};
   for (const route of server.table()) {
     const settings = route.settings;
     if (!settings.tags?.includes('api')) continue;
@@ -149,14 +228,22 @@ export function buildOpenApiDocument(server: Server) {
     const operation: Record<string, unknown> = {
       summary: settings.description ?? '',
       tags: settings.tags.filter((t) => !['api', 'admin', 'storefront'].includes(t)),
-      parameters: [...parameters(validate.params, 'path'), ...parameters(validate.query, 'query')],
+      parameters: [...parameters(validate.params, 'path', components), ...parameters(validate.query, 'query', components)],
       security: securityFor(strategy, settings.plugins?.tenancy),
       responses: (() => {
-        const status = successStatus(settings as { response?: unknown; handler?: unknown });
         const error = { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
-        const responses: Record<string, object> = {
-          [String(status)]: { description: STATUS_TEXT[status] ?? 'Success', content: { 'application/json': { schema: successSchema(settings, status) } } }
-        };
+        const responses: Record<string, object> = {};
+        const custom = settings.plugins?.openapi?.success;
+        if (custom) {
+          const { status, content, ...rest } = custom;
+          responses[String(status)] = content ? { ...rest, content } : rest;
+        }
+        for (const status of custom ? [] : successStatuses(settings as { response?: unknown; handler?: unknown })) {
+          responses[String(status)] = {
+            description: STATUS_TEXT[status] ?? 'Success',
+            content: { 'application/json': { schema: successSchema(settings, status, components) } }
+          };
+        }
         const hasInput = isJoi(validate.payload) || isJoi(validate.query) || isJoi(validate.params);
         for (const code of errorStatuses(strategy, settings.plugins?.tenancy, hasInput, /\{/.test(route.path))) {
           responses[String(code)] = { description: STATUS_TEXT[code] ?? 'Error', ...error };
@@ -166,10 +253,13 @@ export function buildOpenApiDocument(server: Server) {
       })()
     };
     if (isJoi(validate.payload)) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: parse(validate.payload, 'open-api') } } };
+      operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi(validate.payload, components) } } };
     }
     paths[path] ??= {};
     paths[path]![route.method] = operation;
+  }
+  for (const name of ['ErrorResponse', 'SuccessEnvelope', 'ErrorCode']) {
+    if (components[name]) throw new Error(`OpenAPI: the label ${name} is taken by the envelope's own schemas`);
   }
   return {
     openapi: '3.0.3',
@@ -183,6 +273,7 @@ export function buildOpenApiDocument(server: Server) {
         storefrontToken: { type: 'apiKey', in: 'header', name: 'x-storefront-token' }
       },
       schemas: {
+        ...components,
         ErrorResponse: ERROR_RESPONSE,
         SuccessEnvelope: SUCCESS_RESPONSE,
         ErrorCode: {

@@ -9,6 +9,11 @@ export const getOpenApi = publicRoute({
   options: {
     description: 'OpenAPI 3 document generated from the route definitions',
     tags: ['docs'],
+    plugins: {
+      openapi: {
+        success: { status: 200, description: 'This OpenAPI 3 document (not in the envelope)', content: { 'application/json': { schema: { type: 'object' } } } }
+      }
+    },
     // The raw document, not the envelope: tools that read OpenAPI expect it at the top level.
     handler: (request, h) => {
       cached ??= buildOpenApiDocument(request.server);

@@ -1,4 +1,4 @@
-import { openMedia } from '../../services/catalog/media.js';
+import { ALLOWED_IMAGE_TYPES, openMedia } from '../../services/catalog/media.js';
 import { publicRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 
@@ -9,6 +9,15 @@ export const getPublicMediaRoute = publicRoute({
     description: 'An uploaded image, with a year-long immutable cache lifetime (media never changes under its id)',
     tags: ['media'],
     validate: { params: idParams('mediaId') },
+    plugins: {
+      openapi: {
+        success: {
+          status: 200,
+          description: 'The image bytes (JPEG, PNG, WebP, GIF or AVIF)',
+          content: Object.fromEntries(Object.keys(ALLOWED_IMAGE_TYPES).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+        }
+      }
+    },
     handler: async (request, h) => {
       const media = await openMedia(request.server.app.ctx, request.params.mediaId as string);
       return h
