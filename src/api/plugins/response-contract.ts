@@ -41,7 +41,8 @@ export const responseContractPlugin: Plugin<void> = {
     if (!server.app.ctx.config.validateResponses) return;
     server.ext('onPreResponse', (request, h) => {
       const response = request.response;
-      if (response instanceof Error || response.variety !== 'plain') return h.continue;
+      // The storefront catalog answers a Buffer (cached envelope text, maybe compressed): variety 'buffer'.
+      if (response instanceof Error || (response.variety !== 'plain' && response.variety !== 'buffer')) return h.continue;
       if (response.statusCode < 200 || response.statusCode >= 300) return h.continue;
       const schema = declaredDataSchema(request, response.statusCode);
       if (!schema) return h.continue;
