@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { REVIEW_STATES } from '../../services/reviews/reviews.js';
+import { publicReviewKeys } from '../storefront-reviews/schemas.js';
 import { id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 
 export const listReviewsQuery = Joi.object({ ...paginationQuery, state: Joi.string().valid(...REVIEW_STATES), productId: id() });
@@ -7,14 +8,7 @@ export const moderationPayload = Joi.object({ state: Joi.string().valid(...REVIE
 
 /** A review as moderators see it: the public fields plus who wrote it, for which order, and its moderation. */
 export const adminReviewResource = responseObject({
-  id: idValue().required(),
-  rating: Joi.number().integer().min(1).max(5).required(),
-  title: Joi.string().allow('').required(),
-  body: Joi.string().allow('').required(),
-  authorName: Joi.string().allow('').required(),
-  verifiedPurchase: Joi.boolean().valid(true).required(),
-  createdAt: timestamp().required(),
-  updatedAt: timestamp().required(),
+  ...publicReviewKeys,
   productId: idValue().required(),
   orderId: idValue().allow(null).required(),
   email: Joi.string().required(),

@@ -13,7 +13,8 @@ export const putReviewPayload = Joi.object({
   authorName: text(100).allow('')
 });
 
-const publicReviewKeys = {
+/** What anyone may see of a review; the admin resource adds the rest. */
+export const publicReviewKeys = {
   id: idValue().required(),
   rating: Joi.number().integer().min(1).max(5).required(),
   title: Joi.string().allow('').required(),
