@@ -4,7 +4,7 @@ import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
 import { JOB_STATUSES } from '../../services/job-runs/job-runs.js';
 import { orderSummaryResource } from '../admin-orders/schemas.js';
-import { email, idValue, responseObject, text, timestamp } from '../schemas.js';
+import { email, emailValue, idValue, responseObject, text, timestamp } from '../schemas.js';
 
 const tag = Joi.string().trim().min(1).max(255).pattern(/^[^,]*$/, 'no commas');
 
@@ -27,7 +27,7 @@ export const listCustomersQuery = {
 
 export const customerResource = responseObject({
   id: idValue().required(),
-  email: Joi.string().required(),
+  email: emailValue().required(),
   firstName: Joi.string().allow(null).required(),
   lastName: Joi.string().allow(null).required(),
   phone: Joi.string().allow(null).required(),

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { FULFILLMENT_STATUSES, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES } from '../../services/orders/orders.js';
 import { PROVIDER_NAMES } from '../../services/payments/providers.js';
-import { id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
+import { emailValue, id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 
 export const listOrdersQuery = Joi.object({
   ...paginationQuery,
@@ -66,7 +66,7 @@ export const fulfillmentResource = responseObject({
 const orderSummaryKeys = {
   id: idValue().required(),
   number: Joi.number().integer().required(),
-  email: Joi.string().required(),
+  email: emailValue().required(),
   customerId: idValue().allow(null).required(),
   status: Joi.string().valid(...ORDER_STATUSES).required(),
   paymentStatus: Joi.string().valid(...PAYMENT_STATUSES).required(),

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { REVIEW_STATES } from '../../services/reviews/reviews.js';
 import { publicReviewKeys } from '../storefront-reviews/schemas.js';
-import { id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
+import { emailValue, id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 
 export const listReviewsQuery = Joi.object({ ...paginationQuery, state: Joi.string().valid(...REVIEW_STATES), productId: id() });
 export const moderationPayload = Joi.object({ state: Joi.string().valid(...REVIEW_STATES).required(), note: text(2000).allow('', null) });
@@ -11,7 +11,7 @@ export const adminReviewResource = responseObject({
   ...publicReviewKeys,
   productId: idValue().required(),
   orderId: idValue().allow(null).required(),
-  email: Joi.string().required(),
+  email: emailValue().required(),
   state: Joi.string().valid(...REVIEW_STATES).required(),
   moderationNote: Joi.string().allow(null).required(),
   moderatedAt: timestamp().allow(null).required()

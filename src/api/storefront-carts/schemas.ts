@@ -4,7 +4,7 @@ import { MAX_LINE_QUANTITY } from '../../services/carts/carts.js';
 import { SESSION_STATUSES } from '../../services/checkout/sessions.js';
 import { PROVIDER_NAMES } from '../../services/payments/providers.js';
 import { orderResource, pricedShippingMethodResource } from '../admin-orders/schemas.js';
-import { email, id, idValue, responseObject, text, timestamp } from '../schemas.js';
+import { email, emailValue, id, idValue, responseObject, text, timestamp } from '../schemas.js';
 
 export const cartParams = Joi.object({ cartId: id().required() });
 export const cartItemParams = Joi.object({ cartId: id().required(), itemId: id().required() });
@@ -60,7 +60,7 @@ export const cartResource = responseObject({
   id: idValue().required(),
   status: Joi.string().valid(...CART_STATUSES).required(),
   currency: Joi.string().length(3).required(),
-  email: Joi.string().allow(null).required(),
+  email: emailValue().allow(null).required(),
   items: Joi.array().items(cartLineResource).required(),
   discountCode: Joi.string().allow(null).required(),
   subtotal: Joi.number().integer().required(),

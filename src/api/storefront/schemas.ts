@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { optionValuesResource, productOptionResource, productSeoResource } from '../admin-products/schemas.js';
-import { idValue, responseObject, timestamp } from '../schemas.js';
+import { emailValue, idValue, responseObject, timestamp } from '../schemas.js';
 
 /**
  * The storefront catalog's shapes. Products and collections are JSON text built in PostgreSQL
@@ -88,9 +88,9 @@ export const newsletterSubscribeResponse = Joi.alternatives()
   .try(
     responseObject({
       subscribed: Joi.boolean().valid(true).required(),
-      email: Joi.string().required(),
+      email: emailValue().required(),
       emailMarketing: Joi.string().valid('subscribed').required()
     }).label('NewsletterSubscribed'),
-    responseObject({ status: Joi.string().valid('pending_confirmation').required(), email: Joi.string().required() }).label('NewsletterPendingConfirmation')
+    responseObject({ status: Joi.string().valid('pending_confirmation').required(), email: emailValue().required() }).label('NewsletterPendingConfirmation')
   )
   .label('NewsletterSubscription');
