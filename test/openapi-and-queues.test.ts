@@ -79,6 +79,23 @@ t.test('two different schemas under one label fail the document instead of one s
   t.throws(() => buildOpenApiDocument(app.server), /two different schemas are labelled Cart/);
 });
 
+t.test('every documented route declares what it answers on success: a data schema, or its non-envelope body', async (t) => {
+  const app = await buildApp(t);
+  const undeclared = app.server
+    .table()
+    .filter((route) => route.settings.tags?.includes('api'))
+    .filter((route) => {
+      const statuses = Object.keys((route.settings.response as { status?: object } | undefined)?.status ?? {}).filter((code) => Number(code) < 300);
+      return statuses.length === 0 && !route.settings.plugins?.openapi?.success;
+    })
+    .map((route) => `${route.method.toUpperCase()} ${route.path}`);
+  t.same(undeclared, [], 'a new route joins by declaring response.status (or plugins.openapi.success)');
+  const document = (await app.request({ url: '/openapi.json' })).body;
+  const deleted = document.paths['/api/v1/admin/marketing/lists/{listId}'].delete.responses;
+  t.ok(deleted['204'], 'a 204 is documented as such');
+  t.notOk(deleted['200']);
+});
+
 t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);

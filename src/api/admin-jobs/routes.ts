@@ -44,6 +44,15 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
     description: "A completed export job's file (text/csv); 404 for other jobs",
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
+    plugins: {
+      openapi: {
+        success: {
+          status: 200,
+          description: 'The export as CSV (one header row, then one row per customer), as an attachment',
+          content: { 'text/csv': { schema: { type: 'string' } } }
+        }
+      }
+    },
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
       const { fileKey, createdAt } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);

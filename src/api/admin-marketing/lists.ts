@@ -74,6 +74,7 @@ export const deleteListRoute = adminRoute(ADMINS, {
     description: 'Delete a list (its customers stay): 204',
     tags,
     validate: { params: idParams('listId') },
+    plugins: { openapi: { success: { status: 204, description: 'Deleted', content: null } } },
     handler: async (request, h) => {
       await deleteList(request.server.app.ctx, tenantOf(request).storeId, request.params.listId as string);
       return h.response().code(204);

@@ -82,6 +82,7 @@ export const deleteTemplateRoute = adminRoute(ADMINS, {
     description: 'Delete an email template (campaigns keep the content they copied): 204',
     tags,
     validate: { params: idParams('templateId') },
+    plugins: { openapi: { success: { status: 204, description: 'Deleted', content: null } } },
     handler: async (request, h) => {
       await deleteTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string);
       return h.response().code(204);
