@@ -14,6 +14,8 @@ export async function up(knex: Knex): Promise<void> {
       job_id uuid NOT NULL,
       email text NOT NULL,
       row_number integer NOT NULL,
+      -- The line the latest repeat replaced (set only when the email was seen before).
+      previous_row_number integer,
       PRIMARY KEY (job_id, email)
     );
   `);

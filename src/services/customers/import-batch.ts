@@ -66,20 +66,21 @@ export const STAGE_TABLE = `create temp table if not exists customer_import_stag
 ) on commit delete rows`;
 
 /**
- * The rows of this batch whose email an earlier batch of the same import already applied, with the
- * line that one came from, read before this batch records its own lines (one snapshot). Each email
- * of the import is kept once in `customer_import_emails` (job id, email, its latest line), written
- * in the batch's transaction: the check holds across batches and across a retry's resume point,
- * while the worker's memory holds no more than one batch.
+ * Records the batch's emails with their lines and yields the rows whose email an earlier batch of
+ * the same import already applied, with the line that one came from. Each email of the import is
+ * kept once in `customer_import_emails` (job id, email, its latest line), written in the batch's
+ * transaction: the check holds across batches and across a retry's resume point, while the worker's
+ * memory holds no more than one batch. A repeat's update keeps the line it replaces in
+ * `previous_row_number`, so one index pass both records and finds repeats (RETURNING shows only new
+ * values before PostgreSQL 18).
  */
-const REPEATS_CTE = `earlier as (
-    select s.email, s.row_number, e.row_number as earlier_row
-      from customer_import_stage s
-      join customer_import_emails e on e.job_id = $2 and e.email = s.email
-  ), remembered as (
-    insert into customer_import_emails (job_id, email, row_number)
+const REPEATS_CTE = `remembered as (
+    insert into customer_import_emails as e (job_id, email, row_number)
       select $2, s.email, s.row_number from customer_import_stage s
-    on conflict (job_id, email) do update set row_number = excluded.row_number
+    on conflict (job_id, email) do update set row_number = excluded.row_number, previous_row_number = e.row_number
+    returning e.email, e.row_number, e.previous_row_number
+  ), earlier as (
+    select email, row_number, previous_row_number as earlier_row from remembered where previous_row_number is not null
   )`;
 
 const REPEAT_COLUMNS = `(select coalesce(array_agg(row_number order by row_number), '{}') from earlier) as repeat_rows,
