@@ -77,14 +77,24 @@ const unclosedPastCheck = (line: number) =>
     { path: `line ${line}`, message: 'a quote (") opens a field that is never closed' }
   ]);
 
-/** Drops the remembered emails of this store's finished imports (a run that failed for good leaves them). */
-async function forgetFinishedImports(ctx: AppContext, storeId: string, jobId: string): Promise<void> {
+/**
+ * Drops what imports no longer running remembered (a run failed for good, or its store deleted,
+ * leaves its emails behind). The table holds only running imports' emails, so this visits its
+ * distinct job ids through the primary key (one probe each) instead of reading it.
+ */
+async function forgetFinishedImports(ctx: AppContext, jobId: string): Promise<void> {
   await ctx.db.raw(
-    `delete from customer_import_emails where job_id in (
-       select j.id from jobs j
-        where j.store_id = ? and j.type = ? and j.status in ('completed', 'failed') and j.id <> ?
-          and exists (select 1 from customer_import_emails e where e.job_id = j.id))`,
-    [storeId, CUSTOMERS_IMPORT_JOB_TYPE, jobId]
+    `with recursive imports as (
+       (select job_id from customer_import_emails order by job_id limit 1)
+       union all
+       select (select e.job_id from customer_import_emails e where e.job_id > imports.job_id order by e.job_id limit 1)
+         from imports where imports.job_id is not null
+     )
+     delete from customer_import_emails where job_id in (
+       select i.job_id from imports i
+        where i.job_id is not null and i.job_id <> ?
+          and not exists (select 1 from jobs j where j.id = i.job_id and j.status in ('queued', 'active')))`,
+    [jobId]
   );
 }
 
@@ -126,7 +136,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
     });
   const { dialect, problem } = await findQuoteProblem((await openUpload()).body);
   if (problem) throw quoteProblem(problem);
-  await forgetFinishedImports(ctx, storeId, jobId);
+  await forgetFinishedImports(ctx, jobId);
   const upload = await openUpload();
   const totalBytes = upload.size || 1;
 
