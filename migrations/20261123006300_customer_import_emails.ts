@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * The emails a customer import has applied so far, each with the file line it last came from, so a
  * repeat in a later batch (or after a retry's resume point) is reported naming the row it replaced
  * while the worker holds no more than one batch in memory. Written in each batch's transaction,
- * removed when the import completes (a run failed for good is cleaned up by the store's next import).
+ * removed when the import completes (a run failed for good is cleaned up by the next import, of any store).
  * Unlogged: it is bookkeeping for warnings only; a database crash empties it, and a resumed import
  * then applies every row as before but cannot name rows applied before the crash.
  */
