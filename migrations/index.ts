@@ -11,6 +11,7 @@ import * as marketing from './20261123005100_marketing.js';
 import * as storefrontHttpCache from './20261123006100_storefront_http_cache.js';
 import * as storefrontDocuments from './20261123006200_storefront_documents.js';
 import * as customerSearch from './20261123002100_customer_search.js';
+import * as customerImportEmails from './20261123006300_customer_import_emails.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -28,5 +29,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123005100_marketing', module: marketing },
   { name: '20261123006100_storefront_http_cache', module: storefrontHttpCache },
   { name: '20261123006200_storefront_documents', module: storefrontDocuments },
-  { name: '20261123002100_customer_search', module: customerSearch }
+  { name: '20261123002100_customer_search', module: customerSearch },
+  { name: '20261123006300_customer_import_emails', module: customerImportEmails }
 ];

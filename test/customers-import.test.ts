@@ -111,3 +111,33 @@ t.test('multipart upload, dry run writes nothing, non-CSV is 400', async (t) => 
   const jobs = await app.request({ url: '/admin/jobs?type=customers.import', token: owner.accessToken, storeId: owner.store.id });
   t.equal(jobs.body.data.jobs.length, 2, 'refused uploads queue no job');
 });
+
+t.test('a quote never closed after thousands of good rows fails the import before any row is written', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  // 12,000 good rows: more than one 5,000-row batch per partition before the broken line.
+  const good = Array.from({ length: 12_000 }, (_, i) => `early${i}@example.com,Early${i},"Last, ${i}"`);
+  const lines = ['email,firstName,lastName', ...good, 'broken@example.com,"Never closed,Row', ...Array.from({ length: 300 }, (_, i) => `late${i}@example.com,Late,Row`)];
+  const response = await importCsv(app, owner, lines.join('\n') + '\n');
+  t.equal(response.status, 202);
+  const job = await waitForJob(app, owner, response.body.data.job.id);
+  t.equal(job.status, 'failed');
+  t.match(job.error, /^Line 12002: a quoted field is never closed; nothing was imported/, 'the line the quote opens on');
+  t.equal(await app.ctx.db('customers').where({ storeId: owner.store.id }).count('* as n').first().then((r) => Number(r!.n)), 0, 'no customer from that file');
+  t.equal(job.progress.processedRows ?? 0, 0, 'no batch was applied');
+  t.equal(await app.ctx.db('jobRowErrors').where({ jobId: job.id }).count('* as n').first().then((r) => Number(r!.n)), 0);
+
+  // A quote inside a quoted field that is neither doubled nor closing: papaparse would keep the
+  // field open over the next lines; the import names the line instead.
+  const stray = ['email,note', ...good.slice(0, 6_000).map((line) => line.split(',')[0] + ',ok'), 'x@example.com,"says "hi" twice"', 'y@example.com,ok'];
+  const strayJob = await importAndWait(app, owner, stray.join('\r\n'));
+  t.equal(strayJob.status, 'failed');
+  t.match(strayJob.error, /^Line 6002: a quoted field has a quote \("\) that is neither doubled nor closing it; nothing was imported/);
+  t.equal(await app.ctx.db('customers').where({ storeId: owner.store.id }).count('* as n').first().then((r) => Number(r!.n)), 0);
+
+  // Doubled quotes, quoted delimiters and quoted line breaks are fine.
+  const semicolons = ['email;note', 'o@example.com;plain', 'p@example.com;"x"', 'q@example.com;"a ""quoted""; note\r\nover two lines"', ...Array.from({ length: 10 }, (_, i) => `r${i}@example.com;`)];
+  const fine = await importAndWait(app, owner, semicolons.join('\r\n') + '\r\n');
+  t.equal(fine.status, 'completed', fine.error ?? '');
+  t.equal((await customerByEmail(app, owner.store.id, 'q@example.com')).note, 'a "quoted"; note\r\nover two lines', 'a semicolon file keeps its dialect');
+});

@@ -3,7 +3,7 @@ import { parseTags, restoreFormula } from './csv-format.js';
 import type { ColumnMap, ImportField } from './csv-columns.js';
 
 export interface RowError {
-  /** Record number in the file, the header being row 1 (a quoted newline does not start a new row). */
+  /** The file line the record starts on (1-based, blank lines and quoted line breaks counted). */
   row: number;
   column: string;
   message: string;
@@ -95,8 +95,8 @@ export function validateRecord(record: string[], rowNumber: number, columns: Col
 const quote = (value: string) => `"${value.replace(/"/g, '""')}"`;
 const nullable = (value: string | null) => (value === null ? '' : quote(value));
 
-/** One line of `COPY ... (FORMAT csv)` input: an unquoted empty field is NULL. */
-export function stagingLine(customer: StagedCustomer): string {
+/** One line of `COPY ... (FORMAT csv)` input (the customer, then its file line): an unquoted empty field is NULL. */
+export function stagingLine(customer: StagedCustomer, line: number): string {
   return [
     quote(customer.email),
     nullable(customer.firstName),
@@ -104,6 +104,7 @@ export function stagingLine(customer: StagedCustomer): string {
     nullable(customer.phone),
     customer.tags.length ? quote(customer.tags.join('\u001f')) : '',
     nullable(customer.note),
-    customer.emailMarketing ?? ''
+    customer.emailMarketing ?? '',
+    line
   ].join(',') + '\n';
 }
