@@ -33,8 +33,26 @@ async function httpTagOf(request: Request): Promise<StorefrontHttpTag | null> {
     // Without the version there is no safe ETag: answer uncached rather than not at all.
     ctx.log.warn({ err: { message: (error as Error).message } }, 'storefront catalog version unavailable; answering without an ETag');
   }
-  const digest = state && createHash('sha1').update(request.url.pathname).update('?').update(request.url.search).digest('base64url').slice(0, 16);
-  return (request.app.storefrontHttp = state && { etag: `${state.version}.${digest}`, cacheControl: state.cacheControl });
+  return (request.app.storefrontHttp = state && { etag: `${state.version}.${requestDigest(request)}`, cacheControl: state.cacheControl });
+}
+
+/** Digests of recent request URLs: revalidations and page views repeat the same few. Bounded (count and URL length). */
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 5_000;
+const MAX_MEMOISED_URL = 512;
+
+function requestDigest(request: Request): string {
+  const { pathname, search } = request.url;
+  const key = `${pathname}?${search}`;
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    digest = createHash('sha1').update(key).digest('base64url').slice(0, 16);
+    if (key.length <= MAX_MEMOISED_URL) {
+      if (digests.size >= MAX_DIGESTS) digests.clear();
+      digests.set(key, digest);
+    }
+  }
+  return digest;
 }
 
 /**
