@@ -47,10 +47,19 @@ export const STOREFRONT_TSQUERY = `to_tsquery('english', ?)`;
 const TSQUERY = STOREFRONT_TSQUERY;
 
 /**
+ * Relevance search reads its query from a one-row subquery (`tsq.query`; `offset 0` keeps PostgreSQL
+ * from inlining it), so the statement can be prepared: the rank is then one expression, computed
+ * once per matching row and sorted once, whatever the plan, and the query is parsed (stemmed) once
+ * per execution. A relevance page needs every match ranked, so its plan (the GIN index, then a
+ * sort) does not depend on the terms; planning it cost about a third of the search.
+ */
+const RANKED_FROM = `, (select ${TSQUERY} as query offset 0) tsq`;
+
+/**
  * Each sort is backed by an index on (store_id, status, key, id) (relevance: the GIN search index
  * narrows the rows first), and pages with a keyset on (key, id): deep pages cost what page 1 costs.
  */
-function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
+function sortSpec(sort: StorefrontSort, terms?: string): SortSpec {
   switch (sort) {
     case 'price_asc':
       return { key: 'p.min_price', bindings: [], direction: 'asc', cast: 'integer', kind: 'integer' };
@@ -59,7 +68,9 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
     case 'title':
       return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [storefrontSearchTerms(q ?? '')], direction: 'desc', cast: 'real', kind: 'number' };
+      return terms === undefined
+        ? { key: 'ts_rank(p.search, tsq.query)', bindings: [], direction: 'desc', cast: 'real', kind: 'number' }
+        : { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [terms], direction: 'desc', cast: 'real', kind: 'number' };
     default:
       return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
@@ -121,12 +132,19 @@ const PAGE_SELECT = (documents: string) =>
 export async function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
   const sort: StorefrontSort = filters.sort ?? (filters.q ? 'relevance' : 'newest');
   if (sort === 'relevance' && !filters.q) throw validationFailed([{ path: 'sort', message: 'relevance needs a search query (q)' }]);
-  const spec = sortSpec(sort, filters.q);
+  const terms = filters.q ? storefrontSearchTerms(filters.q) : undefined;
+  const valueFilters = Boolean(filters.tag) || filters.minPrice !== undefined || filters.maxPrice !== undefined;
+  // Relevance reads the query from `tsq` (RANKED_FROM) unless another filter's selectivity weighs
+  // against the terms' (a tag, a price range, a collection: join order, which index first), which
+  // then need to be inline, where the planner can estimate them.
+  const ranked = sort === 'relevance' && !valueFilters && !filters.collection;
+  const spec = sortSpec(sort, ranked ? undefined : terms);
   const order = `${spec.key} ${spec.direction}, p.id ${spec.direction}`;
 
   const sql = new Sql()
     .add(`with page as (select * from (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
-    .add(` from products p where p.store_id = ? and p.status = 'active'`, storeId);
+    .add(` from products p${ranked ? RANKED_FROM : ''}`, ...(ranked ? [terms] : []))
+    .add(` where p.store_id = ? and p.status = 'active'`, storeId);
   if (filters.collection) {
     // An unknown or unpublished collection makes the subquery NULL: an empty list, as before.
     sql.add(
@@ -136,7 +154,8 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
       filters.collection
     );
   }
-  if (filters.q) sql.add(` and p.search @@ ${TSQUERY}`, storefrontSearchTerms(filters.q));
+  if (ranked) sql.add(' and p.search @@ tsq.query');
+  else if (terms !== undefined) sql.add(` and p.search @@ ${TSQUERY}`, terms);
   if (filters.tag) sql.add(' and p.tags @> array[?]::text[]', filters.tag);
   if (filters.minPrice !== undefined) sql.add(' and p.min_price >= ?', filters.minPrice);
   if (filters.maxPrice !== undefined) sql.add(' and p.min_price <= ?', filters.maxPrice);
@@ -150,8 +169,9 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
     .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
 
   // Prepared (one plan kept per connection) unless the best plan depends on the values: search
-  // terms, a tag, a price range (a narrow range wants the price index, a wide one the sort's).
-  const planStable = !filters.q && !filters.tag && filters.minPrice === undefined && filters.maxPrice === undefined;
+  // terms under another sort (a common term wants the sort's index, a rare one the GIN index), a
+  // tag, a price range (a narrow range wants the price index, a wide one the sort's).
+  const planStable = (!filters.q || ranked) && !valueFilters;
   const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, planStable);
   const hasMore = Number(row!.fetched) > page.limit;
   return {
