@@ -169,8 +169,8 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
     .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
 
   // Prepared (one plan kept per connection) unless the best plan depends on the values: search
-  // terms under another sort (a common term wants the sort's index, a rare one the GIN index), a
-  // tag, a price range (a narrow range wants the price index, a wide one the sort's).
+  // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
+  // index), a tag, a price range (a narrow range wants the price index, a wide one the sort's).
   const planStable = (!filters.q || ranked) && !valueFilters;
   const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, planStable);
   const hasMore = Number(row!.fetched) > page.limit;
