@@ -95,3 +95,27 @@ t.test('stock taken by a checkout moves the ETag too', async (t) => {
   t.equal(after.status, 200, 'the old tag no longer matches once checkout reserved the last unit');
   t.equal(after.body.data.product.available, false);
 });
+
+t.test('a revalidation is answered after authentication: revoked tokens and rate limits still apply', async (t) => {
+  const app = await buildApp(t, { env: { RATE_LIMIT_STOREFRONT_PER_CLIENT: '4' } });
+  const owner = await signupOwner(app);
+  const created = await app.request({ method: 'POST', url: '/admin/store/storefront-tokens', payload: { name: 'Kiosk' }, ...admin(owner) });
+  t.equal(created.status, 201);
+  const secret = created.body.data.secret as string;
+  const first = await app.request({ url: '/storefront/products', storefrontToken: secret });
+  t.equal(first.status, 200);
+  const etag = first.headers.etag as string;
+  const revalidate = () => app.request({ url: '/storefront/products', storefrontToken: secret, headers: { 'if-none-match': etag } });
+  t.equal((await revalidate()).status, 304, 'the current tag revalidates');
+
+  t.equal((await revalidate()).status, 304);
+  t.equal((await revalidate()).status, 304, 'four requests from this address so far');
+  const limited = await revalidate();
+  t.equal(limited.status, 429, 'revalidations count against the per-client limit');
+  t.ok(limited.headers['retry-after']);
+
+  const revoked = await app.request({ method: 'POST', url: `/admin/store/storefront-tokens/${created.body.data.token.id}/revoke`, ...admin(owner) });
+  t.equal(revoked.status, 200);
+  const refused = await app.request({ url: '/storefront/products', storefrontToken: secret, headers: { 'if-none-match': etag } });
+  t.equal(refused.status, 401, 'a revoked token gets 401 even with the current tag');
+});

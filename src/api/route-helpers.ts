@@ -1,5 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import type { Role } from '../services/roles.js';
+import { isCacheableStorefrontGet, revalidateStorefrontGet } from './storefront/http-cache.js';
 
 /** An admin route: JWT auth, x-store-id tenancy, and the roles allowed to call it. */
 export function adminRoute(roles: readonly Role[], route: ServerRoute): ServerRoute {
@@ -15,10 +16,15 @@ export function adminRoute(roles: readonly Role[], route: ServerRoute): ServerRo
   };
 }
 
-/** A storefront route: authenticated by a storefront token, which selects the store. */
+/**
+ * A storefront route: authenticated by a storefront token, which selects the store. A GET whose
+ * handler is `cacheableStorefrontGet` answers a matching `If-None-Match` right after
+ * authentication (`revalidateStorefrontGet`), before validation and the handler.
+ */
 export function storefrontRoute(route: ServerRoute): ServerRoute {
   const options = (route.options ?? {}) as Exclude<ServerRoute['options'], (...args: any[]) => any> & object;
-  return { ...route, options: { ...options, auth: 'storefront', tags: ['api', 'storefront', ...((options.tags as string[]) ?? [])] } };
+  const revalidation = isCacheableStorefrontGet(options.handler) ? { ext: { ...options.ext, onPostAuth: { method: revalidateStorefrontGet } } } : {};
+  return { ...route, options: { ...options, ...revalidation, auth: 'storefront', tags: ['api', 'storefront', ...((options.tags as string[]) ?? [])] } };
 }
 
 /** A route anyone may call. */

@@ -100,13 +100,31 @@ export async function revokeStorefrontToken(ctx: AppContext, storeId: string, to
 const lastUsedWrites = new Map<string, number>();
 
 /**
+ * SHA-256 of a presented secret, remembered: a store's storefront token is the same string on every
+ * request of every shopper, so hashing it each time is work thrown away. Bounded: random secrets
+ * (which the database refuses anyway) only churn it.
+ */
+const secretHashes = new Map<string, string>();
+const MAX_SECRET_HASHES = 1_000;
+
+function secretHash(secret: string): string {
+  let hash = secretHashes.get(secret);
+  if (hash === undefined) {
+    hash = hashToken(secret);
+    if (secretHashes.size >= MAX_SECRET_HASHES) secretHashes.clear();
+    secretHashes.set(secret, hash);
+  }
+  return hash;
+}
+
+/**
  * Resolves a presented secret to its store. Hot path of every storefront request: answered from the
  * local cache after the first hit; `lastUsedAt` is written at most once a minute per token, off the
  * request's critical path.
  */
 export async function authenticateStorefrontToken(ctx: AppContext, secret: string): Promise<StorefrontPrincipal | null> {
   if (!secret.startsWith(STOREFRONT_TOKEN_PREFIX) || secret.length < STOREFRONT_TOKEN_PREFIX.length + 32) return null;
-  const hash = hashToken(secret);
+  const hash = secretHash(secret);
   let principal = ctx.cache.get<StorefrontPrincipal | null>(cacheKey(hash));
   if (principal === undefined) {
     // Taken before the read: a revoke that lands while the row is being read bumps the generation,

@@ -1,36 +1,99 @@
 import { createHash } from 'node:crypto';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
-import { storefrontHttpState } from '../../services/catalog/catalog-version.js';
+import { storefrontHttpState, type StorefrontHttpState } from '../../services/catalog/catalog-version.js';
 import { storefrontOf } from '../plugins/auth.js';
 
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** The request's ETag and Cache-Control, once `revalidateStorefrontGet` has looked them up. */
+    storefrontHttp?: StorefrontHttpTag | null;
+  }
+}
+
+interface StorefrontHttpTag {
+  etag: string;
+  cacheControl: string;
+}
+
 /**
- * Wraps a storefront GET handler with HTTP caching. The strong ETag is the store's catalog version
- * plus a digest of the request (path and query), so it changes exactly when the store's catalog or
- * settings change. `If-None-Match` with the current tag answers 304 before the handler runs: no
- * database work at all. hapi suffixes the tag with the content coding (`-gzip`, `-br`) when it
- * compresses, and strips that suffix when it compares, so each representation keeps its own tag.
+ * HTTP caching for storefront GETs. The strong ETag is the store's catalog version plus a digest of
+ * the request (path and query), so it changes exactly when the store's catalog or settings change.
+ * hapi suffixes the tag with the content coding (`-gzip`, `-br`) when it compresses, and strips that
+ * suffix when it compares, so each representation keeps its own tag.
  *
  * The token selects the store, so shared caches must key on it: `Vary` names both token headers.
  */
-export function cacheableStorefrontGet(handler: (request: Request, h: ResponseToolkit) => Promise<ResponseObject | object>): Lifecycle.Method {
-  return async (request, h) => {
-    const ctx = request.server.app.ctx;
-    let state: Awaited<ReturnType<typeof storefrontHttpState>> | null = null;
-    try {
-      state = await storefrontHttpState(ctx, storefrontOf(request).storeId);
-    } catch (error) {
-      // Without the version there is no safe ETag: answer uncached rather than not at all.
-      ctx.log.warn({ err: { message: (error as Error).message } }, 'storefront catalog version unavailable; answering without an ETag');
+async function httpTagOf(request: Request): Promise<StorefrontHttpTag | null> {
+  if (request.app.storefrontHttp !== undefined) return request.app.storefrontHttp;
+  const ctx = request.server.app.ctx;
+  let state: StorefrontHttpState | null = null;
+  try {
+    state = await storefrontHttpState(ctx, storefrontOf(request).storeId);
+  } catch (error) {
+    // Without the version there is no safe ETag: answer uncached rather than not at all.
+    ctx.log.warn({ err: { message: (error as Error).message } }, 'storefront catalog version unavailable; answering without an ETag');
+  }
+  return (request.app.storefrontHttp = state && { etag: `${state.version}.${requestDigest(request)}`, cacheControl: state.cacheControl });
+}
+
+/** Digests of recent request URLs: revalidations and page views repeat the same few. Bounded (count and URL length). */
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 5_000;
+const MAX_MEMOISED_URL = 512;
+
+function requestDigest(request: Request): string {
+  const { pathname, search } = request.url;
+  const key = `${pathname}?${search}`;
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    digest = createHash('sha1').update(key).digest('base64url').slice(0, 16);
+    if (key.length <= MAX_MEMOISED_URL) {
+      if (digests.size >= MAX_DIGESTS) digests.clear();
+      digests.set(key, digest);
     }
-    if (state) {
-      const digest = createHash('sha1').update(request.url.pathname).update('?').update(request.url.search).digest('base64url').slice(0, 16);
-      const notModified = h.entity({ etag: `${state.version}.${digest}` });
-      if (notModified) return withCacheHeaders(notModified, state.cacheControl);
+  }
+  return digest;
+}
+
+/**
+ * `If-None-Match` with the current tag answers 304 right after authentication: before the query is
+ * validated and before the handler, so a revalidation costs no database work and no joi. Skipping
+ * validation is safe: the tag digests the request's exact path and query, and a tag is only issued
+ * for a request that passed validation. The cheap `includes` only decides whether to ask hapi,
+ * which makes the real comparison (strong, weak, coding suffixes).
+ */
+export const revalidateStorefrontGet: Lifecycle.Method = async (request, h) => {
+  const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
+  if (!ifNoneMatch) return h.continue;
+  const tag = await httpTagOf(request);
+  if (!tag || !ifNoneMatch.includes(tag.etag)) return h.continue;
+  const notModified = h.entity({ etag: tag.etag });
+  return notModified ? withCacheHeaders(notModified, tag.cacheControl) : h.continue;
+};
+
+const cacheableHandlers = new WeakSet<Lifecycle.Method>();
+
+/** Whether a route handler was made by `cacheableStorefrontGet` (storefrontRoute then adds the revalidation). */
+export const isCacheableStorefrontGet = (handler: unknown): boolean => typeof handler === 'function' && cacheableHandlers.has(handler as Lifecycle.Method);
+
+/**
+ * Wraps a storefront GET handler with HTTP caching: the ETag and Cache-Control on its response, and
+ * a 304 here too when the route was declared without `storefrontRoute` (which answers revalidations
+ * earlier, in `revalidateStorefrontGet`).
+ */
+export function cacheableStorefrontGet(handler: (request: Request, h: ResponseToolkit) => Promise<ResponseObject | object>): Lifecycle.Method {
+  const method: Lifecycle.Method = async (request, h) => {
+    const tag = await httpTagOf(request);
+    if (tag) {
+      const notModified = h.entity({ etag: tag.etag });
+      if (notModified) return withCacheHeaders(notModified, tag.cacheControl);
     }
     const result = await handler(request, h);
     const response = isResponse(result) ? result : h.response(result);
-    return state ? withCacheHeaders(response, state.cacheControl) : response;
+    return tag ? withCacheHeaders(response, tag.cacheControl) : response;
   };
+  cacheableHandlers.add(method);
+  return method;
 }
 
 const isResponse = (value: unknown): value is ResponseObject =>

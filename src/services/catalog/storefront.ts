@@ -47,10 +47,19 @@ export const STOREFRONT_TSQUERY = `to_tsquery('english', ?)`;
 const TSQUERY = STOREFRONT_TSQUERY;
 
 /**
+ * Relevance search reads its query from a one-row subquery (`tsq.query`; `offset 0` keeps PostgreSQL
+ * from inlining it), so the statement can be prepared: the rank is then one expression, computed
+ * once per matching row and sorted once, whatever the plan, and the query is parsed (stemmed) once
+ * per execution. A relevance page needs every match ranked, so its plan (the GIN index, then a
+ * sort) does not depend on the terms; planning it cost about a third of the search.
+ */
+const RANKED_FROM = `, (select ${TSQUERY} as query offset 0) tsq`;
+
+/**
  * Each sort is backed by an index on (store_id, status, key, id) (relevance: the GIN search index
  * narrows the rows first), and pages with a keyset on (key, id): deep pages cost what page 1 costs.
  */
-function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
+function sortSpec(sort: StorefrontSort, terms?: string): SortSpec {
   switch (sort) {
     case 'price_asc':
       return { key: 'p.min_price', bindings: [], direction: 'asc', cast: 'integer', kind: 'integer' };
@@ -59,7 +68,9 @@ function sortSpec(sort: StorefrontSort, q: string | undefined): SortSpec {
     case 'title':
       return { key: 'lower(p.title)', bindings: [], direction: 'asc', cast: 'text', kind: 'string' };
     case 'relevance':
-      return { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [storefrontSearchTerms(q ?? '')], direction: 'desc', cast: 'real', kind: 'number' };
+      return terms === undefined
+        ? { key: 'ts_rank(p.search, tsq.query)', bindings: [], direction: 'desc', cast: 'real', kind: 'number' }
+        : { key: `ts_rank(p.search, ${TSQUERY})`, bindings: [terms], direction: 'desc', cast: 'real', kind: 'number' };
     default:
       return { key: 'p.created_at', bindings: [], direction: 'desc', cast: 'timestamptz', kind: 'timestamp' };
   }
@@ -90,22 +101,50 @@ interface PageRow {
   last_id: string | null;
 }
 
-/** The page's items joined in order, how many rows the page query fetched, and the last item's key. */
+/**
+ * The most rows any page query reads: the largest page (100) plus the one that tells whether there is
+ * more. It is written into the SQL as a literal LIMIT under the page's own `LIMIT ?`: PostgreSQL
+ * estimates a parameter LIMIT at 10% of the table, so with only `LIMIT ?` the generic plan of a
+ * prepared page query costs more than any custom plan (a hash join over every document), and the
+ * plan cache re-plans every execution (planning cost about as much as executing). With the literal
+ * bound the generic plan is the custom plan, PostgreSQL keeps it, and the rows are still read only
+ * as far as the page needs (the inner LIMIT is a bound, the outer one stops the scan).
+ */
+const PAGE_ROW_BOUND = 101;
+
+/** `limit ?` of a page query (limit + 1 rows) under the literal row bound; see PAGE_ROW_BOUND. */
+function pageBound(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`storefront page limit must be a positive integer, got ${limit}`);
+  return ` limit ${Math.max(PAGE_ROW_BOUND, limit + 1)}`;
+}
+
+/**
+ * The page's items joined in order, how many rows the page query fetched, and the last item's key
+ * (the row at position `limit`: only read when there is a next page, so that row exists). One
+ * ordered aggregate: the other two pick a single row each and need no sort.
+ */
 const PAGE_SELECT = (documents: string) =>
   `select replace(coalesce(string_agg(${documents}, ',' order by page.n) filter (where page.n <= ?), ''), chr(1), ?) as items,
           count(*) as fetched,
-          (array_agg(page.sort_key order by page.n desc) filter (where page.n <= ?))[1] as last_key,
-          (array_agg(page.id order by page.n desc) filter (where page.n <= ?))[1] as last_id`;
+          (array_agg(page.sort_key) filter (where page.n = ?))[1] as last_key,
+          (array_agg(page.id) filter (where page.n = ?))[1] as last_id`;
 
 export async function listStorefrontProducts(ctx: AppContext, storeId: string, filters: StorefrontProductFilters, page: PageRequest): Promise<StorefrontJson> {
   const sort: StorefrontSort = filters.sort ?? (filters.q ? 'relevance' : 'newest');
   if (sort === 'relevance' && !filters.q) throw validationFailed([{ path: 'sort', message: 'relevance needs a search query (q)' }]);
-  const spec = sortSpec(sort, filters.q);
+  const terms = filters.q ? storefrontSearchTerms(filters.q) : undefined;
+  const valueFilters = Boolean(filters.tag) || filters.minPrice !== undefined || filters.maxPrice !== undefined;
+  // Relevance reads the query from `tsq` (RANKED_FROM) unless another filter's selectivity weighs
+  // against the terms' (a tag, a price range, a collection: join order, which index first), which
+  // then need to be inline, where the planner can estimate them.
+  const ranked = sort === 'relevance' && !valueFilters && !filters.collection;
+  const spec = sortSpec(sort, ranked ? undefined : terms);
   const order = `${spec.key} ${spec.direction}, p.id ${spec.direction}`;
 
   const sql = new Sql()
-    .add(`with page as (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
-    .add(` from products p where p.store_id = ? and p.status = 'active'`, storeId);
+    .add(`with page as (select * from (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
+    .add(` from products p${ranked ? RANKED_FROM : ''}`, ...(ranked ? [terms] : []))
+    .add(` where p.store_id = ? and p.status = 'active'`, storeId);
   if (filters.collection) {
     // An unknown or unpublished collection makes the subquery NULL: an empty list, as before.
     sql.add(
@@ -115,7 +154,8 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
       filters.collection
     );
   }
-  if (filters.q) sql.add(` and p.search @@ ${TSQUERY}`, storefrontSearchTerms(filters.q));
+  if (ranked) sql.add(' and p.search @@ tsq.query');
+  else if (terms !== undefined) sql.add(` and p.search @@ ${TSQUERY}`, terms);
   if (filters.tag) sql.add(' and p.tags @> array[?]::text[]', filters.tag);
   if (filters.minPrice !== undefined) sql.add(' and p.min_price >= ?', filters.minPrice);
   if (filters.maxPrice !== undefined) sql.add(' and p.min_price <= ?', filters.maxPrice);
@@ -125,10 +165,14 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
     sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, value, id);
   }
   sql
-    .add(` order by ${order} limit ?)`, ...spec.bindings, page.limit + 1)
+    .add(` order by ${order}${pageBound(page.limit)}) q order by q.sort_key ${spec.direction}, q.id ${spec.direction} limit ?)`, ...spec.bindings, page.limit + 1)
     .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
 
-  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, !filters.q && !filters.tag);
+  // Prepared (one plan kept per connection) unless the best plan depends on the values: search
+  // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
+  // index), a tag, a price range (a narrow range wants the price index, a wide one the sort's).
+  const planStable = (!filters.q || ranked) && !valueFilters;
+  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, planStable);
   const hasMore = Number(row!.fetched) > page.limit;
   return {
     data: `{"products":[${row!.items}]}`,
@@ -159,7 +203,7 @@ const COLLECTION_JSON_OPEN = `'{"id":"' || c.id || '","title":' || to_json(c.tit
 /** Published collections, newest first. */
 export async function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
   const sql = new Sql().add(
-    `with page as (select c.id, c.created_at as sort_key, ${COLLECTION_JSON_OPEN} || '}' as json,
+    `with page as (select * from (select c.id, c.created_at as sort_key, ${COLLECTION_JSON_OPEN} || '}' as json,
             row_number() over (order by c.created_at desc, c.id desc) as n
        from collections c left join media m on m.id = c.media_id
       where c.store_id = ? and c.is_published`,
@@ -169,7 +213,9 @@ export async function listStorefrontCollections(ctx: AppContext, storeId: string
     const [value, id] = decodeCursor(page.cursor, ['timestamp', 'uuid']);
     sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', value, id);
   }
-  sql.add(' order by c.created_at desc, c.id desc limit ?)', page.limit + 1).add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
+  sql
+    .add(` order by c.created_at desc, c.id desc${pageBound(page.limit)}) q order by q.sort_key desc, q.id desc limit ?)`, page.limit + 1)
+    .add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
   const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, true);
   const hasMore = Number(row!.fetched) > page.limit;
   return {
@@ -184,19 +230,19 @@ export async function getStorefrontCollection(ctx: AppContext, storeId: string, 
     `with c as (select c.id, ${COLLECTION_JSON_OPEN} as json
                   from collections c left join media m on m.id = c.media_id
                  where c.store_id = ? and c.is_published and lower(c.slug) = lower(?)),
-          page as (select cp.product_id as id, cp.position as sort_key, row_number() over (order by cp.position, p.id) as n
-                     from c join collection_products cp on cp.collection_id = c.id join products p on p.id = cp.product_id
-                    where p.store_id = ? and p.status = 'active'`,
+          page as (select * from (select cp.product_id as id, cp.position as sort_key, row_number() over (order by cp.position, cp.product_id) as n
+                     from collection_products cp join products p on p.id = cp.product_id
+                    where cp.collection_id = (select c.id from c) and p.store_id = ? and p.status = 'active'`,
     storeId,
     slug,
     storeId
   );
   if (page.cursor) {
     const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
-    sql.add(' and (cp.position, p.id) > (?::integer, ?::uuid)', position, id);
+    sql.add(' and (cp.position, cp.product_id) > (?::integer, ?::uuid)', position, id);
   }
   sql.add(
-    ` order by cp.position, p.id limit ?)
+    ` order by cp.position, cp.product_id${pageBound(page.limit)}) q order by q.sort_key, q.id limit ?)
       select replace(c.json, chr(1), ?) as json, p.* from c cross join lateral (${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id) p`,
     page.limit + 1,
     mediaUrlPrefix(ctx),
