@@ -23,7 +23,9 @@ export function adminRoute(roles: readonly Role[], route: ServerRoute): ServerRo
  */
 export function storefrontRoute(route: ServerRoute): ServerRoute {
   const options = (route.options ?? {}) as Exclude<ServerRoute['options'], (...args: any[]) => any> & object;
-  const revalidation = isCacheableStorefrontGet(options.handler) ? { ext: { ...options.ext, onPostAuth: { method: revalidateStorefrontGet } } } : {};
+  const cacheable = isCacheableStorefrontGet(options.handler);
+  if (cacheable && options.ext?.onPostAuth) throw new Error(`${route.path}: a cacheable storefront GET answers revalidations in onPostAuth; it cannot declare its own`);
+  const revalidation = cacheable ? { ext: { ...options.ext, onPostAuth: { method: revalidateStorefrontGet } } } : {};
   return { ...route, options: { ...options, ...revalidation, auth: 'storefront', tags: ['api', 'storefront', ...((options.tags as string[]) ?? [])] } };
 }
 
