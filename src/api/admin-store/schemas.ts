@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { ALLOWED_IMAGE_TYPES } from '../../services/catalog/media.js';
 import { MAILER_PROVIDERS } from '../../services/email/transport.js';
 import { ISSUE_SEVERITIES } from '../../services/issues/issues.js';
-import { FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES } from '../../services/orders/orders.js';
+import { orderSummaryResource } from '../admin-orders/schemas.js';
 import { emailValue, idValue, responseObject, timestamp } from '../schemas.js';
 
 const count = () => Joi.number().integer().min(0).required();
@@ -53,24 +53,6 @@ export const storeSettingsResource = responseObject({
   updatedAt: timestamp().required()
 }).label('StoreSettings');
 
-/** An order as the dashboard lists it (no items, no addresses). */
-const recentOrderResource = responseObject({
-  id: idValue().required(),
-  number: Joi.number().integer().required(),
-  email: emailValue().required(),
-  customerId: idValue().allow(null).required(),
-  status: Joi.string().valid(...ORDER_STATUSES).required(),
-  paymentStatus: Joi.string().valid(...PAYMENT_STATUSES).required(),
-  fulfillmentStatus: Joi.string().valid(...FULFILLMENT_STATUSES).required(),
-  currency: Joi.string().length(3).required(),
-  subtotal: amount(),
-  discountTotal: amount(),
-  shippingTotal: amount(),
-  total: amount(),
-  createdAt: timestamp().required(),
-  updatedAt: timestamp().required()
-}).label('DashboardOrder');
-
 const openIssueResource = responseObject({
   id: idValue().required(),
   kind: Joi.string().required(),
@@ -97,7 +79,7 @@ export const dashboardResponse = responseObject({
     emailConfigured: Joi.boolean().required(),
     hasProducts: Joi.boolean().required()
   }).required(),
-  recentOrders: Joi.array().items(recentOrderResource).max(5).required(),
+  recentOrders: Joi.array().items(orderSummaryResource).max(5).required(),
   openIssues: Joi.array().items(openIssueResource).max(5).required()
 });
 
