@@ -87,11 +87,12 @@ export async function run(): Promise<void> {
     printStats('one shopper alone', alone);
     // Warm-up (JIT, connection pools), not counted.
     await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: 2_000 });
-    const cpuBefore = cpuSnapshot(server.pid);
+    const databaseName = databaseUrl.slice(databaseUrl.lastIndexOf('/') + 1);
+    const cpuBefore = cpuSnapshot(server.pid, databaseName);
     const stats = await runShoppers({
       api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: Number(process.env.BENCH_DURATION ?? 8) * 1000
     });
-    const cpuAfter = cpuSnapshot(server.pid);
+    const cpuAfter = cpuSnapshot(server.pid, databaseName);
     const perSec = printStats(`spread over 100 variants`, stats);
     console.log(`  ${cpuPerUnit(cpuBefore, cpuAfter, stats.completed, 'checkout')}`);
     const requestsPerSec = ((stats.completed * 5) / stats.elapsedMs) * 1000;

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 export interface CpuSnapshot {
   serverMs: number;
-  postgresMs: number;
+  /** Per PostgreSQL process (pid -> ms): a backend that exits between two snapshots must not count negative. */
+  postgresMs: Map<number, number>;
   loadGeneratorMs: number;
 }
 
@@ -23,26 +24,39 @@ function processCpuMs(pid: number): number {
   }
 }
 
-function postgresCpuMs(): number {
-  let total = 0;
+/**
+ * CPU of the PostgreSQL processes serving `database` (a backend's command line names its database),
+ * or of every PostgreSQL process when none is given: other work on the machine does not count.
+ */
+function postgresCpuMs(database?: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) total += processCpuMs(Number(entry));
+      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) continue;
+      if (database && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) continue;
+      byPid.set(Number(entry), processCpuMs(Number(entry)));
     } catch {
       // the process ended meanwhile
     }
   }
-  return total;
+  return byPid;
 }
 
-export function cpuSnapshot(serverPid: number): CpuSnapshot {
+export function cpuSnapshot(serverPid: number, database?: string): CpuSnapshot {
   const own = process.cpuUsage();
-  return { serverMs: processCpuMs(serverPid), postgresMs: postgresCpuMs(), loadGeneratorMs: (own.user + own.system) / 1000 };
+  return { serverMs: processCpuMs(serverPid), postgresMs: postgresCpuMs(database), loadGeneratorMs: (own.user + own.system) / 1000 };
+}
+
+/** PostgreSQL CPU between two snapshots: processes that started meanwhile count from zero, ended ones are lost. */
+function postgresDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** "server 2.1 ms, PostgreSQL 3.4 ms, load generator 0.9 ms per <unit>" between two snapshots. */
 export function cpuPerUnit(before: CpuSnapshot, after: CpuSnapshot, units: number, unit: string): string {
-  const per = (a: number, b: number) => (units ? (b - a) / units : 0).toFixed(2);
-  return `CPU per ${unit}: server ${per(before.serverMs, after.serverMs)} ms, PostgreSQL ${per(before.postgresMs, after.postgresMs)} ms, load generator ${per(before.loadGeneratorMs, after.loadGeneratorMs)} ms`;
+  const per = (ms: number) => (units ? ms / units : 0).toFixed(2);
+  return `CPU per ${unit}: server ${per(after.serverMs - before.serverMs)} ms, PostgreSQL ${per(postgresDelta(before.postgresMs, after.postgresMs))} ms, load generator ${per(after.loadGeneratorMs - before.loadGeneratorMs)} ms`;
 }

@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
 import pg from 'pg';
+import { PreparingPgClient } from './prepared-statements.js';
 
 // int8 (counts, sums) as JS numbers: every amount we keep fits well inside 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -48,7 +49,8 @@ export function createDb(
   const mappers = objection.knexSnakeCaseMappers();
   return knexFactory({
     ...(log ? { log } : {}),
-    client: 'pg',
+    // knex's pg client, plus named prepared statements for queries marked `.options(PREPARED)`.
+    client: PreparingPgClient as unknown as Knex.Config['client'],
     connection: {
       connectionString: databaseUrl,
       application_name: 'shopwright',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/prepared-statements.js';
 import type { ShippingMethod } from '../stores.js';
 import { discountProblem, type DiscountRecord } from './discount-rules.js';
 import { shipsTo } from './shipping.js';
@@ -50,40 +51,51 @@ export interface PricedCart {
 export const lineTitle = (productTitle: string, variantTitle: string) =>
   !variantTitle || /^default( title)?$/i.test(variantTitle) || variantTitle === productTitle ? productTitle : `${productTitle} - ${variantTitle}`;
 
-/** The cart's lines at current prices, in the order they were added; one query. */
+/**
+ * A cart's lines at current prices, one row per line, keys as the line's fields; `cartId` is an SQL
+ * expression. Both the plain read and the JSON one inside a cart update (cart-rows.ts) select it.
+ */
+export const lineRowsSql = (cartId: string) =>
+  `select i.id, i.variant_id as "variantId", v.product_id as "productId", i.quantity, v.price as "unitPrice", v.sku,
+          v.title as "variantTitle", p.title as "productTitle", v.inventory_quantity as "inventoryQuantity",
+          v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt"
+     from cart_items i join product_variants v on v.id = i.variant_id join products p on p.id = v.product_id
+    where i.cart_id = ${cartId}`;
+
+export interface LineRow {
+  id: string;
+  variantId: string;
+  productId: string;
+  quantity: number;
+  unitPrice: number;
+  sku: string | null;
+  variantTitle: string;
+  productTitle: string;
+  inventoryQuantity: number;
+  inventoryPolicy: 'deny' | 'continue';
+  available: boolean;
+}
+
+export const toCartLine = (row: LineRow): CartLine => ({
+  id: row.id,
+  variantId: row.variantId,
+  productId: row.productId,
+  title: lineTitle(row.productTitle, row.variantTitle),
+  sku: row.sku,
+  quantity: row.quantity,
+  unitPrice: row.unitPrice,
+  lineTotal: lineTotal(row),
+  inventoryQuantity: row.inventoryQuantity,
+  inventoryPolicy: row.inventoryPolicy,
+  available: row.available
+});
+
+const LINES_SQL = `${lineRowsSql('?')} order by i.created_at, i.id`;
+
+/** The cart's lines at current prices, in the order they were added; one (prepared) query. */
 export async function loadLines(db: Knex | Knex.Transaction, cartId: string): Promise<CartLine[]> {
-  const rows = await db('cartItems as i')
-    .join('productVariants as v', 'v.id', 'i.variantId')
-    .join('products as p', 'p.id', 'v.productId')
-    .where('i.cartId', cartId)
-    .orderBy([{ column: 'i.createdAt' }, { column: 'i.id' }])
-    .select(
-      'i.id',
-      'i.variantId',
-      'v.productId',
-      'i.quantity',
-      'v.price as unitPrice',
-      'v.sku',
-      'v.title as variantTitle',
-      'p.title as productTitle',
-      'v.inventoryQuantity',
-      'v.inventoryPolicy',
-      'v.archivedAt',
-      'p.status as productStatus'
-    );
-  return rows.map((row: any) => ({
-    id: row.id,
-    variantId: row.variantId,
-    productId: row.productId,
-    title: lineTitle(row.productTitle, row.variantTitle),
-    sku: row.sku,
-    quantity: row.quantity,
-    unitPrice: row.unitPrice,
-    lineTotal: lineTotal(row),
-    inventoryQuantity: row.inventoryQuantity,
-    inventoryPolicy: row.inventoryPolicy,
-    available: !row.archivedAt && row.productStatus === 'active'
-  }));
+  const result = await db.raw(LINES_SQL, [cartId]).options(PREPARED);
+  return (result.rows as LineRow[]).map(toCartLine);
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { cancelPendingSessions, stockChanged } from '../checkout/reservations.js';
+import { PREPARED } from '../../db/prepared-statements.js';
+import { cancelSessions, stockChanged } from '../checkout/reservations.js';
+import { assertLive, CART_COLUMNS, lockCart, writeCart, type CartColumns } from './cart-rows.js';
 import { cachedStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
@@ -17,13 +19,12 @@ export const MAX_LINE_QUANTITY = 10_000;
 export const cartNotOpen = () => conflict('cart_not_open', 'This cart is completed and can no longer change');
 const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
 
-/** An open cart past its expiry is gone for the shopper (the cleanup job deletes it later). */
+const FIND_SQL = `select ${CART_COLUMNS} from carts where id = ? and store_id = ?`;
+
+/** The cart as the shopper sees it (an expired open cart is not found); `lock` takes its row lock. */
 export async function findCart(db: Knex | Knex.Transaction, storeId: string, cartId: string, lock = false): Promise<CartRow> {
-  const query = db('carts').where({ id: cartId, storeId });
-  if (lock) query.forUpdate();
-  const cart: CartRow | undefined = await query.first();
-  if (!cart || (cart.status === 'open' && cart.expiresAt.getTime() <= Date.now())) throw notFound('Cart');
-  return cart;
+  const result = await db.raw(lock ? `${FIND_SQL} for update` : FIND_SQL, [cartId, storeId]).options(PREPARED);
+  return assertLive(result.rows[0] as CartRow | undefined);
 }
 
 async function viewCart(ctx: AppContext, storeId: string, cartId: string, store?: StoreRow) {
@@ -73,7 +74,7 @@ async function addLine(trx: Knex.Transaction, storeId: string, cartId: string, i
      )
      select v.inventory_quantity, v.wanted, exists (select 1 from written) as written from v`,
     { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max: MAX_LINE_QUANTITY }
-  );
+  ).options(PREPARED);
   const row = result.rows[0] as { inventoryQuantity: number; wanted: number; written: boolean } | undefined;
   if (!row) throw notForSale();
   if (row.written) return;
@@ -89,7 +90,7 @@ export async function createCart(ctx: AppContext, storeId: string, input: { emai
   const store = await cachedStore(ctx, storeId);
   const row = { storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) };
   if (!input.items?.length) {
-    const [cart] = (await ctx.db('carts').insert(row).returning('*')) as CartRow[];
+    const [cart] = (await ctx.db('carts').insert(row).returning(CART_COLUMNS.split(', ')).options(PREPARED)) as CartRow[];
     return { cart: toCartDto(await priceCart(ctx.db, cart!, store.shippingMethods, [])) };
   }
   const view = await ctx.db.transaction(async (trx) => {
@@ -99,9 +100,6 @@ export async function createCart(ctx: AppContext, storeId: string, input: { emai
   });
   return { cart: view };
 }
-
-/** Columns a cart change sets on the cart row itself, written with the expiry in one UPDATE. */
-type CartColumns = Partial<Pick<CartRow, 'discountId' | 'discountCode' | 'shippingMethodId' | 'shippingCountry'>>;
 
 /**
  * Every cart change: the cart row locked, refused once completed, any pending checkout session
@@ -115,15 +113,12 @@ async function changeCart(
 ) {
   const store = await cachedStore(ctx, storeId);
   const { released, view } = await ctx.db.transaction(async (trx) => {
-    const cart = await findCart(trx, storeId, cartId, true);
+    const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
-    const releasedStock = await cancelPendingSessions(trx, storeId, cartId);
+    const releasedStock = await cancelSessions(trx, pendingSessions);
     const columns = (await change(trx, cart, store)) ?? {};
-    const [updated] = (await trx('carts')
-      .where({ id: cartId })
-      .update({ ...columns, updatedAt: trx.fn.now(), expiresAt: expiresAt(ctx) })
-      .returning('*')) as CartRow[];
-    return { released: releasedStock, view: toCartDto(await priceCart(trx, updated!, store.shippingMethods)) };
+    const written = await writeCart(trx, cartId, columns, expiresAt(ctx));
+    return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines)) };
   });
   await stockChanged(ctx, storeId, released);
   return { cart: view };

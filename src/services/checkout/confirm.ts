@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
 import { cartNotOpen } from '../carts/carts.js';
@@ -13,7 +14,7 @@ import { loadOrder } from '../orders/orders.js';
 import { orderMailStore, trackingUrlFor } from '../orders/tracking-url.js';
 import { PROVIDERS } from '../payments/providers.js';
 import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
-import { findSession, type SessionRow } from './sessions.js';
+import { findSession, SESSION_COLUMNS, type SessionRow } from './sessions.js';
 
 export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);
@@ -65,8 +66,10 @@ async function convert(
 ): Promise<Created> {
   const { storeId } = session;
   // Lock order: cart, then session (the same order as cart changes and session creation).
-  const cart = await trx('carts').where({ id: session.cartId, storeId }).forUpdate().first('id', 'status');
-  const locked: SessionRow = await trx('checkoutSessions').where({ id: session.id }).forUpdate().first();
+  const cart = (await trx.raw('select id, status from carts where id = ? and store_id = ? for update', [session.cartId, storeId]).options(PREPARED)).rows[0] as
+    | { id: string; status: string }
+    | undefined;
+  const locked = (await trx.raw(`select ${SESSION_COLUMNS} from checkout_sessions where id = ? for update`, [session.id]).options(PREPARED)).rows[0] as SessionRow;
   if (locked.orderId) return { orderId: locked.orderId, stockChanged: [] };
   if (!cart || cart.status !== 'open') throw cartNotOpen();
 
@@ -115,7 +118,7 @@ async function convert(
      )
      update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId`,
     { sessionId: locked.id, orderId, sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, cartId: cart.id }
-  );
+  ).options(PREPARED);
   // Any other pending session of this cart gives its stock back now: the cart is sold. Only a
   // session that was no longer pending can have one (opening a session cancels the cart's others,
   // under the cart lock), so the usual confirm skips the look.

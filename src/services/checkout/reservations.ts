@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/prepared-statements.js';
 import { conflict } from '../../errors.js';
 import { releaseDiscount } from '../carts/discount-rules.js';
 import type { AppContext } from '../../context.js';
@@ -39,7 +40,7 @@ export async function reserveStock(trx: Knex.Transaction, storeId: string, sessi
        )
        select v.inventory_quantity, (select count(*) from r) + (select count(*) from l) as written from v`,
       { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: `checkout ${sessionId} reserved` }
-    );
+    ).options(PREPARED);
     if (!result.rows[0]) {
       const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
       const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
@@ -77,6 +78,11 @@ export async function releaseSession(trx: Knex.Transaction, session: { id: strin
  */
 export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<string[]> {
   const sessions = await trx('checkoutSessions').where({ storeId, cartId, status: 'pending' }).forUpdate().select('id', 'storeId', 'discountId');
+  return cancelSessions(trx, sessions);
+}
+
+/** Cancels sessions already read and locked under their cart's lock (see lockCart); returns the variants whose stock came back. */
+export async function cancelSessions(trx: Knex.Transaction, sessions: Array<{ id: string; storeId: string; discountId: string | null }>): Promise<string[]> {
   const released: string[] = [];
   for (const session of sessions) {
     released.push(...(await releaseSession(trx, session)));

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { cartNotOpen, findCart } from '../carts/carts.js';
+import { PREPARED } from '../../db/prepared-statements.js';
+import { lockCart } from '../carts/cart-rows.js';
+import { cartNotOpen } from '../carts/carts.js';
 import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
 import { cachedStore } from '../stores.js';
-import { cancelPendingSessions, releaseSession, reserveStock, stockChanged } from './reservations.js';
+import { cancelSessions, releaseSession, reserveStock, stockChanged } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
 
 export interface Address {
@@ -88,9 +90,9 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const country = input.shippingAddress.country;
 
   const { session, released, cartView } = await ctx.db.transaction(async (trx) => {
-    const cart = await findCart(trx, storeId, cartId, true);
+    const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
-    const releasedEarlier = await cancelPendingSessions(trx, storeId, cartId);
+    const releasedEarlier = await cancelSessions(trx, pendingSessions);
     const priced = await priceCart(trx, { ...cart, shippingCountry: country }, store.shippingMethods);
     if (priced.lines.length === 0) throw validationFailed([{ path: 'items', message: 'the cart is empty' }]);
     const gone = priced.lines.find((line) => !line.available);
@@ -115,28 +117,37 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
       discountCode: priced.discount && !priced.discountIssue ? priced.discount.code : null,
       shippingMethod: priced.shippingMethod
     };
-    const [row] = (await trx('checkoutSessions')
-      .insert({
-        id: sessionId,
-        storeId,
-        cartId,
-        provider: provider.name,
-        amount: priced.totals.total,
-        currency: cart.currency,
-        email: input.email,
-        shippingAddress: JSON.stringify(input.shippingAddress),
-        billingAddress: input.billingAddress ? JSON.stringify(input.billingAddress) : null,
-        snapshot: JSON.stringify(snapshot),
-        discountId: priced.discount && !priced.discountIssue ? priced.discount.id : null,
-        expiresAt
-      })
-      .returning('*')) as SessionRow[];
-    const [updatedCart] = await trx('carts').where({ id: cartId }).update({ email: input.email, shippingCountry: country, updatedAt: trx.fn.now() }).returning('*');
+    // The session and the cart's new email and country, in one statement.
+    const inserted = await trx
+      .raw(
+        `with c as (update carts set email = :email, shipping_country = :country, updated_at = now() where id = :cartId returning updated_at)
+         insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
+         values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
+         returning ${SESSION_COLUMNS}, (select updated_at from c) as cart_updated_at`,
+        {
+          sessionId,
+          storeId,
+          cartId,
+          country,
+          provider: provider.name,
+          amount: priced.totals.total,
+          currency: cart.currency,
+          email: input.email,
+          shippingAddress: JSON.stringify(input.shippingAddress),
+          billingAddress: input.billingAddress ? JSON.stringify(input.billingAddress) : null,
+          snapshot: JSON.stringify(snapshot),
+          discountId: priced.discount && !priced.discountIssue ? priced.discount.id : null,
+          expiresAt
+        }
+      )
+      .options(PREPARED);
+    const { cartUpdatedAt, ...row } = inserted.rows[0] as SessionRow & { cartUpdatedAt: Date };
+    const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
     await reserveStock(trx, storeId, sessionId, snapshot.lines);
-    if (row!.discountId) await redeemDiscount(trx, storeId, row!.discountId, priced.totals.subtotal);
-    return { session: row!, released: releasedEarlier, cartView: toCartDto({ ...priced, cart: updatedCart }) };
+    if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
+    return { session: row, released: releasedEarlier, cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
   await stockChanged(ctx, storeId, [...released, ...session.snapshot.lines.map((line) => line.variantId)]);
 
@@ -168,8 +179,12 @@ async function cancelSession(ctx: AppContext, storeId: string, sessionId: string
   await stockChanged(ctx, storeId, released);
 }
 
+export const SESSION_COLUMNS =
+  'id, store_id, cart_id, status, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, payment_intent_id, client_secret, payment_status, order_id, expires_at, created_at';
+
 export async function findSession(ctx: AppContext, storeId: string, sessionId: string): Promise<SessionRow> {
-  const session: SessionRow | undefined = await ctx.db('checkoutSessions').where({ id: sessionId, storeId }).first();
+  const result = await ctx.db.raw(`select ${SESSION_COLUMNS} from checkout_sessions where id = ? and store_id = ?`, [sessionId, storeId]).options(PREPARED);
+  const session = result.rows[0] as SessionRow | undefined;
   if (!session) throw notFound('Checkout session');
   return session;
 }

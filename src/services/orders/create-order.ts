@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { camelCase } from '../../db/knex.js';
+import { PREPARED } from '../../db/prepared-statements.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
 
@@ -52,7 +53,7 @@ export async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
        updated_at = now()
      returning id, first_name, last_name`,
     [order.storeId, order.email, address.firstName ?? null, address.lastName ?? null, address.phone ?? null, order.total]
-  );
+  ).options(PREPARED);
   return result.rows[0] as { id: string; firstName: string | null; lastName: string | null };
 }
 
@@ -172,7 +173,7 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: 
       trackingToken: keys.trackingToken,
       lines: JSON.stringify(lines)
     }
-  );
+  ).options(PREPARED);
   const row = result.rows[0] as { order: Record<string, unknown>; items: Array<Record<string, unknown>> };
   return { order: fromJson<OrderRow>(row.order), items: row.items.map((item) => fromJson<OrderItemRow>(item)) };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/prepared-statements.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
 
@@ -45,7 +46,7 @@ export async function enqueueJob<Payload>(
     options: JSON.stringify(jobOptions),
     runAt: options.runAt ?? null
   };
-  await (options.together ? db.with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row));
+  await (options.together ? db.with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row)).options(PREPARED);
   wakeRelayAfterCommit(db);
   return { jobId };
 }

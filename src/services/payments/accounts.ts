@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
 import { callStripe, stripeClient } from './stripe-client.js';
@@ -40,7 +41,9 @@ const findAccount = (db: Knex | Knex.Transaction, storeId: string): Promise<Acco
 
 /** The connected account a store charges through, when it can take charges. */
 export async function activeStripeAccount(db: Knex | Knex.Transaction, storeId: string): Promise<string | null> {
-  const row = await findAccount(db, storeId);
+  // Every checkout session asks: one prepared key lookup.
+  const result = await db.raw('select account_id, charges_enabled from store_payment_accounts where store_id = ?', [storeId]).options(PREPARED);
+  const row = result.rows[0] as { accountId: string | null; chargesEnabled: boolean } | undefined;
   return row?.accountId && row.chargesEnabled ? row.accountId : null;
 }
 
