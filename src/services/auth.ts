@@ -1,7 +1,9 @@
 import type { AppContext } from '../context.js';
+import { PREPARED } from '../db/prepared-statements.js';
 import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../errors.js';
 import { issueAccessToken } from './access-tokens.js';
 import { consumeRateLimit } from './rate-limit.js';
+import type { Role } from './roles.js';
 import { hashPassword, randomSecret, verifyPassword } from './secrets.js';
 import { insertStorefrontToken, newStorefrontSecret } from './storefront-tokens.js';
 import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
@@ -90,17 +92,27 @@ export async function currentUser(ctx: AppContext, userId: string) {
   return { user: toUserDto(user), memberships: await membershipsOf(ctx.db, user.id) };
 }
 
-/** Resolves JWT claims to a live user; tokens from before a password reset no longer match. */
+/**
+ * Resolves JWT claims to a live user (tokens from before a password reset no longer match) and,
+ * for an admin route, the user's role in `storeId` (null: not a member). Runs on every admin
+ * request: one prepared statement, only what the check needs, never the password hash.
+ */
 export async function userForAccessToken(
   ctx: AppContext,
   userId: string,
-  sessionVersion: unknown
-): Promise<Pick<UserRow, 'id' | 'email'> | null> {
+  sessionVersion: unknown,
+  storeId: string | null = null
+): Promise<{ id: string; email: string; role: Role | null } | null> {
   if (typeof userId !== 'string' || !/^[0-9a-f-]{36}$/i.test(userId)) return null;
-  // Runs on every admin request: only what the check needs, never the password hash.
-  const user: Pick<UserRow, 'id' | 'email' | 'sessionVersion'> | undefined = await ctx.db('users')
-    .where({ id: userId })
-    .first('id', 'email', 'sessionVersion');
-  if (!user || user.sessionVersion !== sessionVersion) return null;
-  return user;
+  const result = await ctx.db
+    .raw(
+      `select u.id, u.email, u.session_version, m.role from users u
+         left join memberships m on m.store_id = ?::uuid and m.user_id = u.id
+        where u.id = ?`,
+      [storeId, userId]
+    )
+    .options(PREPARED);
+  const row = result.rows[0] as { id: string; email: string; sessionVersion: number; role: Role | null } | undefined;
+  if (!row || row.sessionVersion !== sessionVersion) return null;
+  return { id: row.id, email: row.email, role: row.role };
 }
