@@ -3,7 +3,7 @@ import { successBody } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
-import { envelopeJson } from './cached-json.js';
+import { envelopeJson } from '../json-body.js';
 import { storefrontStoreResponse } from './schemas.js';
 
 export const getStorefrontStoreRoute = storefrontRoute({
