@@ -5,7 +5,7 @@ import { lineRowsSql, toCartLine, type CartLine, type CartRow, type LineRow } fr
 
 /**
  * The SQL of a cart's own row, on the shopper's hot path: each read or write here is one prepared
- * statement, and a change takes two (lock, write) where it took five.
+ * statement, and a change before checkout takes two (lock, write) where it took four.
  */
 export const CART_COLUMNS =
   'id, store_id, status, currency, email, discount_id, discount_code, shipping_method_id, shipping_country, order_id, expires_at, created_at, updated_at';
@@ -23,21 +23,23 @@ export function assertLive(cart: CartRow | undefined): CartRow {
   return cart;
 }
 
-const LOCK_SQL = `select ${CART_COLUMNS},
-    coalesce((select json_agg(json_build_object('id', s.id, 'storeId', s.store_id, 'discountId', s.discount_id))
-                from (select id, store_id, discount_id from checkout_sessions
-                       where cart_id = c.id and store_id = c.store_id and status = 'pending' for update) s), '[]') as pending_sessions
-  from carts c where c.id = ? and c.store_id = ? for update of c`;
+const LOCK_SQL = `select ${CART_COLUMNS}, checkout_opened from carts where id = ? and store_id = ? for update`;
+
+const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions where cart_id = ? and store_id = ? and status = ? for update';
 
 /**
- * Locks a cart for a change, together with its pending checkout sessions (locked after it, the
- * order every checkout path uses), in one statement.
+ * Locks a cart for a change and reads its pending checkout sessions (locked after it, the order
+ * every checkout path uses). The sessions are read in a statement of their own, after the lock is
+ * held: a statement that waited for the lock still reads with the snapshot it started with, which
+ * can miss a session inserted by the transaction it waited for. A cart that never opened a
+ * checkout (the flag is on the locked, current row) has none to read.
  */
 export async function lockCart(trx: Knex.Transaction, storeId: string, cartId: string): Promise<{ cart: CartRow; pendingSessions: PendingSession[] }> {
-  const result = await trx.raw(LOCK_SQL, [cartId, storeId]).options(PREPARED);
-  const row = result.rows[0] as (CartRow & { pendingSessions: PendingSession[] }) | undefined;
-  const { pendingSessions, ...cart } = assertLive(row) as CartRow & { pendingSessions: PendingSession[] };
-  return { cart, pendingSessions };
+  const locked = await trx.raw(LOCK_SQL, [cartId, storeId]).options(PREPARED);
+  const { checkoutOpened, ...cart } = assertLive(locked.rows[0]) as CartRow & { checkoutOpened: boolean };
+  if (!checkoutOpened) return { cart, pendingSessions: [] };
+  const pending = await trx.raw(PENDING_SQL, [cartId, storeId, 'pending']).options(PREPARED);
+  return { cart, pendingSessions: pending.rows as PendingSession[] };
 }
 
 /** Columns a cart change may set on the cart row, by field. */

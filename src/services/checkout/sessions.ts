@@ -120,7 +120,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     // The session and the cart's new email and country, in one statement.
     const inserted = await trx
       .raw(
-        `with c as (update carts set email = :email, shipping_country = :country, updated_at = now() where id = :cartId returning updated_at)
+        `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at)
          insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
          values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
          returning ${SESSION_COLUMNS}, (select updated_at from c) as cart_updated_at`,
