@@ -140,4 +140,9 @@ t.test('a quote never closed after thousands of good rows fails the import befor
   const fine = await importAndWait(app, owner, semicolons.join('\r\n') + '\r\n');
   t.equal(fine.status, 'completed', fine.error ?? '');
   t.equal((await customerByEmail(app, owner.store.id, 'q@example.com')).note, 'a "quoted"; note\r\nover two lines', 'a semicolon file keeps its dialect');
+
+  // A small semicolon file ending in a line break (the empty last row once hid its delimiter).
+  const small = await importAndWait(app, owner, 'email;firstName\ns1@example.com;Sia\ns2@example.com;Sol\n');
+  t.equal(small.status, 'completed', small.error ?? '');
+  t.equal((await customerByEmail(app, owner.store.id, 's2@example.com')).firstName, 'Sol', 'a two-row semicolon file is read by its delimiter');
 });

@@ -7,9 +7,13 @@ export interface CsvDialect {
   newline: string;
 }
 
-/** What papaparse would guess from the file's first chunk (it guesses from its own first chunk). */
+/**
+ * The delimiter papaparse guesses from the file's first chunk, blank lines left out: counted in,
+ * the empty row after a small file's final newline pulled every candidate's average below two
+ * fields, and a semicolon file of a few rows was read as one comma column ("no header row").
+ */
 export function sniffDialect(firstChunk: string): CsvDialect {
-  const meta = Papa.parse<string[]>(firstChunk, { preview: 10 }).meta;
+  const meta = Papa.parse<string[]>(firstChunk, { preview: 10, skipEmptyLines: true }).meta;
   const newline = meta.linebreak === '\r\n' || meta.linebreak === '\r' ? meta.linebreak : '\n';
   return { delimiter: meta.delimiter || ',', newline };
 }
