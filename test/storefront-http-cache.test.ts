@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { admin, createProduct } from './helpers/catalog.js';
@@ -118,4 +119,22 @@ t.test('a revalidation is answered after authentication: revoked tokens and rate
   t.equal(revoked.status, 200);
   const refused = await app.request({ url: '/storefront/products', storefrontToken: secret, headers: { 'if-none-match': etag } });
   t.equal(refused.status, 401, 'a revoked token gets 401 even with the current tag');
+});
+
+t.test('a tag made by hand cannot turn a request that fails validation into a 304', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const valid = await app.request({ url: '/storefront/products', ...sf });
+  const etag = valid.headers.etag as string;
+  const version = etag.replace(/^"/, '').split('.')[0]!;
+  // The tag's shape is public (catalog version, then a digest of the request): try the digests a
+  // client could compute for the invalid request.
+  const url = '/api/v1/storefront/products?limit=0';
+  const forged = ['sha1', 'sha256'].flatMap((algorithm) =>
+    [url, `/api/v1/storefront/products??limit=0`].map((text) => `"${version}.${createHash(algorithm).update(text).digest('base64url').slice(0, 16)}"`)
+  );
+  const answer = await app.request({ url: '/storefront/products?limit=0', ...sf, headers: { 'if-none-match': forged.join(', ') } });
+  t.equal(answer.status, 422, `${url} with a computed tag is validated, not answered 304`);
+  t.equal(answer.body.error.code, 'validation_failed');
 });

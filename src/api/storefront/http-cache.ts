@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import { storefrontHttpState, type StorefrontHttpState } from '../../services/catalog/catalog-version.js';
 import { storefrontOf } from '../plugins/auth.js';
@@ -36,20 +36,37 @@ async function httpTagOf(request: Request): Promise<StorefrontHttpTag | null> {
   return (request.app.storefrontHttp = state && { etag: `${state.version}.${requestDigest(request)}`, cacheControl: state.cacheControl });
 }
 
-/** Digests of recent request URLs: revalidations and page views repeat the same few. Bounded (count and URL length). */
-const digests = new Map<string, string>();
 const MAX_DIGESTS = 5_000;
 const MAX_MEMOISED_URL = 512;
 
+/**
+ * The digest is keyed with a secret the processes share (derived from JWT_SECRET): every process
+ * issues the same tag for a request, and no client can compute the tag of a request it was never
+ * answered, such as one that fails validation (the 304 below skips validation). Digests of recent
+ * request URLs are memoised (revalidations and page views repeat the same few), bounded in count
+ * and URL length.
+ */
+interface Digester {
+  key: Buffer;
+  recent: Map<string, string>;
+}
+const digesters = new WeakMap<object, Digester>();
+
 function requestDigest(request: Request): string {
+  const config = request.server.app.ctx.config;
+  let digester = digesters.get(config);
+  if (!digester) {
+    digester = { key: createHash('sha256').update(`storefront-etag:${config.jwtSecret}`).digest(), recent: new Map() };
+    digesters.set(config, digester);
+  }
   const { pathname, search } = request.url;
-  const key = `${pathname}?${search}`;
-  let digest = digests.get(key);
+  const url = `${pathname}?${search}`;
+  let digest = digester.recent.get(url);
   if (digest === undefined) {
-    digest = createHash('sha1').update(key).digest('base64url').slice(0, 16);
-    if (key.length <= MAX_MEMOISED_URL) {
-      if (digests.size >= MAX_DIGESTS) digests.clear();
-      digests.set(key, digest);
+    digest = createHmac('sha256', digester.key).update(url).digest('base64url').slice(0, 16);
+    if (url.length <= MAX_MEMOISED_URL) {
+      if (digester.recent.size >= MAX_DIGESTS) digester.recent.clear();
+      digester.recent.set(url, digest);
     }
   }
   return digest;
@@ -58,8 +75,8 @@ function requestDigest(request: Request): string {
 /**
  * `If-None-Match` with the current tag answers 304 right after authentication: before the query is
  * validated and before the handler, so a revalidation costs no database work and no joi. Skipping
- * validation is safe: the tag digests the request's exact path and query, and a tag is only issued
- * for a request that passed validation. The cheap `includes` only decides whether to ask hapi,
+ * validation is safe: the tag digests the request's exact path and query with a server key, and a
+ * tag is only issued for a request that passed validation. The cheap `includes` only decides whether to ask hapi,
  * which makes the real comparison (strong, weak, coding suffixes).
  */
 export const revalidateStorefrontGet: Lifecycle.Method = async (request, h) => {
