@@ -46,7 +46,7 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const newsletter = await create(app, owner, 'newsletter', {
     subject: 'News for {{ customer.firstName }}',
     html: '<p>Hello {{ customer.firstName }}</p><p><a href="https://example.com/sale?a=1&b=2">Sale</a></p>',
-    text: 'Hello {{ customer.firstName }}'
+    text: 'Hello {{ customer.firstName }}, the sale is on (https://example.com/sale?a=1&b=2).'
   });
   t.match(newsletter, { type: 'newsletter', status: 'scheduled' });
   const sentNewsletter = await waitForCampaign(app, owner, newsletter.id, ['sent']);
@@ -68,6 +68,12 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.notMatch(body, /https:\/\/example\.com\/sale/, 'the link is rewritten');
   const clickUrl = /href="(http:\/\/shop\.test\/api\/v1\/public\/c\/[^"]+)"/.exec(body)?.[1];
   t.ok(clickUrl, 'tracked link present');
+  t.notMatch(content.text, /https:\/\/example\.com\/sale/, 'the text part link is rewritten too');
+  const textClickUrl = /\((http:\/\/shop\.test\/api\/v1\/public\/c\/[^\s)]+)\)\./.exec(content.text)?.[1];
+  t.ok(textClickUrl, 'tracked text link, the punctuation around it kept outside');
+  const textClick = await app.request({ url: new URL(textClickUrl!).pathname });
+  t.equal(textClick.status, 302);
+  t.equal(textClick.headers.location, 'https://example.com/sale?a=1&b=2', 'the text link redirects to the same URL');
 
   const click = await app.request({ url: new URL(clickUrl!).pathname });
   t.equal(click.status, 302);
@@ -89,7 +95,7 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.equal(oneClick.status, 200, oneClick.raw);
   t.equal((await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'new1@example.com' }).first()).emailMarketing, 'unsubscribed');
   const afterResults = (await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, ...as })).body.data.campaign;
-  t.match(afterResults, { unsubscribes: 1, clicks: 1 });
+  t.match(afterResults, { unsubscribes: 1, clicks: 2 }, "both clicks counted (html and text link)");
 
   // Old customers: orders, none in 90 days, still subscribed; the discount code is in the context.
   await app.request({ method: 'POST', url: '/admin/discounts', ...as, payload: { code: 'COMEBACK', type: 'percentage', value: 10 } });

@@ -50,6 +50,22 @@ export function trackLinks(ctx: AppContext, key: Buffer, html: string, campaignI
   });
 }
 
+/** Punctuation that ends a sentence around a bare URL rather than belonging to it. */
+const TRAILING_PUNCTUATION = /[.,;:!?)\]'"]+$/;
+
+/**
+ * The same for a plain-text body: every bare http(s) URL goes through the click redirect, except
+ * the unsubscribe link; punctuation right after a URL stays outside it.
+ */
+export function trackTextLinks(ctx: AppContext, key: Buffer, text: string, campaignId: string, customerId: string, keep: string): string {
+  const base = `${ctx.config.appUrl}/api/v1/public/c/`;
+  return text.replace(/https?:\/\/[^\s<>"]+/gi, (match: string) => {
+    const url = match.replace(TRAILING_PUNCTUATION, '');
+    if (!url || url === keep) return match;
+    return `${base}${clickTokenFor(key, campaignId, customerId, url)}${match.slice(url.length)}`;
+  });
+}
+
 export const clickSigningKey = signingKey;
 
 /** Counts the click and answers where to redirect; anything not signed by us is a 404. */

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
 import { unsubscribeUrlFor } from '../customers/unsubscribe.js';
-import { clickSigningKey, trackLinks } from './clicks.js';
+import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
 import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from './transports.js';
@@ -151,7 +151,7 @@ function renderFor(state: BatchState, recipient: ClaimedRecipient) {
   };
   const rendered = renderCompiledSync(state.compiled, data);
   let html = rendered.html ? trackLinks(ctx, state.clickKey, rendered.html, campaign.id, recipient.customerId, unsubscribeUrl) : '';
-  let text = rendered.text;
+  let text = trackTextLinks(ctx, state.clickKey, rendered.text, campaign.id, recipient.customerId, unsubscribeUrl);
   if (html && !html.includes(unsubscribeUrl.replace(/&/g, '&amp;')) && !html.includes(unsubscribeUrl)) {
     const footer = `<p style="color:#7b8794;font-size:12px">You receive this email from ${escapeHtml(state.storeName)}. <a href="${unsubscribeUrl}">Unsubscribe</a></p>`;
     html = html.includes('</body>') ? html.replace('</body>', `${footer}</body>`) : `${html}${footer}`;
