@@ -23,12 +23,18 @@ function processCpuMs(pid: number): number {
   }
 }
 
-function postgresCpuMs(): number {
+/**
+ * Every postgres process, or with `database` only the backends connected to it (their title names
+ * it): other work on the machine (a test run) then does not count, nor do the background writers.
+ */
+function postgresCpuMs(database?: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) total += processCpuMs(Number(entry));
+      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').trim().startsWith('postgres')) continue;
+      if (database && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) continue;
+      total += processCpuMs(Number(entry));
     } catch {
       // the process ended meanwhile
     }
@@ -36,9 +42,9 @@ function postgresCpuMs(): number {
   return total;
 }
 
-export function cpuSnapshot(serverPid: number): CpuSnapshot {
+export function cpuSnapshot(serverPid: number, database?: string): CpuSnapshot {
   const own = process.cpuUsage();
-  return { serverMs: processCpuMs(serverPid), postgresMs: postgresCpuMs(), loadGeneratorMs: (own.user + own.system) / 1000 };
+  return { serverMs: processCpuMs(serverPid), postgresMs: postgresCpuMs(database), loadGeneratorMs: (own.user + own.system) / 1000 };
 }
 
 /** "server 2.1 ms, PostgreSQL 3.4 ms, load generator 0.9 ms per <unit>" between two snapshots. */
