@@ -23,7 +23,7 @@ export async function run(): Promise<void> {
     // Vacuum now so autovacuum does not wake up mid-measurement, then let the checkpoint pass.
     const maintenance = new pg.Client({ connectionString: databaseUrl });
     await maintenance.connect();
-    await maintenance.query('VACUUM ANALYZE products, product_variants, product_media, media, storefront_products');
+    await maintenance.query('VACUUM ANALYZE products, product_variants, product_media, media, storefront_products, storefront_search');
     await maintenance.end();
     await settle();
 
