@@ -54,11 +54,11 @@ export async function run(): Promise<void> {
       } finally {
         pg.Client.prototype.query = query;
       }
-      const main = captured.find((q) => /from products p/.test(q.sql));
+      const main = captured.find((q) => /from (products|storefront_search) p/.test(q.sql));
       if (!main) throw new Error(`no products query captured for ${name}`);
       const plan = await client.query(`EXPLAIN (ANALYZE, COSTS OFF) ${main.sql}`, main.bindings);
       const lines = plan.rows.map((row) => row['QUERY PLAN'] as string);
-      const seqScan = lines.some((line) => /Seq Scan on products/.test(line));
+      const seqScan = lines.some((line) => /Seq Scan on (products|storefront_search)/.test(line));
       if (seqScan) failures++;
       const execution = lines.find((line) => line.startsWith('Execution Time')) ?? '';
       console.log(`\n## ${name}: ${seqScan ? 'SEQ SCAN ON PRODUCTS (fail)' : 'no seq scan on products'}; ${execution}`);

@@ -12,6 +12,7 @@ import * as storefrontHttpCache from './20261123006100_storefront_http_cache.js'
 import * as storefrontDocuments from './20261123006200_storefront_documents.js';
 import * as customerSearch from './20261123002100_customer_search.js';
 import * as customerImportEmails from './20261123006300_customer_import_emails.js';
+import * as storefrontSearch from './20261123006400_storefront_search.js';
 import * as cartCheckoutOpened from './20261123006500_cart_checkout_opened.js';
 
 /**
@@ -32,5 +33,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123006200_storefront_documents', module: storefrontDocuments },
   { name: '20261123002100_customer_search', module: customerSearch },
   { name: '20261123006300_customer_import_emails', module: customerImportEmails },
+  { name: '20261123006400_storefront_search', module: storefrontSearch },
   { name: '20261123006500_cart_checkout_opened', module: cartCheckoutOpened }
 ];

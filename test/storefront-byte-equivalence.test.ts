@@ -98,6 +98,16 @@ t.test('storefront responses are byte-identical to the reference implementation'
     { q: '"heavy denim" -mug' },
     { q: 'cedarwood', inStock: true },
     { q: 'shirt', tag: 'kitchen', minPrice: 1000 },
+    // Searches read their own table (storefront_search): many matches over several pages, every
+    // filter beside a search, terms found only in drafts or archived products, and odd text.
+    { q: 'plain description' },
+    { q: 'linen or wool' },
+    { q: 'apron' },
+    { q: 'summer', collection: 'summer-edit' },
+    { q: 'description', collection: 'kitchen', inStock: false },
+    { q: 'plain', maxPrice: 1500, inStock: true },
+    { q: 'ünïcödé' },
+    { q: '🛍️ bag' },
     { tag: 'kitchen', inStock: true, maxPrice: 2000, collection: 'kitchen' }
   ];
   for (const filters of filterSets) {

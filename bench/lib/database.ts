@@ -15,9 +15,16 @@ const SOCKET_DIR = '/var/run/postgresql';
 export const BENCH_DATABASE_TRANSPORT: 'unix socket' | 'tcp' =
   process.env.BENCH_DATABASE_TRANSPORT !== 'tcp' && existsSync(`${SOCKET_DIR}/.s.PGSQL.5432`) ? 'unix socket' : 'tcp';
 
+/** BENCH_DATABASE_SUFFIX=x names the databases shopwright_bench_<name>_x: benches in two checkouts do not drop each other's. */
+function databaseName(name: string): string {
+  const suffix = process.env.BENCH_DATABASE_SUFFIX ?? '';
+  if (!/^[a-z0-9_]*$/.test(suffix)) throw new Error('BENCH_DATABASE_SUFFIX may hold only a-z, 0-9 and _');
+  return `shopwright_bench_${name}${suffix ? `_${suffix}` : ''}`;
+}
+
 export function benchDatabaseUrl(name: string): string {
   const url = new URL(ADMIN_URL);
-  url.pathname = `/shopwright_bench_${name}`;
+  url.pathname = `/${databaseName(name)}`;
   if (BENCH_DATABASE_TRANSPORT === 'unix socket') return `postgres://${url.username}@${encodeURIComponent(SOCKET_DIR)}${url.pathname}`;
   return url.toString();
 }
@@ -27,8 +34,8 @@ export async function freshBenchDatabase(name: string): Promise<string> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS shopwright_bench_${name} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE shopwright_bench_${name}`);
+    await client.query(`DROP DATABASE IF EXISTS ${databaseName(name)} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${databaseName(name)}`);
   } finally {
     await client.end();
   }

@@ -3,11 +3,14 @@ import http from 'node:http';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
+import { cpuPerUnit, cpuSnapshot } from './cpu-time.js';
 
 export interface BenchServer {
   api: string;
   bare: string;
   pid: number;
+  /** The database it serves from. */
+  database: string;
   stop(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   return {
     ...urls,
     pid: child.pid!,
+    database: decodeURIComponent(new URL(databaseUrl).pathname.slice(1)),
     stop: async () => {
       child.kill('SIGTERM');
       await once(child, 'exit');
@@ -45,14 +49,19 @@ export interface Measurement {
   non2xx: number;
 }
 
-/** Runs autocannon against one URL and prints one line: req/s, p50, p99. */
+/**
+ * Runs autocannon against one URL and prints one line: req/s, p50, p99; with `server`, a second
+ * line with the CPU per request of that server and of the PostgreSQL backends serving its database
+ * (steadier than req/s on a shared machine).
+ */
 export async function measure(
   name: string,
   url: string,
-  options: { headers?: Record<string, string>; connections?: number; duration?: number } = {}
+  options: { headers?: Record<string, string>; connections?: number; duration?: number; server?: BenchServer } = {}
 ): Promise<Measurement> {
   // A short unmeasured run first, so JIT warm-up and cold caches do not count against the route.
   await autocannon({ url, headers: options.headers, connections: options.connections ?? 50, duration: 1 });
+  const cpuBefore = options.server && cpuSnapshot(options.server.pid, options.server.database);
   const result = await autocannon({
     url,
     headers: options.headers,
@@ -69,6 +78,7 @@ export async function measure(
   console.log(
     `${name.padEnd(44)} ${String(measurement.reqPerSec).padStart(7)} req/s   p50 ${String(measurement.p50).padStart(4)} ms   p99 ${String(measurement.p99).padStart(4)} ms${measurement.non2xx ? `   non-2xx ${measurement.non2xx}` : ''}`
   );
+  if (cpuBefore) console.log(`  ${cpuPerUnit(cpuBefore, cpuSnapshot(options.server!.pid, options.server!.database), result.requests.total, 'request')}`);
   return measurement;
 }
 

@@ -59,8 +59,11 @@ function requestDigest(request: Request): string {
     digester = { key: createHash('sha256').update(`storefront-etag:${config.jwtSecret}`).digest(), recent: new Map() };
     digesters.set(config, digester);
   }
-  const { pathname, search } = request.url;
-  const url = `${pathname}?${search}`;
+  // The routed path and the raw query: reading `request.url` would make hapi build a WHATWG URL
+  // for every request (it parses lazily, without one), a visible share of a cache-off request.
+  const raw = request.raw.req.url ?? '';
+  const queryAt = raw.indexOf('?');
+  const url = `${request.path}?${queryAt === -1 ? '' : raw.slice(queryAt)}`;
   let digest = digester.recent.get(url);
   if (digest === undefined) {
     digest = createHmac('sha256', digester.key).update(url).digest('base64url').slice(0, 16);

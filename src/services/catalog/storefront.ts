@@ -141,10 +141,14 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   const spec = sortSpec(sort, ranked ? undefined : terms);
   const order = `${spec.key} ${spec.direction}, p.id ${spec.direction}`;
 
+  // A relevance search visits a row per match: it reads the narrow search rows (id, store_id and
+  // search of active products; migrations/20261123006400_storefront_search.ts) unless a tag or price
+  // filter needs the products columns.
+  const searchRows = sort === 'relevance' && !valueFilters;
   const sql = new Sql()
     .add(`with page as (select * from (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
-    .add(` from products p${ranked ? RANKED_FROM : ''}`, ...(ranked ? [terms] : []))
-    .add(` where p.store_id = ? and p.status = 'active'`, storeId);
+    .add(` from ${searchRows ? 'storefront_search' : 'products'} p${ranked ? RANKED_FROM : ''}`, ...(ranked ? [terms] : []))
+    .add(searchRows ? ' where p.store_id = ?' : ` where p.store_id = ? and p.status = 'active'`, storeId);
   if (filters.collection) {
     // An unknown or unpublished collection makes the subquery NULL: an empty list, as before.
     sql.add(
