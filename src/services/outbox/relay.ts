@@ -78,8 +78,19 @@ export class OutboxRelay {
     return this.running;
   }
 
-  /** Relays every committed row now; rejects when Redis or PostgreSQL refuses (the rows stay). */
+  /**
+   * Relays every committed row now; rejects when Redis or PostgreSQL refuses (the rows stay). Rows
+   * that this relay's own pass holds at the moment are skipped as locked, and relayed when that pass
+   * commits: drain waits for it, so that every row committed before the call is in BullMQ when it
+   * resolves.
+   */
   async drain(): Promise<number> {
+    const total = await this.relayAll();
+    if (this.running) await this.running;
+    return total;
+  }
+
+  private async relayAll(): Promise<number> {
     let total = 0;
     for (;;) {
       const moved = await this.relayBatch();
@@ -90,7 +101,7 @@ export class OutboxRelay {
 
   private async drainQuietly(): Promise<number> {
     try {
-      const moved = await this.drain();
+      const moved = await this.relayAll();
       if (this.failing) this.log.info('outbox relay caught up');
       this.failing = false;
       return moved;
