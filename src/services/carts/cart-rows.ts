@@ -44,7 +44,6 @@ export async function lockCart(trx: Knex.Transaction, storeId: string, cartId: s
 
 /** Columns a cart change may set on the cart row, by field. */
 const WRITABLE = {
-  email: 'email',
   discountId: 'discount_id',
   discountCode: 'discount_code',
   shippingMethodId: 'shipping_method_id',
@@ -57,15 +56,14 @@ export type CartColumns = Partial<Pick<CartRow, keyof typeof WRITABLE>>;
  * Writes a change's columns with the new expiry and returns the cart with its lines, in one
  * statement (the lines are read after the change's own writes, which ran before it).
  */
-export async function writeCart(trx: Knex.Transaction, cartId: string, columns: CartColumns, expiresAt: Date | null): Promise<{ cart: CartRow; lines: CartLine[] }> {
+export async function writeCart(trx: Knex.Transaction, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] }> {
   const fields = (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
-  const sets = fields.map((field) => `${WRITABLE[field]} = ?`);
-  if (expiresAt) sets.push('expires_at = ?');
+  const sets = [...fields.map((field) => `${WRITABLE[field]} = ?`), 'expires_at = ?'];
   const result = await trx
     .raw(
       `with c as (update carts set ${[...sets, 'updated_at = now()'].join(', ')} where id = ? returning ${CART_COLUMNS})
        select c.*, coalesce((select json_agg(l order by l."addedAt", l.id) from (${lineRowsSql('c.id')}) l), '[]') as lines from c`,
-      [...fields.map((field) => columns[field] ?? null), ...(expiresAt ? [expiresAt] : []), cartId]
+      [...fields.map((field) => columns[field] ?? null), expiresAt, cartId]
     )
     .options(PREPARED);
   const { lines, ...cart } = result.rows[0] as CartRow & { lines: LineRow[] };

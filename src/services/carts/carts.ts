@@ -21,9 +21,9 @@ const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout
 
 const FIND_SQL = `select ${CART_COLUMNS} from carts where id = ? and store_id = ?`;
 
-/** The cart as the shopper sees it (an expired open cart is not found); `lock` takes its row lock. */
-export async function findCart(db: Knex | Knex.Transaction, storeId: string, cartId: string, lock = false): Promise<CartRow> {
-  const result = await db.raw(lock ? `${FIND_SQL} for update` : FIND_SQL, [cartId, storeId]).options(PREPARED);
+/** The cart as the shopper sees it (an expired open cart is not found); a change locks it with lockCart instead. */
+export async function findCart(db: Knex | Knex.Transaction, storeId: string, cartId: string): Promise<CartRow> {
+  const result = await db.raw(FIND_SQL, [cartId, storeId]).options(PREPARED);
   return assertLive(result.rows[0] as CartRow | undefined);
 }
 
