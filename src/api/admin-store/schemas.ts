@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { ALLOWED_IMAGE_TYPES } from '../../services/catalog/media.js';
 import { MAILER_PROVIDERS } from '../../services/email/transport.js';
 import { ISSUE_SEVERITIES } from '../../services/issues/issues.js';
 import { orderSummaryResource } from '../admin-orders/schemas.js';
+import { mediaResource } from '../admin-products/schemas.js';
 import { emailValue, idValue, responseObject, timestamp } from '../schemas.js';
 
 const count = () => Joi.number().integer().min(0).required();
@@ -116,17 +116,4 @@ const delivery = {
 export const testEmailResponse = responseObject(delivery);
 export const testTemplateEmailResponse = responseObject({ templateKey: Joi.string().required(), ...delivery });
 
-export const mediaResponse = responseObject({
-  media: responseObject({
-    id: idValue().required(),
-    url: Joi.string().uri().required(),
-    contentType: Joi.string().valid(...Object.keys(ALLOWED_IMAGE_TYPES)).required(),
-    size: Joi.number().integer().min(1).required().description('bytes'),
-    width: Joi.number().integer().allow(null).required(),
-    height: Joi.number().integer().allow(null).required(),
-    alt: Joi.string().allow(null).required(),
-    createdAt: timestamp().required()
-  })
-    .label('Media')
-    .required()
-});
+export const mediaResponse = responseObject({ media: mediaResource.required() });
