@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { notFound } from '../../errors.js';
 import { lineRowsSql, toCartLine, type CartLine, type CartRow, type LineRow } from './cart-view.js';
@@ -34,7 +34,7 @@ const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions whe
  * can miss a session inserted by the transaction it waited for. A cart that never opened a
  * checkout (the flag is on the locked, current row) has none to read.
  */
-export async function lockCart(trx: Knex.Transaction, storeId: string, cartId: string): Promise<{ cart: CartRow; pendingSessions: PendingSession[] }> {
+export async function lockCart(trx: Sql, storeId: string, cartId: string): Promise<{ cart: CartRow; pendingSessions: PendingSession[] }> {
   const locked = await trx.raw(LOCK_SQL, [cartId, storeId]).options(PREPARED);
   const { checkoutOpened, ...cart } = assertLive(locked.rows[0]) as CartRow & { checkoutOpened: boolean };
   if (!checkoutOpened) return { cart, pendingSessions: [] };
@@ -56,7 +56,7 @@ export type CartColumns = Partial<Pick<CartRow, keyof typeof WRITABLE>>;
  * Writes a change's columns with the new expiry and returns the cart with its lines, in one
  * statement (the lines are read after the change's own writes, which ran before it).
  */
-export async function writeCart(trx: Knex.Transaction, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] }> {
+export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] }> {
   const fields = (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
   const sets = [...fields.map((field) => `${WRITABLE[field]} = ?`), 'expires_at = ?'];
   const result = await trx

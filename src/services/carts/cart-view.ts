@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { ShippingMethod } from '../stores.js';
 import { discountProblem, type DiscountRecord } from './discount-rules.js';
@@ -93,7 +93,7 @@ export const toCartLine = (row: LineRow): CartLine => ({
 const LINES_SQL = `${lineRowsSql('?')} order by i.created_at, i.id`;
 
 /** The cart's lines at current prices, in the order they were added; one (prepared) query. */
-export async function loadLines(db: Knex | Knex.Transaction, cartId: string): Promise<CartLine[]> {
+export async function loadLines(db: Sql, cartId: string): Promise<CartLine[]> {
   const result = await db.raw(LINES_SQL, [cartId]).options(PREPARED);
   return (result.rows as LineRow[]).map(toCartLine);
 }
@@ -102,7 +102,7 @@ export async function loadLines(db: Knex | Knex.Transaction, cartId: string): Pr
  * Prices a cart: lines, the discount if it still applies, the chosen shipping method, totals.
  * `knownLines` skips the read when the caller already knows them (a cart just made is empty).
  */
-export async function priceCart(db: Knex | Knex.Transaction, cart: CartRow, methods: ShippingMethod[], knownLines?: CartLine[]): Promise<PricedCart> {
+export async function priceCart(db: Sql, cart: CartRow, methods: ShippingMethod[], knownLines?: CartLine[]): Promise<PricedCart> {
   const [lines, discount] = await Promise.all([
     knownLines ?? loadLines(db, cart.id),
     cart.discountId ? (db('discounts').where({ id: cart.discountId, storeId: cart.storeId }).first() as Promise<DiscountRecord | undefined>) : null

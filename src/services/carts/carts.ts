@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import { transaction, type Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
@@ -22,7 +22,7 @@ const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout
 const FIND_SQL = `select ${CART_COLUMNS} from carts where id = ? and store_id = ?`;
 
 /** The cart as the shopper sees it (an expired open cart is not found); a change locks it with lockCart instead. */
-export async function findCart(db: Knex | Knex.Transaction, storeId: string, cartId: string): Promise<CartRow> {
+export async function findCart(db: Sql, storeId: string, cartId: string): Promise<CartRow> {
   const result = await db.raw(FIND_SQL, [cartId, storeId]).options(PREPARED);
   return assertLive(result.rows[0] as CartRow | undefined);
 }
@@ -36,7 +36,7 @@ export async function getCart(ctx: AppContext, storeId: string, cartId: string) 
   return { cart: await viewCart(ctx, storeId, cartId) };
 }
 
-async function assertSellable(trx: Knex.Transaction, storeId: string, variantId: string, quantity: number) {
+async function assertSellable(trx: Sql, storeId: string, variantId: string, quantity: number) {
   const variant = await trx('productVariants as v')
     .join('products as p', 'p.id', 'v.productId')
     .where({ 'v.id': variantId, 'v.storeId': storeId, 'p.status': 'active' })
@@ -58,7 +58,7 @@ const overLineLimit = () => validationFailed([{ path: 'quantity', message: `at m
  * caller, so the line's quantity cannot move underneath; when nothing was written, the returned
  * figures say why.
  */
-async function addLine(trx: Knex.Transaction, storeId: string, cartId: string, item: CartItemInput) {
+async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItemInput) {
   const result = await trx.raw(
     `with v as (
        select v.id, v.product_id, v.inventory_quantity, v.inventory_policy,
@@ -93,7 +93,7 @@ export async function createCart(ctx: AppContext, storeId: string, input: { emai
     const [cart] = (await ctx.db('carts').insert(row).returning(CART_COLUMNS.split(', ')).options(PREPARED)) as CartRow[];
     return { cart: toCartDto(await priceCart(ctx.db, cart!, store.shippingMethods, [])) };
   }
-  const view = await ctx.db.transaction(async (trx) => {
+  const view = await transaction(ctx.db, async (trx) => {
     const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];
     for (const item of input.items ?? []) await addLine(trx, storeId, cart!.id, item);
     return toCartDto(await priceCart(trx, cart!, store.shippingMethods));
@@ -109,10 +109,10 @@ async function changeCart(
   ctx: AppContext,
   storeId: string,
   cartId: string,
-  change: (trx: Knex.Transaction, cart: CartRow, store: StoreRow) => Promise<CartColumns | void>
+  change: (trx: Sql, cart: CartRow, store: StoreRow) => Promise<CartColumns | void>
 ) {
   const store = await cachedStore(ctx, storeId);
-  const { released, view } = await ctx.db.transaction(async (trx) => {
+  const { released, view } = await transaction(ctx.db, async (trx) => {
     const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);

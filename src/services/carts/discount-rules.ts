@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import { unprocessable } from '../../errors.js';
 
 export interface DiscountRecord {
@@ -28,7 +28,7 @@ export function discountProblem(discount: DiscountRecord | undefined, subtotal: 
   return null;
 }
 
-export async function findDiscountByCode(db: Knex | Knex.Transaction, storeId: string, code: string): Promise<DiscountRecord | undefined> {
+export async function findDiscountByCode(db: Sql, storeId: string, code: string): Promise<DiscountRecord | undefined> {
   return db('discounts').where({ storeId }).whereRaw('lower(code) = lower(?)', [code]).first();
 }
 
@@ -36,7 +36,7 @@ export async function findDiscountByCode(db: Knex | Knex.Transaction, storeId: s
  * Counts one use, atomically: the UPDATE's WHERE refuses to pass `usageLimit` and re-checks the
  * dates, so concurrent checkouts can never overshoot (the table's CHECK constraint is the backstop).
  */
-export async function redeemDiscount(trx: Knex.Transaction, storeId: string, discountId: string, subtotal: number): Promise<DiscountRecord> {
+export async function redeemDiscount(trx: Sql, storeId: string, discountId: string, subtotal: number): Promise<DiscountRecord> {
   const [row] = (await trx('discounts')
     .where({ id: discountId, storeId, isActive: true })
     .where((q) => q.whereNull('startsAt').orWhere('startsAt', '<=', trx.fn.now()))
@@ -51,6 +51,6 @@ export async function redeemDiscount(trx: Knex.Transaction, storeId: string, dis
 }
 
 /** Gives a use back (a checkout session expired or was cancelled before it became an order). */
-export async function releaseDiscount(trx: Knex.Transaction, storeId: string, discountId: string): Promise<void> {
+export async function releaseDiscount(trx: Sql, storeId: string, discountId: string): Promise<void> {
   await trx('discounts').where({ id: discountId, storeId }).where('usageCount', '>', 0).update({ usageCount: trx.raw('usage_count - 1') });
 }

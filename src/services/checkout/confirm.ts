@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
+import { transaction, type Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
@@ -50,7 +50,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
   const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
   // Read before the transaction: a cache miss must not wait for a second pool connection while the transaction holds one.
   const store = await orderMailStore(ctx, storeId);
-  const created = await ctx.db.transaction((trx) => convert(ctx, trx, session, paymentStatus, sequence, store));
+  const created = await transaction(ctx.db, (trx) => convert(ctx, trx, session, paymentStatus, sequence, store));
   await stockChanged(ctx, storeId, created.stockChanged);
   if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
   return orderResult(ctx, storeId, created.orderId);
@@ -58,7 +58,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
 
 async function convert(
   ctx: AppContext,
-  trx: Knex.Transaction,
+  trx: Sql,
   session: SessionRow,
   paymentStatus: 'pending' | 'paid',
   sequence: string,

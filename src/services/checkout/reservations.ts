@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { conflict } from '../../errors.js';
 import { releaseDiscount } from '../carts/discount-rules.js';
@@ -17,7 +17,7 @@ export interface ReservationLine {
  * The WHERE refuses to take a `deny` variant below zero: the 409 is decided by the row lock, not
  * by a read that could be stale.
  */
-export async function reserveStock(trx: Knex.Transaction, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<void> {
+export async function reserveStock(trx: Sql, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<void> {
   const byVariant = new Map<string, ReservationLine>();
   for (const line of lines) {
     const existing = byVariant.get(line.variantId);
@@ -52,7 +52,7 @@ export async function reserveStock(trx: Knex.Transaction, storeId: string, sessi
 }
 
 /** Gives a session's held stock back (and its discount use); the session row must be locked by the caller. */
-export async function releaseSession(trx: Knex.Transaction, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
+export async function releaseSession(trx: Sql, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
   const held = (await trx('stockReservations')
     .where({ sessionId: session.id, state: 'held' })
     .update({ state: 'released' })
@@ -76,13 +76,13 @@ export async function releaseSession(trx: Knex.Transaction, session: { id: strin
  * Cancels a cart's pending sessions (the cart changed, or a new session replaces them). The cart
  * row is locked by the caller, which orders this after any confirm of the same cart.
  */
-export async function cancelPendingSessions(trx: Knex.Transaction, storeId: string, cartId: string): Promise<string[]> {
+export async function cancelPendingSessions(trx: Sql, storeId: string, cartId: string): Promise<string[]> {
   const sessions = await trx('checkoutSessions').where({ storeId, cartId, status: 'pending' }).forUpdate().select('id', 'storeId', 'discountId');
   return cancelSessions(trx, sessions);
 }
 
 /** Cancels sessions already read and locked under their cart's lock (see lockCart); returns the variants whose stock came back. */
-export async function cancelSessions(trx: Knex.Transaction, sessions: Array<{ id: string; storeId: string; discountId: string | null }>): Promise<string[]> {
+export async function cancelSessions(trx: Sql, sessions: Array<{ id: string; storeId: string; discountId: string | null }>): Promise<string[]> {
   const released: string[] = [];
   for (const session of sessions) {
     released.push(...(await releaseSession(trx, session)));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
+import { transaction } from '../../db/transaction.js';
 import { lockCart } from '../carts/cart-rows.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { priceCart, toCartDto } from '../carts/cart-view.js';
@@ -89,7 +90,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;
 
-  const { session, released, cartView } = await ctx.db.transaction(async (trx) => {
+  const { session, released, cartView } = await transaction(ctx.db, async (trx) => {
     const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelSessions(trx, pendingSessions);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob } from '../../jobs/send-email.js';
@@ -23,7 +23,7 @@ export interface EnqueueEmailInput {
 
 export interface EnqueueEmailOptions {
   /** The transaction of the change that causes the email: the email exists exactly when it commits. */
-  trx?: Knex.Transaction;
+  trx?: Sql;
   attempts?: number;
   /**
    * The template data carries a secret (an invite link): it travels encrypted through the outbox
@@ -39,7 +39,7 @@ export interface EnqueueEmailOptions {
  */
 export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, options: EnqueueEmailOptions = {}) {
   const emailLogId = randomUUID();
-  const write = async (db: Knex | Knex.Transaction) => {
+  const write = async (db: Sql) => {
     const logRow = db('emailLog').insert({
       id: emailLogId,
       storeId: input.storeId,

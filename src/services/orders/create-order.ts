@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import { camelCase } from '../../db/knex.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
@@ -38,7 +38,7 @@ export interface NewOrder {
  * Creates or links the customer by email and counts the order on it, in the caller's transaction:
  * one upsert, so two first orders of the same new email make one customer with ordersCount 2.
  */
-export async function upsertCustomer(trx: Knex.Transaction, order: NewOrder) {
+export async function upsertCustomer(trx: Sql, order: NewOrder) {
   const address = order.shippingAddress;
   const result = await trx.raw(
     `insert into customers (store_id, email, first_name, last_name, phone, orders_count, total_spent, last_order_at, source)
@@ -106,7 +106,7 @@ export interface OrderKeys {
 export const REVENUE_SHARDS = 16;
 const revenueShard = () => Math.floor(Math.random() * REVENUE_SHARDS);
 
-export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: OrderKeys) {
+export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
   const lines = order.lines.map((line, position) => ({
     product_id: line.productId,
     variant_id: line.variantId,
@@ -179,7 +179,7 @@ export async function insertOrder(trx: Knex.Transaction, order: NewOrder, keys: 
 }
 
 /** A refund or failed payment takes the order's total out of its day's revenue (once: the caller moved the status). */
-export async function subtractRevenue(db: Knex | Knex.Transaction, storeId: string, createdAt: Date, total: number) {
+export async function subtractRevenue(db: Sql, storeId: string, createdAt: Date, total: number) {
   await db.raw(
     `insert into store_daily_revenue (store_id, day, shard, revenue, orders) values (?, (?::timestamptz at time zone 'UTC')::date, ?, ?, 0)
      on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue`,

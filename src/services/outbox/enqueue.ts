@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
@@ -24,7 +25,7 @@ export interface EnqueueOptions {
  * the job exists exactly when the write that motivated it commits. The relay moves it into BullMQ.
  */
 export async function enqueueJob<Payload>(
-  db: Knex | Knex.Transaction,
+  db: Sql,
   kind: JobKind<Payload>,
   payload: Payload,
   options: EnqueueOptions = {}
@@ -46,7 +47,7 @@ export async function enqueueJob<Payload>(
     options: JSON.stringify(jobOptions),
     runAt: options.runAt ?? null
   };
-  await (options.together ? db.with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row)).options(PREPARED);
+  await (options.together ? db.queryBuilder().with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row)).options(PREPARED);
   wakeRelayAfterCommit(db);
   return { jobId };
 }

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import type { Sql, TransactionSql } from '../../db/transaction.js';
 
 interface Kickable {
   kick(): Promise<number>;
 }
 
-type AnyDb = Knex | Knex.Transaction;
+type AnyDb = Knex | Knex.Transaction | Sql;
 
 // Keyed by the knex client config, which a transaction shares with the pool it came from.
 const relaysByDatabase = new WeakMap<object, Set<Kickable>>();
@@ -33,11 +34,8 @@ export function registerRelay(db: Knex, relay: Kickable): () => void {
  * throughput at a few hundred writes a second.
  */
 export function wakeRelayAfterCommit(db: AnyDb): void {
-  let top = db as Knex.Transaction & { parentTransaction?: Knex.Transaction; executionPromise?: Promise<unknown> };
-  while (top.parentTransaction) top = top.parentTransaction as typeof top;
-  const committed = top.isTransaction && top.executionPromise ? top.executionPromise : Promise.resolve();
   const key = databaseKey(db);
-  committed.then(
+  afterCommit(db).then(
     () => {
       const relays = relaysByDatabase.get(key);
       if (relays?.size) for (const relay of relays) void relay.kick();
@@ -45,4 +43,12 @@ export function wakeRelayAfterCommit(db: AnyDb): void {
     },
     () => undefined
   );
+}
+
+/** Settles when the handle's outermost transaction ends (at once for the pool itself). */
+function afterCommit(db: AnyDb): Promise<unknown> {
+  if ('committed' in db) return (db as TransactionSql).committed;
+  let top = db as Knex.Transaction & { parentTransaction?: Knex.Transaction; executionPromise?: Promise<unknown> };
+  while (top.parentTransaction) top = top.parentTransaction as typeof top;
+  return top.isTransaction && top.executionPromise ? top.executionPromise : Promise.resolve();
 }
