@@ -130,7 +130,7 @@ async function convert(
   const trackingUrl = trackingUrlFor(store.trackingBase, trackingToken);
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
   const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.firstName, lastName: customer.lastName }, trackingUrl), { trx });
-  const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailJobId: email.jobId, sequence });
+  const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailOutboxId: email.outboxId, sequence });
   return { orderId: order.id, stockChanged: changed, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 

@@ -60,10 +60,10 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, op
       ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
     };
     // The log row and the job intent in one statement: atomic without a transaction of their own.
-    await enqueueJob(db, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
+    return enqueueJob(db, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
   };
-  await write(options.trx ?? ctx.db);
-  return { emailLogId, jobId: emailLogId };
+  const { outboxId } = await write(options.trx ?? ctx.db);
+  return { emailLogId, jobId: emailLogId, outboxId };
 }
 
 const TEST_SEND_TIMEOUT_MS = 30_000;

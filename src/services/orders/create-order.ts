@@ -97,8 +97,8 @@ export interface OrderKeys {
   orderId: string;
   customerId: string;
   trackingToken: string;
-  /** The confirmation email's outbox job: its `order.number` is set from the drawn number. */
-  emailJobId?: string;
+  /** The confirmation email's outbox row: its `order.number` is set from the drawn number. */
+  emailOutboxId?: string;
   /** The store's order number sequence (ensureOrderNumberSequence). */
   sequence: string;
 }
@@ -136,7 +136,7 @@ export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
        returning *
      ), e as (
        update outbox set payload = jsonb_set(payload, '{data,order,number}', to_jsonb('#' || (select last_number from n)))
-        where job_id = :emailJobId and payload -> 'data' is not null
+        where id = :emailOutboxId and payload -> 'data' is not null
        returning 1
      ), r as (
        insert into store_daily_revenue (store_id, day, shard, revenue, orders)
@@ -155,7 +155,7 @@ export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
       shard: revenueShard(),
       orderId: keys.orderId,
       customerId: keys.customerId,
-      emailJobId: keys.emailJobId ?? '',
+      emailOutboxId: keys.emailOutboxId ?? null,
       sessionId: order.checkoutSessionId,
       email: order.email,
       paymentStatus: order.paymentStatus,

@@ -29,7 +29,7 @@ export async function enqueueJob<Payload>(
   kind: JobKind<Payload>,
   payload: Payload,
   options: EnqueueOptions = {}
-): Promise<{ jobId: string }> {
+): Promise<{ jobId: string; outboxId: string }> {
   const id = randomUUID();
   const jobId = options.jobId ?? id;
   if (jobId.includes(':')) throw new Error(`job id ${jobId} of ${kind.name}: BullMQ job ids cannot contain ':'`);
@@ -49,5 +49,5 @@ export async function enqueueJob<Payload>(
   };
   await (options.together ? db.queryBuilder().with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row)).options(PREPARED);
   wakeRelayAfterCommit(db);
-  return { jobId };
+  return { jobId, outboxId: id };
 }
