@@ -54,6 +54,28 @@ async function consistency(databaseUrl: string, storeId: string, initial: Map<st
   return { oversold, mismatched, ordered };
 }
 
+/**
+ * The same five requests and load generator against a server on the same stack that does the
+ * least each step can (bench/lib/checkout-floor-serve.ts): the ceiling for this machine.
+ */
+async function checkoutFloor(realPerSec: number) {
+  const databaseUrl = await freshBenchDatabase('checkout_floor');
+  const server = await startBenchServer(databaseUrl, {}, 'bench/lib/checkout-floor-serve.ts');
+  try {
+    const shoppers = { api: server.api, storefrontToken: 'floor', shippingMethodId: 'floor', variantIds: ['00000000-0000-4000-8000-000000000001'], shoppers: SHOPPERS };
+    await runShoppers({ ...shoppers, durationMs: 2_000 });
+    const databaseName = databaseUrl.slice(databaseUrl.lastIndexOf('/') + 1);
+    const before = cpuSnapshot(server.pid, databaseName);
+    const stats = await runShoppers({ ...shoppers, durationMs: Number(process.env.BENCH_DURATION ?? 8) * 1000 });
+    const after = cpuSnapshot(server.pid, databaseName);
+    const perSec = printStats('floor: the same requests, each step one locked write in a transaction, no business rules', stats);
+    console.log(`  ${cpuPerUnit(before, after, stats.completed, 'checkout')}`);
+    console.log(`  the real checkout runs at ${((realPerSec / perSec) * 100).toFixed(0)}% of this floor`);
+  } finally {
+    await server.stop();
+  }
+}
+
 export async function run(): Promise<void> {
   console.log(`\n# checkout: ${SHOPPERS} concurrent shoppers, cart -> item -> shipping -> session -> confirm (manual provider)`);
   console.log(formatRoundTrips(await checkoutRoundTrips()));
@@ -98,6 +120,7 @@ export async function run(): Promise<void> {
     const requestsPerSec = ((stats.completed * 5) / stats.elapsedMs) * 1000;
     console.log(`  ${requestsPerSec.toFixed(0)} checkout requests/s vs ${bare.reqPerSec} req/s on the bare hapi route (${((requestsPerSec / bare.reqPerSec) * 100).toFixed(1)}%)`);
     console.log(`  targets: >= 200 checkouts/s (${perSec >= 200 ? 'met' : 'MISSED'}), confirm p99 < 100 ms (${percentile(stats.latencies.confirm, 99) < 100 ? 'met' : 'MISSED'})`);
+    await checkoutFloor(perSec);
 
     // Until sold out: every shopper stops at its first sold-out 409 (the units still held are confirmed by their shoppers).
     const hotStats = await runShoppers({

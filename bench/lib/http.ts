@@ -14,11 +14,11 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts bench/lib/serve.ts in a child process against `databaseUrl`; resolves with its URLs. */
-export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
+/** Starts `script` (the real API beside a bare route) in a child process against `databaseUrl`; resolves with its URLs. */
+export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, script = 'bench/lib/serve.ts'): Promise<BenchServer> {
   // BENCH_CPU_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/lib/serve.ts'], {
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
     env: { ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', RATE_LIMIT_STOREFRONT_PER_CLIENT: '1000000000', ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit']
   });
