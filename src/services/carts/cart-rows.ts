@@ -42,6 +42,17 @@ export async function lockCart(trx: Sql, storeId: string, cartId: string): Promi
   return { cart, pendingSessions: pending.rows as PendingSession[] };
 }
 
+const READ_SQL = `select ${CART_COLUMNS}, coalesce((select json_agg(l order by l."addedAt", l.id) from (${lineRowsSql('c.id')}) l), '[]') as lines
+  from carts c where c.id = ? and c.store_id = ?`;
+
+/** A cart and its lines in one statement (undefined cart when there is none; the caller applies assertLive). */
+export async function readCart(db: Sql, storeId: string, cartId: string): Promise<{ cart: CartRow | undefined; lines: CartLine[] }> {
+  const row = (await db.raw(READ_SQL, [cartId, storeId]).options(PREPARED)).rows[0] as (CartRow & { lines: LineRow[] }) | undefined;
+  if (!row) return { cart: undefined, lines: [] };
+  const { lines, ...cart } = row;
+  return { cart, lines: lines.map(toCartLine) };
+}
+
 /** Columns a cart change may set on the cart row, by field. */
 const WRITABLE = {
   discountId: 'discount_id',
@@ -68,4 +79,25 @@ export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, 
     .options(PREPARED);
   const { lines, ...cart } = result.rows[0] as CartRow & { lines: LineRow[] };
   return { cart, lines: lines.map(toCartLine) };
+}
+
+/**
+ * The change most carts see, in one autocommit statement: set the columns and push the expiry of a
+ * live open cart that never opened a checkout (so no session's stock depends on its lines). The
+ * UPDATE takes the row lock, and PostgreSQL re-checks the WHERE on the row as it is once the lock
+ * is held, so a checkout opened meanwhile is seen. Returns undefined when the cart is not such a
+ * cart: the caller then takes the locked path (lockCart), which also tells 404 from 409.
+ */
+export async function touchOpenCart(db: Sql, storeId: string, cartId: string, columns: CartColumns, expiresAt: Date): Promise<CartRow | undefined> {
+  const fields = (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
+  const sets = [...fields.map((field) => `${WRITABLE[field]} = ?`), 'expires_at = ?', 'updated_at = now()'];
+  const result = await db
+    .raw(
+      `update carts set ${sets.join(', ')}
+        where id = ? and store_id = ? and status = 'open' and expires_at > now() and not checkout_opened
+       returning ${CART_COLUMNS}`,
+      [...fields.map((field) => columns[field] ?? null), expiresAt, cartId, storeId]
+    )
+    .options(PREPARED);
+  return result.rows[0] as CartRow | undefined;
 }

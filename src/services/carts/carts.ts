@@ -3,9 +3,9 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { cancelSessions, stockChanged } from '../checkout/reservations.js';
-import { assertLive, CART_COLUMNS, lockCart, writeCart, type CartColumns } from './cart-rows.js';
+import { assertLive, CART_COLUMNS, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
 import { cachedStore, type StoreRow } from '../stores.js';
-import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
+import { loadLines, priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
 
@@ -19,22 +19,13 @@ export const MAX_LINE_QUANTITY = 10_000;
 export const cartNotOpen = () => conflict('cart_not_open', 'This cart is completed and can no longer change');
 const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
 
-const FIND_SQL = `select ${CART_COLUMNS} from carts where id = ? and store_id = ?`;
-
-/** The cart as the shopper sees it (an expired open cart is not found); a change locks it with lockCart instead. */
-export async function findCart(db: Sql, storeId: string, cartId: string): Promise<CartRow> {
-  const result = await db.raw(FIND_SQL, [cartId, storeId]).options(PREPARED);
-  return assertLive(result.rows[0] as CartRow | undefined);
+/** The cart as the shopper sees it, priced: the cart and its lines in one statement. */
+async function viewCart(ctx: AppContext, storeId: string, cartId: string) {
+  const [{ cart, lines }, store] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
+  return { cart: toCartDto(await priceCart(ctx.db, assertLive(cart), store.shippingMethods, lines)) };
 }
 
-async function viewCart(ctx: AppContext, storeId: string, cartId: string, store?: StoreRow) {
-  const [cart, resolvedStore] = await Promise.all([findCart(ctx.db, storeId, cartId), store ?? cachedStore(ctx, storeId)]);
-  return toCartDto(await priceCart(ctx.db, cart, resolvedStore.shippingMethods));
-}
-
-export async function getCart(ctx: AppContext, storeId: string, cartId: string) {
-  return { cart: await viewCart(ctx, storeId, cartId) };
-}
+export const getCart = viewCart;
 
 async function assertSellable(trx: Sql, storeId: string, variantId: string, quantity: number) {
   const variant = await trx('productVariants as v')
@@ -124,8 +115,46 @@ async function changeCart(
   return { cart: view };
 }
 
-export const addCartItem = (ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) =>
-  changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
+/**
+ * Adding to a cart that never opened a checkout: one autocommit statement that locks and touches
+ * the cart (see touchOpenCart) and writes the line only if the cart row was taken. The line limit
+ * is checked again on the line as it is under its lock (ON CONFLICT ... WHERE): an add that waited
+ * for the cart lock may find the line grown by a concurrent one. False when anything is off (no
+ * such open cart, a checkout was opened, not for sale, over stock or the line limit): the locked
+ * path then decides, and says why. (A cart whose line was refused only under its lock keeps its
+ * pushed expiry: the shopper was there.)
+ */
+async function addLineToUntouchedCart(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput): Promise<boolean> {
+  const result = await ctx.db.raw(
+    `with v as (
+       select v.id, v.product_id, v.inventory_quantity, v.inventory_policy
+         from product_variants v join products p on p.id = v.product_id
+        where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
+          and coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity
+              <= case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end
+     ), c as (
+       update carts set expires_at = :expiresAt, updated_at = now()
+        where id = :cartId and store_id = :storeId and status = 'open' and expires_at > now() and not checkout_opened
+          and exists (select 1 from v)
+       returning id
+     ), written as (
+       insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
+       select c.id, :storeId, v.id, v.product_id, :quantity from c, v
+       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+        where cart_items.quantity + excluded.quantity
+              <= (select case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end from v)
+       returning 1
+     )
+     select count(*)::int as written from written`,
+    { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max: MAX_LINE_QUANTITY, expiresAt: expiresAt(ctx) }
+  ).options(PREPARED);
+  return (result.rows[0] as { written: number }).written === 1;
+}
+
+export async function addCartItem(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) {
+  if (await addLineToUntouchedCart(ctx, storeId, cartId, item)) return viewCart(ctx, storeId, cartId);
+  return changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
+}
 
 export const updateCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string, quantity: number) =>
   changeCart(ctx, storeId, cartId, async (trx) => {
@@ -157,19 +186,30 @@ export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: stri
 export const removeCartDiscount = (ctx: AppContext, storeId: string, cartId: string) =>
   changeCart(ctx, storeId, cartId, async () => ({ discountId: null, discountCode: null }));
 
-export const selectShippingMethod = (ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string; country?: string }) =>
-  changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
+export async function selectShippingMethod(ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string; country?: string }) {
+  // Whether the method ships to the cart's country needs the cart's country, unless it ships
+  // everywhere or the request names the country: only then can the cart go unread.
+  const store = await cachedStore(ctx, storeId);
+  const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
+  if (method && (input.country !== undefined || !method.countries?.length) && shipsTo(method, input.country ?? null)) {
+    const columns = { shippingMethodId: method.id, ...(input.country !== undefined ? { shippingCountry: input.country } : {}) };
+    const cart = await touchOpenCart(ctx.db, storeId, cartId, columns, expiresAt(ctx));
+    if (cart) return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, await loadLines(ctx.db, cartId))) };
+  }
+  return changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
     const country = input.country ?? cart.shippingCountry;
     const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
     if (!method) throw validationFailed([{ path: 'shippingMethodId', message: 'no such shipping method in this store' }]);
     if (!shipsTo(method, country)) throw validationFailed([{ path: 'shippingMethodId', message: `this method does not ship to ${country}` }]);
     return { shippingMethodId: method.id, shippingCountry: country ?? null };
   });
+}
 
 export async function listShippingMethods(ctx: AppContext, storeId: string, cartId: string, country?: string) {
-  const [cart, store] = await Promise.all([findCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
-  const priced = await priceCart(ctx.db, cart, store.shippingMethods);
-  return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? cart.shippingCountry, priced.totals.subtotal) };
+  const [{ cart, lines }, store] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
+  const live = assertLive(cart);
+  const priced = await priceCart(ctx.db, live, store.shippingMethods, lines);
+  return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? live.shippingCountry, priced.totals.subtotal) };
 }
 
 /** Scheduled: deletes carts past their expiry that hold no pending checkout session. */

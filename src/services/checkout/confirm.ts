@@ -6,7 +6,7 @@ import { conflict } from '../../errors.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { draftOrderForEmail, insertOrder, newTrackingToken, upsertCustomer, type NewOrder } from '../orders/create-order.js';
+import { customerBindings, draftOrderForEmail, insertOrder, newTrackingToken, UPSERT_CUSTOMER_SQL, type NewOrder } from '../orders/create-order.js';
 import { toOrderDto } from '../orders/dto.js';
 import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
@@ -107,18 +107,23 @@ async function convert(
   // Everything but the numbered order first; the order, its items and a revenue shard go last, in
   // one statement, so rows shared with other checkouts are held only until the commit that follows.
   const orderId = randomUUID();
-  const customer = await upsertCustomer(trx, newOrder);
-  // The held stock becomes the order's, the session and the cart complete: one statement, three rows (all locked above).
-  await trx.raw(
-    `with held as (
+  // The customer is made or counted, the held stock becomes the order's, the session and the cart
+  // complete: one statement (the session, cart and reservation rows are all locked above).
+  const completed = await trx.raw(
+    `with customer as (
+       ${UPSERT_CUSTOMER_SQL}
+     ), held as (
        update stock_reservations set state = 'converted' where session_id = :sessionId and state = 'held' returning 1
      ), session as (
        update checkout_sessions set status = 'completed', order_id = :orderId, payment_status = :sessionPaymentStatus, updated_at = now()
         where id = :sessionId returning 1
+     ), cart as (
+       update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId returning 1
      )
-     update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId`,
-    { sessionId: locked.id, orderId, sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, cartId: cart.id }
+     select id, first_name, last_name from customer`,
+    { ...customerBindings(newOrder), sessionId: locked.id, orderId, sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, cartId: cart.id }
   ).options(PREPARED);
+  const customer = completed.rows[0] as { id: string; firstName: string | null; lastName: string | null };
   // Any other pending session of this cart gives its stock back now: the cart is sold. Only a
   // session that was no longer pending can have one (opening a session cancels the cart's others,
   // under the cart lock), so the usual confirm skips the look.

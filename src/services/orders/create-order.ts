@@ -35,14 +35,13 @@ export interface NewOrder {
 }
 
 /**
- * Creates or links the customer by email and counts the order on it, in the caller's transaction:
- * one upsert, so two first orders of the same new email make one customer with ordersCount 2.
+ * Creates or links the customer by email and counts the order on it: one upsert, so two first
+ * orders of the same new email make one customer with ordersCount 2. An SQL fragment with named
+ * bindings (customerBindings), returning `id, first_name, last_name`, for the caller to run as a
+ * CTE of its own statement in its transaction (confirm runs it with the session's completion).
  */
-export async function upsertCustomer(trx: Sql, order: NewOrder) {
-  const address = order.shippingAddress;
-  const result = await trx.raw(
-    `insert into customers (store_id, email, first_name, last_name, phone, orders_count, total_spent, last_order_at, source)
-     values (?, ?, ?, ?, ?, 1, ?, now(), 'checkout')
+export const UPSERT_CUSTOMER_SQL = `insert into customers (store_id, email, first_name, last_name, phone, orders_count, total_spent, last_order_at, source)
+     values (:customerStoreId, :customerEmail, :customerFirstName, :customerLastName, :customerPhone, 1, :customerSpent, now(), 'checkout')
      on conflict (store_id, lower(email) text_pattern_ops) do update set
        orders_count = customers.orders_count + 1,
        total_spent = customers.total_spent + excluded.total_spent,
@@ -51,10 +50,18 @@ export async function upsertCustomer(trx: Sql, order: NewOrder) {
        last_name = coalesce(customers.last_name, excluded.last_name),
        phone = coalesce(customers.phone, excluded.phone),
        updated_at = now()
-     returning id, first_name, last_name`,
-    [order.storeId, order.email, address.firstName ?? null, address.lastName ?? null, address.phone ?? null, order.total]
-  ).options(PREPARED);
-  return result.rows[0] as { id: string; firstName: string | null; lastName: string | null };
+     returning id, first_name, last_name`;
+
+export function customerBindings(order: NewOrder) {
+  const address = order.shippingAddress;
+  return {
+    customerStoreId: order.storeId,
+    customerEmail: order.email,
+    customerFirstName: address.firstName ?? null,
+    customerLastName: address.lastName ?? null,
+    customerPhone: address.phone ?? null,
+    customerSpent: order.total
+  };
 }
 
 const DATES = new Set(['createdAt', 'updatedAt']);
