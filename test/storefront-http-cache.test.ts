@@ -97,6 +97,40 @@ t.test('stock taken by a checkout moves the ETag too', async (t) => {
   t.equal(after.body.data.product.available, false);
 });
 
+t.test('a checkout moves the ETag only when availability changes: sold out, back in stock, not a count', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const last = await createProduct(app, owner, { title: 'Last Bowl', status: 'active', variants: [{ price: 1500, inventoryQuantity: 1 }] });
+  await createProduct(app, owner, { title: 'Plenty Bowl', status: 'active', variants: [{ price: 1500, inventoryQuantity: 100 }] });
+  const plenty = await app.ctx.db('productVariants').where({ storeId: owner.store.id, inventoryQuantity: 100 }).first('id');
+  await setupShop(app, owner);
+  const tagOf = async (slug: string) => (await app.request({ url: `/storefront/products/${slug}`, ...sf })).headers.etag as string;
+  const revalidate = (slug: string, tag: string) => app.request({ url: `/storefront/products/${slug}`, ...sf, headers: { 'if-none-match': tag } });
+
+  // 100 -> 99 changes no storefront field: the cached catalog and its tags stay.
+  const plentyTag = await tagOf('plenty-bowl');
+  const lastTag = await tagOf('last-bowl');
+  const { session: plentySession } = await openSession(app, owner, [{ variantId: plenty.id, quantity: 1 }]);
+  t.equal(plentySession.status, 201);
+  t.equal((await revalidate('plenty-bowl', plentyTag)).status, 304, 'a stock count change no storefront shows keeps the tag');
+  t.equal((await revalidate('last-bowl', lastTag)).status, 304, 'and every other tag of the store');
+
+  // The last unit held: sold out, at once.
+  const { cartId, session } = await openSession(app, owner, [{ variantId: last.variants[0].id, quantity: 1 }]);
+  t.equal(session.status, 201);
+  const soldOut = await revalidate('last-bowl', lastTag);
+  t.equal(soldOut.status, 200, 'selling out moves the tag');
+  t.equal(soldOut.body.data.product.available, false);
+
+  // The shopper changes the cart: the session is cancelled and its unit goes back on sale, at once.
+  const emptied = await app.request({ method: 'DELETE', url: `/storefront/carts/${cartId}/items/${(await app.ctx.db('cartItems').where({ cartId }).first('id')).id}`, ...sf });
+  t.equal(emptied.status, 200, emptied.raw);
+  const back = await revalidate('last-bowl', soldOut.headers.etag as string);
+  t.equal(back.status, 200, 'coming back in stock moves the tag');
+  t.equal(back.body.data.product.available, true);
+});
+
 t.test('a revalidation is answered after authentication: revoked tokens and rate limits still apply', async (t) => {
   const app = await buildApp(t, { env: { RATE_LIMIT_STOREFRONT_PER_CLIENT: '4' } });
   const owner = await signupOwner(app);

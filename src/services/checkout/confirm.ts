@@ -26,7 +26,7 @@ export interface ConfirmOptions {
 
 interface Created {
   orderId: string;
-  /** Variants whose stock moved in this transaction (a re-taken reservation, other sessions released). */
+  /** Variants that sold out or came back in this transaction (a re-taken reservation, other sessions released). */
   stockChanged: string[];
   /** The new order's DTO (a repeat confirm reloads it instead). */
   dto?: ReturnType<typeof toOrderDto>;
@@ -80,9 +80,8 @@ async function convert(
     if (locked.status === 'cancelled' && paymentStatus !== 'paid') {
       throw conflict('conflict', 'This checkout session was replaced by a newer one', [{ path: 'sessionId', message: `session is ${locked.status}` }]);
     }
-    await reserveStock(trx, storeId, locked.id, locked.snapshot.lines);
+    changed.push(...(await reserveStock(trx, storeId, locked.id, locked.snapshot.lines)));
     if (locked.discountId) await redeemDiscount(trx, storeId, locked.discountId, locked.snapshot.subtotal);
-    changed.push(...locked.snapshot.lines.map((line) => line.variantId));
   }
 
   const snapshot = locked.snapshot;

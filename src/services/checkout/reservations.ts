@@ -15,15 +15,16 @@ export interface ReservationLine {
  * Takes the stock a checkout session needs, one UPDATE per variant in variant-id order (every
  * transaction that locks variants takes them in this order, so two checkouts never deadlock).
  * The WHERE refuses to take a `deny` variant below zero: the 409 is decided by the row lock, not
- * by a read that could be stale.
+ * by a read that could be stale. Returns the variants this sold out (see availabilityFlipped).
  */
-export async function reserveStock(trx: Sql, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<void> {
+export async function reserveStock(trx: Sql, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<string[]> {
   const byVariant = new Map<string, ReservationLine>();
   for (const line of lines) {
     const existing = byVariant.get(line.variantId);
     byVariant.set(line.variantId, existing ? { ...existing, quantity: existing.quantity + line.quantity } : { ...line });
   }
   const ordered = [...byVariant.values()].sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
+  const soldOut: string[] = [];
   for (const line of ordered) {
     // One round trip per variant: take the stock, and record the hold and its ledger row from the same statement.
     const result = await trx.raw(
@@ -31,17 +32,19 @@ export async function reserveStock(trx: Sql, storeId: string, sessionId: string,
          update product_variants set inventory_quantity = inventory_quantity - :quantity, updated_at = now()
           where id = :variantId and store_id = :storeId and archived_at is null
             and (inventory_policy = 'continue' or inventory_quantity >= :quantity)
-          returning id, inventory_quantity
+          returning id, inventory_quantity, inventory_policy
        ), r as (
          insert into stock_reservations (store_id, session_id, variant_id, quantity) select :storeId, :sessionId, v.id, :quantity from v returning 1
        ), l as (
          insert into inventory_ledger (store_id, variant_id, delta, reason, quantity_after)
          select :storeId, v.id, -(:quantity)::int, :reason, v.inventory_quantity from v returning 1
        )
-       select v.inventory_quantity, (select count(*) from r) + (select count(*) from l) as written from v`,
+       select v.inventory_quantity, v.inventory_policy, (select count(*) from r) + (select count(*) from l) as written from v`,
       { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: `checkout ${sessionId} reserved` }
     ).options(PREPARED);
-    if (!result.rows[0]) {
+    const taken = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: string } | undefined;
+    if (taken && availabilityFlipped(taken.inventoryPolicy, taken.inventoryQuantity + line.quantity, taken.inventoryQuantity)) soldOut.push(line.variantId);
+    if (!taken) {
       const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
       const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
       throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [
@@ -49,9 +52,20 @@ export async function reserveStock(trx: Sql, storeId: string, sessionId: string,
       ]);
     }
   }
+  return soldOut;
 }
 
-/** Gives a session's held stock back (and its discount use); the session row must be locked by the caller. */
+/**
+ * Whether a stock move changed what a storefront shows: a variant is available while it sells
+ * past zero (`continue`) or has stock. Storefronts show availability, never counts, so only such
+ * a move drops their cached catalog.
+ */
+export const availabilityFlipped = (policy: string, before: number, after: number) => policy === 'deny' && before > 0 !== after > 0;
+
+/**
+ * Gives a session's held stock back (and its discount use); the session row must be locked by the
+ * caller. Returns the variants this brought back into stock (see availabilityFlipped).
+ */
 export async function releaseSession(trx: Sql, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
   const held = (await trx('stockReservations')
     .where({ sessionId: session.id, state: 'held' })
@@ -59,17 +73,19 @@ export async function releaseSession(trx: Sql, session: { id: string; storeId: s
     .returning(['variantId', 'quantity'])) as Array<{ variantId: string; quantity: number }>;
   held.sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
   const ledger: Record<string, unknown>[] = [];
+  const backInStock: string[] = [];
   for (const line of held) {
     const result = await trx.raw(
-      `update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity`,
+      `update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity, inventory_policy`,
       [line.quantity, line.variantId, session.storeId]
     );
-    const row = result.rows[0] as { inventoryQuantity: number } | undefined;
+    const row = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: string } | undefined;
+    if (row && availabilityFlipped(row.inventoryPolicy, row.inventoryQuantity - line.quantity, row.inventoryQuantity)) backInStock.push(line.variantId);
     if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, quantityAfter: row.inventoryQuantity });
   }
   if (ledger.length) await trx('inventoryLedger').insert(ledger);
   if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);
-  return held.map((line) => line.variantId);
+  return backInStock;
 }
 
 /**
@@ -81,7 +97,7 @@ export async function cancelPendingSessions(trx: Sql, storeId: string, cartId: s
   return cancelSessions(trx, sessions);
 }
 
-/** Cancels sessions already read and locked under their cart's lock (see lockCart); returns the variants whose stock came back. */
+/** Cancels sessions already read and locked under their cart's lock (see lockCart); returns the variants back in stock. */
 export async function cancelSessions(trx: Sql, sessions: Array<{ id: string; storeId: string; discountId: string | null }>): Promise<string[]> {
   const released: string[] = [];
   for (const session of sessions) {
@@ -91,7 +107,7 @@ export async function cancelSessions(trx: Sql, sessions: Array<{ id: string; sto
   return released;
 }
 
-/** After commit: stock of these variants changed (the catalog drops its storefront cache). */
+/** After commit: these variants sold out or came back (the catalog drops its storefront cache). */
 export async function stockChanged(ctx: AppContext, storeId: string, variantIds: string[]): Promise<void> {
   if (variantIds.length === 0) return;
   await publishEvents(ctx, [{ type: 'inventory.changed', storeId, variantIds: [...new Set(variantIds)] }]);

@@ -146,11 +146,11 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
-    await reserveStock(trx, storeId, sessionId, snapshot.lines);
+    const soldOut = await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
-    return { session: row, released: releasedEarlier, cartView: toCartDto({ ...priced, cart: updatedCart }) };
+    return { session: row, released: [...releasedEarlier, ...soldOut], cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
-  await stockChanged(ctx, storeId, [...released, ...session.snapshot.lines.map((line) => line.variantId)]);
+  await stockChanged(ctx, storeId, released);
 
   let finalSession: SessionRow = session;
   if (provider.name !== 'manual') {
