@@ -12,23 +12,12 @@ export interface ReservationLine {
 }
 
 /**
- * Takes the stock a checkout session needs, one UPDATE per variant in variant-id order (every
- * transaction that locks variants takes them in this order, so two checkouts never deadlock).
- * The WHERE refuses to take a `deny` variant below zero: the 409 is decided by the row lock, not
- * by a read that could be stale. Returns the variants this sold out (see availabilityFlipped).
+ * Takes one variant's stock for a session, as CTEs for the caller's statement: `v` (the variant as
+ * left; no row when refused), `r` (the hold), `l` (the ledger row). The WHERE refuses to take a
+ * `deny` variant below zero: the 409 is decided by the row lock, not by a read that could be
+ * stale. Named bindings: quantity, variantId, storeId, sessionId, reason (takeReason).
  */
-export async function reserveStock(trx: Sql, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<string[]> {
-  const byVariant = new Map<string, ReservationLine>();
-  for (const line of lines) {
-    const existing = byVariant.get(line.variantId);
-    byVariant.set(line.variantId, existing ? { ...existing, quantity: existing.quantity + line.quantity } : { ...line });
-  }
-  const ordered = [...byVariant.values()].sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
-  const soldOut: string[] = [];
-  for (const line of ordered) {
-    // One round trip per variant: take the stock, and record the hold and its ledger row from the same statement.
-    const result = await trx.raw(
-      `with v as (
+export const TAKE_STOCK_CTES = `v as (
          update product_variants set inventory_quantity = inventory_quantity - :quantity, updated_at = now()
           where id = :variantId and store_id = :storeId and archived_at is null
             and (inventory_policy = 'continue' or inventory_quantity >= :quantity)
@@ -38,19 +27,44 @@ export async function reserveStock(trx: Sql, storeId: string, sessionId: string,
        ), l as (
          insert into inventory_ledger (store_id, variant_id, delta, reason, quantity_after)
          select :storeId, v.id, -(:quantity)::int, :reason, v.inventory_quantity from v returning 1
-       )
+       )`;
+
+export const takeReason = (sessionId: string) => `checkout ${sessionId} reserved`;
+
+/** Merges a session's lines by variant, in variant-id order: the order every transaction locks variants in, so two checkouts never deadlock. */
+export function reservationOrder(lines: ReservationLine[]): ReservationLine[] {
+  const byVariant = new Map<string, ReservationLine>();
+  for (const line of lines) {
+    const existing = byVariant.get(line.variantId);
+    byVariant.set(line.variantId, existing ? { ...existing, quantity: existing.quantity + line.quantity } : { ...line });
+  }
+  return [...byVariant.values()].sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
+}
+
+/**
+ * What TAKE_STOCK_CTES left (`v`'s stock and policy, none when refused): throws the 409 when the
+ * stock was not there, else says whether this sold the variant out.
+ */
+export async function checkTaken(trx: Sql, storeId: string, line: ReservationLine, taken: { inventoryQuantity: number; inventoryPolicy: string } | undefined): Promise<boolean> {
+  if (taken) return availabilityFlipped(taken.inventoryPolicy, taken.inventoryQuantity + line.quantity, taken.inventoryQuantity);
+  const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
+  const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
+  throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [{ path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }]);
+}
+
+/**
+ * Takes the stock a checkout session needs, one statement per variant in variant-id order.
+ * Returns the variants this sold out (see availabilityFlipped).
+ */
+export async function reserveStock(trx: Sql, storeId: string, sessionId: string, lines: ReservationLine[]): Promise<string[]> {
+  const soldOut: string[] = [];
+  for (const line of reservationOrder(lines)) {
+    const result = await trx.raw(
+      `with ${TAKE_STOCK_CTES}
        select v.inventory_quantity, v.inventory_policy, (select count(*) from r) + (select count(*) from l) as written from v`,
-      { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: `checkout ${sessionId} reserved` }
+      { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: takeReason(sessionId) }
     ).options(PREPARED);
-    const taken = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: string } | undefined;
-    if (taken && availabilityFlipped(taken.inventoryPolicy, taken.inventoryQuantity + line.quantity, taken.inventoryQuantity)) soldOut.push(line.variantId);
-    if (!taken) {
-      const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
-      const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
-      throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [
-        { path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }
-      ]);
-    }
+    if (await checkTaken(trx, storeId, line, result.rows[0])) soldOut.push(line.variantId);
   }
   return soldOut;
 }

@@ -9,7 +9,7 @@ import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
 import { cachedStore } from '../stores.js';
-import { cancelSessions, releaseSession, reserveStock, stockChanged } from './reservations.js';
+import { cancelSessions, checkTaken, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
 
 export interface Address {
@@ -118,14 +118,21 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
       discountCode: priced.discount && !priced.discountIssue ? priced.discount.code : null,
       shippingMethod: priced.shippingMethod
     };
-    // The session and the cart's new email and country, in one statement.
+    // The session and the cart's new email and country in one statement, with the stock when the
+    // cart holds one variant (the usual cart; several are taken one by one, in variant order).
+    const reservations = reservationOrder(snapshot.lines);
+    const single = reservations.length === 1 ? reservations[0]! : null;
     const inserted = await trx
       .raw(
-        `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at)
-         insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
-         values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
-         returning ${SESSION_COLUMNS}, (select updated_at from c) as cart_updated_at`,
+        `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at),
+         s as (
+           insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
+           values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
+           returning ${SESSION_COLUMNS}
+         )${single ? `, ${TAKE_STOCK_CTES}` : ''}
+         select s.*, (select updated_at from c) as cart_updated_at${single ? ', (select row_to_json(v) from v) as taken' : ''} from s`,
         {
+          ...(single ? { quantity: single.quantity, variantId: single.variantId, reason: takeReason(sessionId) } : {}),
           sessionId,
           storeId,
           cartId,
@@ -142,11 +149,15 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
         }
       )
       .options(PREPARED);
-    const { cartUpdatedAt, ...row } = inserted.rows[0] as SessionRow & { cartUpdatedAt: Date };
+    const { cartUpdatedAt, taken, ...row } = inserted.rows[0] as SessionRow & { cartUpdatedAt: Date; taken?: { inventory_quantity: number; inventory_policy: string } | null };
     const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
-    const soldOut = await reserveStock(trx, storeId, sessionId, snapshot.lines);
+    const soldOut = single
+      ? (await checkTaken(trx, storeId, single, taken ? { inventoryQuantity: taken.inventory_quantity, inventoryPolicy: taken.inventory_policy } : undefined))
+        ? [single.variantId]
+        : []
+      : await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
     return { session: row, released: [...releasedEarlier, ...soldOut], cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
