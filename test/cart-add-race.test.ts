@@ -53,3 +53,32 @@ t.test('concurrent adds never take a line past the line limit', async (t) => {
     t.equal(line.quantity, 2 * chunk, `round ${round}: the line stops below the limit`);
   }
 });
+
+t.test('choosing shipping while an item is added answers with the lines of the cart it wrote', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const methods = await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Socks', [{ price: 500, stock: 1000 }, { price: 700, stock: 1000 }]);
+  const [first, second] = product.variants.map((v) => v.id) as [string, string];
+  let shippingWroteLast = 0;
+  for (let round = 0; round < 30; round += 1) {
+    const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId: first, quantity: 1 }] }, ...sf(owner) });
+    const cartId = cart.body.data.cart.id as string;
+    const [added, shipping] = await Promise.all([
+      app.request({ method: 'POST', url: `/storefront/carts/${cartId}/items`, payload: { variantId: second, quantity: 1 }, ...sf(owner) }),
+      app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methods.standard }, ...sf(owner) })
+    ]);
+    t.equal(added.status, 200);
+    t.equal(shipping.status, 200);
+    // The row keeps the updated_at of whichever change took the cart lock last. When that was the
+    // shipping choice, the item was already in the cart it wrote, and its answer must show it.
+    const row = await app.ctx.db('carts').where({ id: cartId }).first('updatedAt');
+    const last = new Date(row.updatedAt).getTime();
+    if (last === new Date(shipping.body.data.cart.updatedAt).getTime() && last !== new Date(added.body.data.cart.updatedAt).getTime()) {
+      shippingWroteLast += 1;
+      t.equal(shipping.body.data.cart.items.length, 2, `round ${round}: the shipping answer shows the item added before it`);
+      t.equal(shipping.body.data.cart.subtotal, 1200);
+    }
+  }
+  t.ok(shippingWroteLast > 0, 'the shipping choice took the lock last in some rounds');
+});

@@ -23,7 +23,23 @@ export function assertLive(cart: CartRow | undefined): CartRow {
   return cart;
 }
 
+/** A cart's lines as one JSON array (LineRow objects), in the order they were added; `cartId` is an SQL expression. */
+const linesJson = (cartId: string) => `coalesce((select json_agg(l order by l."addedAt", l.id) from (${lineRowsSql(cartId)}) l), '[]')`;
+
+/**
+ * "This cart row is still the version this statement's snapshot holds", for the WHERE of a
+ * statement that locks it (binding: the cart id). PostgreSQL re-checks the WHERE on the current
+ * row once a waited-for lock is granted, while the subquery keeps the snapshot's version: the
+ * row drops out when another transaction changed the cart after the snapshot was taken. Every
+ * change to a cart's lines also updates its row, so when the row qualifies, lines read from the
+ * same snapshot are the cart's current lines.
+ */
+const UNCHANGED_SINCE_SNAPSHOT = 'c.xmin = (select xmin from carts where id = ?)';
+
 const LOCK_SQL = `select ${CART_COLUMNS}, checkout_opened from carts where id = ? and store_id = ? for update`;
+
+const LOCK_WITH_LINES_SQL = `select ${CART_COLUMNS}, checkout_opened, ${linesJson('c.id')} as lines
+  from carts c where c.id = ? and c.store_id = ? and ${UNCHANGED_SINCE_SNAPSHOT} for update of c`;
 
 const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions where cart_id = ? and store_id = ? and status = ? for update';
 
@@ -33,17 +49,27 @@ const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions whe
  * held: a statement that waited for the lock still reads with the snapshot it started with, which
  * can miss a session inserted by the transaction it waited for. A cart that never opened a
  * checkout (the flag is on the locked, current row) has none to read.
+ * With `readLines`, the lines come with the lock when the cart did not change while the lock was
+ * awaited (see UNCHANGED_SINCE_SNAPSHOT); otherwise `lines` is undefined and the caller reads them.
  */
-export async function lockCart(trx: Sql, storeId: string, cartId: string): Promise<{ cart: CartRow; pendingSessions: PendingSession[] }> {
-  const locked = await trx.raw(LOCK_SQL, [cartId, storeId]).options(PREPARED);
-  const { checkoutOpened, ...cart } = assertLive(locked.rows[0]) as CartRow & { checkoutOpened: boolean };
-  if (!checkoutOpened) return { cart, pendingSessions: [] };
+export async function lockCart(
+  trx: Sql,
+  storeId: string,
+  cartId: string,
+  options: { readLines?: boolean } = {}
+): Promise<{ cart: CartRow; lines?: CartLine[]; pendingSessions: PendingSession[] }> {
+  const withLines = options.readLines
+    ? ((await trx.raw(LOCK_WITH_LINES_SQL, [cartId, storeId, cartId]).options(PREPARED)).rows[0] as (CartRow & { checkoutOpened: boolean; lines: LineRow[] }) | undefined)
+    : undefined;
+  const locked = withLines ?? ((await trx.raw(LOCK_SQL, [cartId, storeId]).options(PREPARED)).rows[0] as (CartRow & { checkoutOpened: boolean }) | undefined);
+  const { checkoutOpened, lines: lineRows, ...cart } = assertLive(locked) as CartRow & { checkoutOpened: boolean; lines?: LineRow[] };
+  const lines = lineRows?.map(toCartLine);
+  if (!checkoutOpened) return { cart, lines, pendingSessions: [] };
   const pending = await trx.raw(PENDING_SQL, [cartId, storeId, 'pending']).options(PREPARED);
-  return { cart, pendingSessions: pending.rows as PendingSession[] };
+  return { cart, lines, pendingSessions: pending.rows as PendingSession[] };
 }
 
-const READ_SQL = `select ${CART_COLUMNS}, coalesce((select json_agg(l order by l."addedAt", l.id) from (${lineRowsSql('c.id')}) l), '[]') as lines
-  from carts c where c.id = ? and c.store_id = ?`;
+const READ_SQL = `select ${CART_COLUMNS}, ${linesJson('c.id')} as lines from carts c where c.id = ? and c.store_id = ?`;
 
 /** A cart and its lines in one statement (undefined cart when there is none; the caller applies assertLive). */
 export async function readCart(db: Sql, storeId: string, cartId: string): Promise<{ cart: CartRow | undefined; lines: CartLine[] }> {
@@ -73,7 +99,7 @@ export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, 
   const result = await trx
     .raw(
       `with c as (update carts set ${[...sets, 'updated_at = now()'].join(', ')} where id = ? returning ${CART_COLUMNS})
-       select c.*, coalesce((select json_agg(l order by l."addedAt", l.id) from (${lineRowsSql('c.id')}) l), '[]') as lines from c`,
+       select c.*, ${linesJson('c.id')} as lines from c`,
       [...fields.map((field) => columns[field] ?? null), expiresAt, cartId]
     )
     .options(PREPARED);
@@ -83,21 +109,29 @@ export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, 
 
 /**
  * The change most carts see, in one autocommit statement: set the columns and push the expiry of a
- * live open cart that never opened a checkout (so no session's stock depends on its lines). The
- * UPDATE takes the row lock, and PostgreSQL re-checks the WHERE on the row as it is once the lock
- * is held, so a checkout opened meanwhile is seen. Returns undefined when the cart is not such a
- * cart: the caller then takes the locked path (lockCart), which also tells 404 from 409.
+ * live open cart that never opened a checkout (so no session's stock depends on its lines), and
+ * return it with its lines. The UPDATE takes the row lock; PostgreSQL re-checks the WHERE on the
+ * row as it is once the lock is held, so a checkout opened meanwhile, or any change since the
+ * snapshot the lines are read with (UNCHANGED_SINCE_SNAPSHOT), makes the cart drop out. Returns
+ * undefined then, and when the cart is not such a cart: the caller takes the locked path
+ * (lockCart), which also tells 404 from 409.
  */
-export async function touchOpenCart(db: Sql, storeId: string, cartId: string, columns: CartColumns, expiresAt: Date): Promise<CartRow | undefined> {
+export async function touchOpenCart(db: Sql, storeId: string, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] } | undefined> {
   const fields = (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
   const sets = [...fields.map((field) => `${WRITABLE[field]} = ?`), 'expires_at = ?', 'updated_at = now()'];
   const result = await db
     .raw(
-      `update carts set ${sets.join(', ')}
-        where id = ? and store_id = ? and status = 'open' and expires_at > now() and not checkout_opened
-       returning ${CART_COLUMNS}`,
-      [...fields.map((field) => columns[field] ?? null), expiresAt, cartId, storeId]
+      `with c as (
+         update carts c set ${sets.join(', ')}
+          where c.id = ? and c.store_id = ? and c.status = 'open' and c.expires_at > now() and not c.checkout_opened and ${UNCHANGED_SINCE_SNAPSHOT}
+         returning ${CART_COLUMNS}
+       )
+       select c.*, ${linesJson('c.id')} as lines from c`,
+      [...fields.map((field) => columns[field] ?? null), expiresAt, cartId, storeId, cartId]
     )
     .options(PREPARED);
-  return result.rows[0] as CartRow | undefined;
+  const row = result.rows[0] as (CartRow & { lines: LineRow[] }) | undefined;
+  if (!row) return undefined;
+  const { lines, ...cart } = row;
+  return { cart, lines: lines.map(toCartLine) };
 }

@@ -5,7 +5,7 @@ import { PREPARED } from '../../db/prepared-statements.js';
 import { cancelSessions, stockChanged } from '../checkout/reservations.js';
 import { assertLive, CART_COLUMNS, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
 import { cachedStore, type StoreRow } from '../stores.js';
-import { loadLines, priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
+import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
 
@@ -193,8 +193,8 @@ export async function selectShippingMethod(ctx: AppContext, storeId: string, car
   const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
   if (method && (input.country !== undefined || !method.countries?.length) && shipsTo(method, input.country ?? null)) {
     const columns = { shippingMethodId: method.id, ...(input.country !== undefined ? { shippingCountry: input.country } : {}) };
-    const cart = await touchOpenCart(ctx.db, storeId, cartId, columns, expiresAt(ctx));
-    if (cart) return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, await loadLines(ctx.db, cartId))) };
+    const touched = await touchOpenCart(ctx.db, storeId, cartId, columns, expiresAt(ctx));
+    if (touched) return { cart: toCartDto(await priceCart(ctx.db, touched.cart, store.shippingMethods, touched.lines)) };
   }
   return changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
     const country = input.country ?? cart.shippingCountry;

@@ -91,10 +91,11 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const country = input.shippingAddress.country;
 
   const { session, released, cartView } = await transaction(ctx.db, async (trx) => {
-    const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
+    const { cart, lines, pendingSessions } = await lockCart(trx, storeId, cartId, { readLines: true });
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelSessions(trx, pendingSessions);
-    const priced = await priceCart(trx, { ...cart, shippingCountry: country }, store.shippingMethods);
+    // Lines read with the lock are current unless earlier sessions were just cancelled (their stock came back).
+    const priced = await priceCart(trx, { ...cart, shippingCountry: country }, store.shippingMethods, pendingSessions.length ? undefined : lines);
     if (priced.lines.length === 0) throw validationFailed([{ path: 'items', message: 'the cart is empty' }]);
     const gone = priced.lines.find((line) => !line.available);
     if (gone) throw conflict('insufficient_inventory', `${gone.title} is no longer for sale`, [{ path: `items.${gone.id}`, message: 'no longer for sale' }]);
