@@ -135,3 +135,54 @@ export async function touchOpenCart(db: Sql, storeId: string, cartId: string, co
   const { lines, ...cart } = row;
   return { cart, lines: lines.map(toCartLine) };
 }
+
+/**
+ * Adds to a line of a live open cart that never opened a checkout, in one autocommit statement
+ * that also pushes the expiry and returns the cart with its lines: the snapshot's other lines plus
+ * the line as written. Like touchOpenCart, the cart drops out when it changed since the snapshot,
+ * so those other lines are current. The line limit (`max`, or the stock of a `deny` variant) is
+ * checked on the line as read and again under the line's own lock (ON CONFLICT ... WHERE).
+ * Undefined when nothing was added (no such cart, a checkout opened, a change meanwhile, not for
+ * sale, over the limit): the caller takes the locked path, which says why. (A cart whose line was
+ * refused only under the line's lock keeps its pushed expiry: the shopper was there.)
+ */
+export async function addToOpenCart(
+  db: Sql,
+  storeId: string,
+  cartId: string,
+  item: { variantId: string; quantity: number },
+  max: number,
+  expiresAt: Date
+): Promise<{ cart: CartRow; lines: CartLine[] } | undefined> {
+  const result = await db.raw(
+    `with v as (
+       select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy,
+              case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end as line_limit
+         from product_variants v join products p on p.id = v.product_id
+        where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
+     ), c as (
+       update carts c set expires_at = :expiresAt, updated_at = now()
+        where c.id = :cartId and c.store_id = :storeId and c.status = 'open' and c.expires_at > now() and not c.checkout_opened
+          and c.xmin = (select xmin from carts where id = :cartId)
+          and exists (select 1 from v where coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity <= v.line_limit)
+       returning ${CART_COLUMNS}
+     ), written as (
+       insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
+       select c.id, :storeId, v.id, v.product_id, :quantity from c, v
+       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+        where cart_items.quantity + excluded.quantity <= (select line_limit from v)
+       returning id, quantity, created_at
+     ), l as (
+       ${lineRowsSql(':cartId')} and i.variant_id <> :variantId
+       union all
+       select w.id, v.id, v.product_id, w.quantity, v.price, v.sku, v.title, v.product_title, v.inventory_quantity, v.inventory_policy, true, w.created_at
+         from written w, v
+     )
+     select c.*, (select json_agg(l order by l."addedAt", l.id) from l) as lines from c where exists (select 1 from written)`,
+    { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max, expiresAt }
+  ).options(PREPARED);
+  const row = result.rows[0] as (CartRow & { lines: LineRow[] }) | undefined;
+  if (!row) return undefined;
+  const { lines, ...cart } = row;
+  return { cart, lines: lines.map(toCartLine) };
+}

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { cancelSessions, stockChanged } from '../checkout/reservations.js';
-import { assertLive, CART_COLUMNS, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
+import { addToOpenCart, assertLive, CART_COLUMNS, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
 import { cachedStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
@@ -115,44 +115,9 @@ async function changeCart(
   return { cart: view };
 }
 
-/**
- * Adding to a cart that never opened a checkout: one autocommit statement that locks and touches
- * the cart (see touchOpenCart) and writes the line only if the cart row was taken. The line limit
- * is checked again on the line as it is under its lock (ON CONFLICT ... WHERE): an add that waited
- * for the cart lock may find the line grown by a concurrent one. False when anything is off (no
- * such open cart, a checkout was opened, not for sale, over stock or the line limit): the locked
- * path then decides, and says why. (A cart whose line was refused only under its lock keeps its
- * pushed expiry: the shopper was there.)
- */
-async function addLineToUntouchedCart(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput): Promise<boolean> {
-  const result = await ctx.db.raw(
-    `with v as (
-       select v.id, v.product_id, v.inventory_quantity, v.inventory_policy
-         from product_variants v join products p on p.id = v.product_id
-        where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
-          and coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity
-              <= case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end
-     ), c as (
-       update carts set expires_at = :expiresAt, updated_at = now()
-        where id = :cartId and store_id = :storeId and status = 'open' and expires_at > now() and not checkout_opened
-          and exists (select 1 from v)
-       returning id
-     ), written as (
-       insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
-       select c.id, :storeId, v.id, v.product_id, :quantity from c, v
-       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
-        where cart_items.quantity + excluded.quantity
-              <= (select case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end from v)
-       returning 1
-     )
-     select count(*)::int as written from written`,
-    { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max: MAX_LINE_QUANTITY, expiresAt: expiresAt(ctx) }
-  ).options(PREPARED);
-  return (result.rows[0] as { written: number }).written === 1;
-}
-
 export async function addCartItem(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) {
-  if (await addLineToUntouchedCart(ctx, storeId, cartId, item)) return viewCart(ctx, storeId, cartId);
+  const added = await addToOpenCart(ctx.db, storeId, cartId, item, MAX_LINE_QUANTITY, expiresAt(ctx));
+  if (added) return { cart: toCartDto(await priceCart(ctx.db, added.cart, (await cachedStore(ctx, storeId)).shippingMethods, added.lines)) };
   return changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
 }
 
