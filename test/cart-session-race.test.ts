@@ -51,3 +51,37 @@ t.test('a cart change racing a new checkout session never leaves a stale pending
   t.equal(sessionsOpened, rounds);
   t.equal(changesApplied, rounds);
 });
+
+t.test('a confirm racing a change of its cart: one of them wins cleanly, never a deadlock', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Jam', [{ price: 600, stock: 1000 }]);
+  const variantId = product.variants[0]!.id;
+  let ordered = 0;
+  let changed = 0;
+  for (let round = 0; round < 20; round += 1) {
+    const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 1 }] }, ...sf(owner) });
+    const cartId = cart.body.data.cart.id as string;
+    await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).standard }, ...sf(owner) });
+    const session = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'jam@example.com', shippingAddress: ADDRESS }, ...sf(owner) });
+    const sessionId = session.body.data.checkoutSession.id as string;
+    const [confirmed, change] = await Promise.all([
+      app.request({ method: 'POST', url: `/storefront/checkout-sessions/${sessionId}/confirm`, ...sf(owner) }),
+      app.request({ method: 'POST', url: `/storefront/carts/${cartId}/items`, payload: { variantId, quantity: 1 }, ...sf(owner) })
+    ]);
+    if (confirmed.status === 200) {
+      ordered += 1;
+      t.equal(change.status, 409, `round ${round}: the cart was sold first, so the change is refused`);
+      t.equal(change.body.error.code, 'cart_not_open');
+    } else {
+      changed += 1;
+      t.equal(change.status, 200, `round ${round}: the change came first`);
+      t.equal(confirmed.status, 409, `round ${round}: and the session it cancelled cannot be confirmed`);
+    }
+  }
+  t.equal(ordered + changed, 20, 'every round settled one way or the other');
+  const left = await app.ctx.db('productVariants').where({ id: variantId }).first('inventoryQuantity');
+  const sold = await app.ctx.db('orderItems').where({ variantId }).sum('quantity as n').first();
+  t.equal(left.inventoryQuantity + Number(sold?.n ?? 0), 1000, 'no stock held by a cancelled session, none lost');
+});

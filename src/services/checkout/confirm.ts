@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { transaction, type Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
-import { conflict } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { enqueueEmail } from '../email/outbox.js';
@@ -12,9 +12,9 @@ import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
 import { orderMailStore, trackingUrlFor } from '../orders/tracking-url.js';
-import { PROVIDERS } from '../payments/providers.js';
+import { PROVIDERS, type PaymentCheck } from '../payments/providers.js';
 import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
-import { findSession, SESSION_COLUMNS, type SessionRow } from './sessions.js';
+import { SESSION_COLUMNS, type SessionRow } from './sessions.js';
 
 export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);
@@ -24,54 +24,73 @@ export interface ConfirmOptions {
   paymentVerified?: boolean;
 }
 
-interface Created {
-  orderId: string;
-  /** Variants that sold out or came back in this transaction (a re-taken reservation, other sessions released). */
-  stockChanged: string[];
-  /** The new order's DTO (a repeat confirm reloads it instead). */
-  dto?: ReturnType<typeof toOrderDto>;
-}
+type Created =
+  | {
+      kind: 'created' | 'existing';
+      orderId: string;
+      /** Variants that sold out or came back in this transaction (a re-taken reservation, other sessions released). */
+      stockChanged: string[];
+      /** The new order's DTO (a repeat confirm reloads it instead). */
+      dto?: ReturnType<typeof toOrderDto>;
+    }
+  /** The provider must be asked over the network first: no row lock may be held meanwhile. */
+  | { kind: 'ask-provider'; session: SessionRow };
+
+const LOCK_SESSION_AND_CART_SQL = `select c.status as cart_status, ${SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')}
+  from checkout_sessions s join carts c on c.id = s.cart_id
+ where s.id = ? and s.store_id = ?
+   for update of c, s`;
 
 /**
  * Turns a checkout session into an order, exactly once, whoever calls first: the shopper's
- * confirm (any number of times, concurrently) or the Stripe webhook. The session row lock decides;
- * everyone after the winner finds `orderId` set and gets the same order.
+ * confirm (any number of times, concurrently) or the Stripe webhook. The cart and session row
+ * locks decide; everyone after the winner finds `orderId` set and gets the same order. A provider
+ * whose check needs the network (Stripe) is asked between two transactions, never under a lock.
  */
 export async function confirmCheckoutSession(ctx: AppContext, storeId: string, sessionId: string, options: ConfirmOptions = {}) {
-  const session = await findSession(ctx, storeId, sessionId);
-  if (session.orderId) return orderResult(ctx, storeId, session.orderId);
-  let paymentStatus: 'pending' | 'paid' = 'paid';
-  if (!options.paymentVerified) {
-    const check = await PROVIDERS[session.provider].check(ctx, session);
-    if (!check.complete) throw paymentNotCompleted();
-    paymentStatus = check.paymentStatus;
-  }
-
   const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
   // Read before the transaction: a cache miss must not wait for a second pool connection while the transaction holds one.
   const store = await orderMailStore(ctx, storeId);
-  const created = await transaction(ctx.db, (trx) => convert(ctx, trx, session, paymentStatus, sequence, store));
-  await stockChanged(ctx, storeId, created.stockChanged);
-  if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
-  return orderResult(ctx, storeId, created.orderId);
+  let payment: PaymentCheck | undefined = options.paymentVerified ? { complete: true, paymentStatus: 'paid' } : undefined;
+  for (;;) {
+    const known = payment;
+    const created = await transaction(ctx.db, (trx) => convert(ctx, trx, storeId, sessionId, known, sequence, store));
+    if (created.kind === 'ask-provider') {
+      payment = await PROVIDERS[created.session.provider].check(ctx, created.session);
+      if (!payment.complete) throw paymentNotCompleted();
+      continue;
+    }
+    await stockChanged(ctx, storeId, created.stockChanged);
+    if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
+    return orderResult(ctx, storeId, created.orderId);
+  }
+}
+
+/** The session, locked after its cart (the order every checkout path uses; a cart's sessions are deleted with it). */
+async function lockSession(trx: Sql, storeId: string, sessionId: string): Promise<{ locked: SessionRow; cartStatus: string }> {
+  const row = (await trx.raw(LOCK_SESSION_AND_CART_SQL, [sessionId, storeId]).options(PREPARED)).rows[0] as (SessionRow & { cartStatus: string }) | undefined;
+  if (!row) throw notFound('Checkout session');
+  const { cartStatus, ...locked } = row;
+  return { locked, cartStatus };
 }
 
 async function convert(
   ctx: AppContext,
   trx: Sql,
-  session: SessionRow,
-  paymentStatus: 'pending' | 'paid',
+  storeId: string,
+  sessionId: string,
+  known: PaymentCheck | undefined,
   sequence: string,
   store: { name: string; trackingBase: string }
 ): Promise<Created> {
-  const { storeId } = session;
-  // Lock order: cart, then session (the same order as cart changes and session creation).
-  const cart = (await trx.raw('select id, status from carts where id = ? and store_id = ? for update', [session.cartId, storeId]).options(PREPARED)).rows[0] as
-    | { id: string; status: string }
-    | undefined;
-  const locked = (await trx.raw(`select ${SESSION_COLUMNS} from checkout_sessions where id = ? for update`, [session.id]).options(PREPARED)).rows[0] as SessionRow;
-  if (locked.orderId) return { orderId: locked.orderId, stockChanged: [] };
-  if (!cart || cart.status !== 'open') throw cartNotOpen();
+  const { locked, cartStatus } = await lockSession(trx, storeId, sessionId);
+  if (locked.orderId) return { kind: 'existing', orderId: locked.orderId, stockChanged: [] };
+  if (cartStatus !== 'open') throw cartNotOpen();
+  const provider = PROVIDERS[locked.provider];
+  if (!known && !provider.checkIsLocal) return { kind: 'ask-provider', session: locked };
+  const check = known ?? (await provider.check(ctx, locked));
+  if (!check.complete) throw paymentNotCompleted();
+  const paymentStatus = check.paymentStatus;
 
   const changed: string[] = [];
   if (locked.status !== 'pending') {
@@ -120,13 +139,13 @@ async function convert(
        update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId returning 1
      )
      select id, first_name, last_name from customer`,
-    { ...customerBindings(newOrder), sessionId: locked.id, orderId, sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, cartId: cart.id }
+    { ...customerBindings(newOrder), sessionId: locked.id, orderId, sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, cartId: locked.cartId }
   ).options(PREPARED);
   const customer = completed.rows[0] as { id: string; firstName: string | null; lastName: string | null };
   // Any other pending session of this cart gives its stock back now: the cart is sold. Only a
   // session that was no longer pending can have one (opening a session cancels the cart's others,
   // under the cart lock), so the usual confirm skips the look.
-  if (locked.status !== 'pending') changed.push(...(await cancelPendingSessions(trx, storeId, cart.id)));
+  if (locked.status !== 'pending') changed.push(...(await cancelPendingSessions(trx, storeId, locked.cartId)));
 
   // The confirmation email commits with the order (outbox): no order without its email, no email
   // without its order. It is written before the number exists; the order insert fills the number in.
@@ -135,7 +154,7 @@ async function convert(
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
   const email = await enqueueEmail(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.firstName, lastName: customer.lastName }, trackingUrl), { trx });
   const { order, items } = await insertOrder(trx, newOrder, { orderId, customerId: customer.id, trackingToken, emailOutboxId: email.outboxId, sequence });
-  return { orderId: order.id, stockChanged: changed, dto: toOrderDto(order, items, [], trackingUrl) };
+  return { kind: 'created', orderId: order.id, stockChanged: changed, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

@@ -195,13 +195,6 @@ async function cancelSession(ctx: AppContext, storeId: string, sessionId: string
 export const SESSION_COLUMNS =
   'id, store_id, cart_id, status, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, payment_intent_id, client_secret, payment_status, order_id, expires_at, created_at';
 
-export async function findSession(ctx: AppContext, storeId: string, sessionId: string): Promise<SessionRow> {
-  const result = await ctx.db.raw(`select ${SESSION_COLUMNS} from checkout_sessions where id = ? and store_id = ?`, [sessionId, storeId]).options(PREPARED);
-  const session = result.rows[0] as SessionRow | undefined;
-  if (!session) throw notFound('Checkout session');
-  return session;
-}
-
 /**
  * Scheduled: pending sessions past their expiry give their stock and discount use back. Each one
  * is locked cart-first (the order confirm uses), skipping any a confirm holds right now.

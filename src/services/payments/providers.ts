@@ -31,18 +31,22 @@ export interface PaymentProvider {
   name: ProviderName;
   start(ctx: AppContext, request: PaymentRequest): Promise<StartedPayment>;
   check(ctx: AppContext, session: { storeId: string; paymentIntentId: string | null }): Promise<PaymentCheck>;
+  /** check() asks nobody (no network, no database): confirm may run it while it holds row locks. */
+  checkIsLocal: boolean;
 }
 
 /** Manual payments: the order is created with payment pending; the merchant collects off-platform. */
 export const manualProvider: PaymentProvider = {
   name: 'manual',
   start: async () => ({ paymentIntentId: null, clientSecret: null }),
-  check: async () => ({ complete: true, paymentStatus: 'pending' })
+  check: async () => ({ complete: true, paymentStatus: 'pending' }),
+  checkIsLocal: true
 };
 
 /** Stripe Connect: a PaymentIntent on the store's connected account (direct charge) with the platform's fee. */
 export const stripeProvider: PaymentProvider = {
   name: 'stripe',
+  checkIsLocal: false,
   async start(ctx, request) {
     const accountId = await activeStripeAccount(ctx.db, request.storeId);
     if (!accountId) throw conflict('conflict', 'Stripe payments are not active for this store');
