@@ -98,3 +98,21 @@ t.test('stripe checkout: PaymentIntent on the connected account, clientSecret, c
   stripe.failing = false;
   t.equal((await app.ctx.db('productVariants').where({ id: product.variants[0]!.id }).first()).inventoryQuantity, 2);
 });
+
+t.test('the provider a new session picks follows the Stripe account at once: connect, reset', async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { env: { STRIPE_API_URL: stripe.url } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Lamp', [{ price: 3000, stock: 10 }]);
+  const providerOfNewSession = async () => {
+    const { session } = await openSession(app, owner, [{ variantId: product.variants[0]!.id, quantity: 1 }]);
+    t.equal(session.status, 201, session.raw);
+    return session.body.data.checkoutSession.provider as string;
+  };
+  t.equal(await providerOfNewSession(), 'manual', 'no Stripe account: manual (and the answer is now cached)');
+  await connectStripe(app, stripe, owner);
+  t.equal(await providerOfNewSession(), 'stripe', 'once the account takes charges, the next session uses Stripe');
+  t.equal((await app.request({ method: 'POST', url: '/admin/store/payments/reset', ...admin(owner) })).status, 200);
+  t.equal(await providerOfNewSession(), 'manual', 'after a reset, the next session is manual again');
+});

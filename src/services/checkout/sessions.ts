@@ -85,7 +85,7 @@ export const toSessionDto = (row: SessionRow) => ({
  */
 export async function createCheckoutSession(ctx: AppContext, storeId: string, cartId: string, input: CheckoutSessionInput) {
   const store = await cachedStore(ctx, storeId);
-  const provider = await chooseProvider(ctx.db, store, input.provider);
+  const provider = await chooseProvider(ctx, store, input.provider);
   const sessionId = randomUUID();
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;

@@ -47,6 +47,25 @@ export async function activeStripeAccount(db: Knex | Knex.Transaction, storeId: 
   return row?.accountId && row.chargesEnabled ? row.accountId : null;
 }
 
+const chargeableKey = (storeId: string) => `payments:chargeable:${storeId}`;
+
+/**
+ * Whether the store can take Stripe charges, from the per-process cache: every checkout session
+ * asks. Every write below that can change the answer drops it in every process; a lost message
+ * lasts at most the cache's TTL, and a session that then picks Stripe for a store that just reset
+ * it is refused by `start`, which reads the row itself.
+ */
+export async function canChargeWithStripe(ctx: AppContext, storeId: string): Promise<boolean> {
+  const cached = ctx.cache.get<{ chargeable: boolean }>(chargeableKey(storeId));
+  if (cached) return cached.chargeable;
+  const generation = ctx.cache.generation();
+  const chargeable = Boolean(await activeStripeAccount(ctx.db, storeId));
+  ctx.cache.set(chargeableKey(storeId), { chargeable }, generation);
+  return chargeable;
+}
+
+const accountChanged = (ctx: AppContext, storeId: string) => ctx.cache.invalidate(chargeableKey(storeId));
+
 export async function paymentsConnected(db: Knex, storeId: string): Promise<boolean> {
   return Boolean(await activeStripeAccount(db, storeId));
 }
@@ -59,9 +78,13 @@ const flagsFrom = (account: Stripe.Account) => ({
 });
 
 /** `account.updated` and status refreshes: copy Stripe's flags onto the store's row. */
-export async function applyAccountUpdate(db: Knex, account: Stripe.Account): Promise<boolean> {
-  const updated = await db('storePaymentAccounts').where({ accountId: account.id }).update({ ...flagsFrom(account), updatedAt: db.fn.now() });
-  return updated > 0;
+export async function applyAccountUpdate(ctx: AppContext, account: Stripe.Account): Promise<boolean> {
+  const updated = (await ctx.db('storePaymentAccounts')
+    .where({ accountId: account.id })
+    .update({ ...flagsFrom(account), updatedAt: ctx.db.fn.now() })
+    .returning('storeId')) as Array<{ storeId: string }>;
+  for (const row of updated) await accountChanged(ctx, row.storeId);
+  return updated.length > 0;
 }
 
 export async function getPaymentStatus(ctx: AppContext, storeId: string) {
@@ -70,7 +93,7 @@ export async function getPaymentStatus(ctx: AppContext, storeId: string) {
     // Still onboarding: ask Stripe, so a store sees "active" without waiting for the webhook.
     try {
       const account = await stripeClient(ctx).accounts.retrieve(row.accountId);
-      await applyAccountUpdate(ctx.db, account);
+      await applyAccountUpdate(ctx, account);
       row = await findAccount(ctx.db, storeId);
     } catch (error) {
       ctx.log.warn({ storeId, err: { message: (error as Error).message } }, 'stripe account refresh failed; showing the stored status');
@@ -95,6 +118,7 @@ async function ensureAccount(ctx: AppContext, storeId: string): Promise<string> 
   await ctx.db('storePaymentAccounts')
     .where({ storeId, generation: row.generation })
     .update({ accountId: account.id, ...flagsFrom(account), updatedAt: ctx.db.fn.now() });
+  await accountChanged(ctx, storeId);
   return account.id;
 }
 
@@ -134,5 +158,6 @@ export async function resetPayments(ctx: AppContext, storeId: string) {
       requirementsDue: '[]',
       updatedAt: ctx.db.fn.now()
     });
+  await accountChanged(ctx, storeId);
   return toDto(undefined);
 }

@@ -1,7 +1,6 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
-import { activeStripeAccount } from './accounts.js';
+import { activeStripeAccount, canChargeWithStripe } from './accounts.js';
 import { callStripe, stripeClient } from './stripe-client.js';
 
 export const PROVIDER_NAMES = ['manual', 'stripe'] as const;
@@ -82,9 +81,9 @@ export const stripeProvider: PaymentProvider = {
 export const PROVIDERS: Record<ProviderName, PaymentProvider> = { manual: manualProvider, stripe: stripeProvider };
 
 /** Stripe when the store's account takes charges, else manual when enabled; `requested` picks one explicitly. */
-export async function chooseProvider(db: Knex, store: { id: string; manualPaymentsEnabled: boolean }, requested?: ProviderName): Promise<PaymentProvider> {
-  const stripeAccount = await activeStripeAccount(db, store.id);
-  const available: ProviderName[] = [...(stripeAccount ? (['stripe'] as const) : []), ...(store.manualPaymentsEnabled ? (['manual'] as const) : [])];
+export async function chooseProvider(ctx: AppContext, store: { id: string; manualPaymentsEnabled: boolean }, requested?: ProviderName): Promise<PaymentProvider> {
+  const stripe = await canChargeWithStripe(ctx, store.id);
+  const available: ProviderName[] = [...(stripe ? (['stripe'] as const) : []), ...(store.manualPaymentsEnabled ? (['manual'] as const) : [])];
   const name = requested ?? available[0];
   if (!name || !available.includes(name)) {
     throw conflict('conflict', requested ? `The ${requested} payment provider is not enabled for this store` : 'This store cannot take payments yet', [

@@ -114,7 +114,7 @@ export async function processStripeEvent(ctx: AppContext, eventId: string) {
       outcome = await onChargeRefunded(ctx, event.data.object);
       break;
     case 'account.updated':
-      outcome = (await applyAccountUpdate(ctx.db, event.data.object)) ? 'account updated' : 'unknown account';
+      outcome = (await applyAccountUpdate(ctx, event.data.object)) ? 'account updated' : 'unknown account';
       break;
   }
   await ctx.db('stripeEvents').where({ id: eventId }).update({ status: 'processed', processedAt: ctx.db.fn.now(), error: null });
