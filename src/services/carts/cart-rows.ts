@@ -28,18 +28,18 @@ const linesJson = (cartId: string) => `coalesce((select json_agg(l order by l."a
 
 /**
  * "This cart row is still the version this statement's snapshot holds", for the WHERE of a
- * statement that locks it (binding: the cart id). PostgreSQL re-checks the WHERE on the current
+ * statement that locks cart `c` (`cartId`: the binding of its id, `?` or `:cartId`). PostgreSQL re-checks the WHERE on the current
  * row once a waited-for lock is granted, while the subquery keeps the snapshot's version: the
  * row drops out when another transaction changed the cart after the snapshot was taken. Every
  * change to a cart's lines also updates its row, so when the row qualifies, lines read from the
  * same snapshot are the cart's current lines.
  */
-const UNCHANGED_SINCE_SNAPSHOT = 'c.xmin = (select xmin from carts where id = ?)';
+const unchangedSinceSnapshot = (cartId: string) => `c.xmin = (select xmin from carts where id = ${cartId})`;
 
 const LOCK_SQL = `select ${CART_COLUMNS}, checkout_opened from carts where id = ? and store_id = ? for update`;
 
 const LOCK_WITH_LINES_SQL = `select ${CART_COLUMNS}, checkout_opened, ${linesJson('c.id')} as lines
-  from carts c where c.id = ? and c.store_id = ? and ${UNCHANGED_SINCE_SNAPSHOT} for update of c`;
+  from carts c where c.id = ? and c.store_id = ? and ${unchangedSinceSnapshot('?')} for update of c`;
 
 const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions where cart_id = ? and store_id = ? and status = ? for update';
 
@@ -50,7 +50,7 @@ const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions whe
  * can miss a session inserted by the transaction it waited for. A cart that never opened a
  * checkout (the flag is on the locked, current row) has none to read.
  * With `readLines`, the lines come with the lock when the cart did not change while the lock was
- * awaited (see UNCHANGED_SINCE_SNAPSHOT); otherwise `lines` is undefined and the caller reads them.
+ * awaited (see unchangedSinceSnapshot); otherwise `lines` is undefined and the caller reads them.
  */
 export async function lockCart(
   trx: Sql,
@@ -112,7 +112,7 @@ export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, 
  * live open cart that never opened a checkout (so no session's stock depends on its lines), and
  * return it with its lines. The UPDATE takes the row lock; PostgreSQL re-checks the WHERE on the
  * row as it is once the lock is held, so a checkout opened meanwhile, or any change since the
- * snapshot the lines are read with (UNCHANGED_SINCE_SNAPSHOT), makes the cart drop out. Returns
+ * snapshot the lines are read with (unchangedSinceSnapshot), makes the cart drop out. Returns
  * undefined then, and when the cart is not such a cart: the caller takes the locked path
  * (lockCart), which also tells 404 from 409.
  */
@@ -123,7 +123,7 @@ export async function touchOpenCart(db: Sql, storeId: string, cartId: string, co
     .raw(
       `with c as (
          update carts c set ${sets.join(', ')}
-          where c.id = ? and c.store_id = ? and c.status = 'open' and c.expires_at > now() and not c.checkout_opened and ${UNCHANGED_SINCE_SNAPSHOT}
+          where c.id = ? and c.store_id = ? and c.status = 'open' and c.expires_at > now() and not c.checkout_opened and ${unchangedSinceSnapshot('?')}
          returning ${CART_COLUMNS}
        )
        select c.*, ${linesJson('c.id')} as lines from c`,
@@ -163,7 +163,7 @@ export async function addToOpenCart(
      ), c as (
        update carts c set expires_at = :expiresAt, updated_at = now()
         where c.id = :cartId and c.store_id = :storeId and c.status = 'open' and c.expires_at > now() and not c.checkout_opened
-          and c.xmin = (select xmin from carts where id = :cartId)
+          and ${unchangedSinceSnapshot(':cartId')}
           and exists (select 1 from v where coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity <= v.line_limit)
        returning ${CART_COLUMNS}
      ), written as (

@@ -61,7 +61,7 @@ export async function reserveStock(trx: Sql, storeId: string, sessionId: string,
   for (const line of reservationOrder(lines)) {
     const result = await trx.raw(
       `with ${TAKE_STOCK_CTES}
-       select v.inventory_quantity, v.inventory_policy, (select count(*) from r) + (select count(*) from l) as written from v`,
+       select v.inventory_quantity, v.inventory_policy from v`,
       { quantity: line.quantity, variantId: line.variantId, storeId, sessionId, reason: takeReason(sessionId) }
     ).options(PREPARED);
     if (await checkTaken(trx, storeId, line, result.rows[0])) soldOut.push(line.variantId);
