@@ -93,7 +93,7 @@ export const toCartLine = (row: LineRow): CartLine => ({
 const LINES_SQL = `${lineRowsSql('?')} order by i.created_at, i.id`;
 
 /** The cart's lines at current prices, in the order they were added; one (prepared) query. */
-export async function loadLines(db: Sql, cartId: string): Promise<CartLine[]> {
+async function loadLines(db: Sql, cartId: string): Promise<CartLine[]> {
   const result = await db.raw(LINES_SQL, [cartId]).options(PREPARED);
   return (result.rows as LineRow[]).map(toCartLine);
 }

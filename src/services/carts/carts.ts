@@ -19,13 +19,15 @@ export const MAX_LINE_QUANTITY = 10_000;
 export const cartNotOpen = () => conflict('cart_not_open', 'This cart is completed and can no longer change');
 const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
 
-/** The cart as the shopper sees it, priced: the cart and its lines in one statement. */
-async function viewCart(ctx: AppContext, storeId: string, cartId: string) {
+/** The cart as the shopper sees it, priced (the cart and its lines in one statement), with its store. */
+async function readPricedCart(ctx: AppContext, storeId: string, cartId: string) {
   const [{ cart, lines }, store] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
-  return { cart: toCartDto(await priceCart(ctx.db, assertLive(cart), store.shippingMethods, lines)) };
+  return { priced: await priceCart(ctx.db, assertLive(cart), store.shippingMethods, lines), store };
 }
 
-export const getCart = viewCart;
+export async function getCart(ctx: AppContext, storeId: string, cartId: string) {
+  return { cart: toCartDto((await readPricedCart(ctx, storeId, cartId)).priced) };
+}
 
 async function assertSellable(trx: Sql, storeId: string, variantId: string, quantity: number) {
   const variant = await trx('productVariants as v')
@@ -171,10 +173,8 @@ export async function selectShippingMethod(ctx: AppContext, storeId: string, car
 }
 
 export async function listShippingMethods(ctx: AppContext, storeId: string, cartId: string, country?: string) {
-  const [{ cart, lines }, store] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
-  const live = assertLive(cart);
-  const priced = await priceCart(ctx.db, live, store.shippingMethods, lines);
-  return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? live.shippingCountry, priced.totals.subtotal) };
+  const { priced, store } = await readPricedCart(ctx, storeId, cartId);
+  return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? priced.cart.shippingCountry, priced.totals.subtotal) };
 }
 
 /** Scheduled: deletes carts past their expiry that hold no pending checkout session. */

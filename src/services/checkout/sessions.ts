@@ -131,7 +131,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
            values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
            returning ${SESSION_COLUMNS}
          )${single ? `, ${TAKE_STOCK_CTES}` : ''}
-         select s.*, (select updated_at from c) as cart_updated_at${single ? ', (select row_to_json(v) from v) as taken' : ''} from s`,
+         select s.*, (select updated_at from c) as cart_updated_at${single ? `, (select json_build_object('inventoryQuantity', inventory_quantity, 'inventoryPolicy', inventory_policy) from v) as taken` : ''} from s`,
         {
           ...(single ? { quantity: single.quantity, variantId: single.variantId, reason: takeReason(sessionId) } : {}),
           sessionId,
@@ -150,15 +150,13 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
         }
       )
       .options(PREPARED);
-    const { cartUpdatedAt, taken, ...row } = inserted.rows[0] as SessionRow & { cartUpdatedAt: Date; taken?: { inventory_quantity: number; inventory_policy: string } | null };
+    const { cartUpdatedAt, taken, ...row } = inserted.rows[0] as SessionRow & { cartUpdatedAt: Date; taken?: { inventoryQuantity: number; inventoryPolicy: string } | null };
     const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
-    const soldOut = single
-      ? (await checkTaken(trx, storeId, single, taken ? { inventoryQuantity: taken.inventory_quantity, inventoryPolicy: taken.inventory_policy } : undefined))
-        ? [single.variantId]
-        : []
-      : await reserveStock(trx, storeId, sessionId, snapshot.lines);
+    let soldOut: string[];
+    if (single) soldOut = (await checkTaken(trx, storeId, single, taken ?? undefined)) ? [single.variantId] : [];
+    else soldOut = await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
     return { session: row, released: [...releasedEarlier, ...soldOut], cartView: toCartDto({ ...priced, cart: updatedCart }) };
   });
