@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { KeepAliveConnection } from './keep-alive-client.js';
 
 /**
  * Concurrent shoppers for the checkout benchmark: each runs create cart → add item → shipping
@@ -36,18 +36,16 @@ export async function runShoppers(options: {
 }): Promise<ShopperStats> {
   const stats: ShopperStats = { completed: 0, soldOut: 0, serverErrors: 0, otherErrors: 0, latencies: { cart: [], item: [], shipping: [], session: [], confirm: [] }, elapsedMs: 0 };
   const headers = { 'content-type': 'application/json', 'x-storefront-token': options.storefrontToken };
-  const base = `${options.api}/api/v1/storefront`;
-  // node:http with keep-alive rather than fetch: the load generator shares the machine's two cores
-  // with the server and PostgreSQL, and fetch spent several times more CPU per request.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.shoppers });
+  const origin = new URL(options.api);
+  const base = '/api/v1/storefront';
   const started = Date.now();
   const deadline = started + options.durationMs;
   let stop = false;
 
-  async function step(name: Step, url: string, body: unknown): Promise<{ status: number; data: any } | null> {
+  async function step(connection: KeepAliveConnection, name: Step, path: string, body: unknown): Promise<{ status: number; data: any } | null> {
     const at = performance.now();
-    const response = await postJson(agent, url, headers, body);
-    const payload = response.body as { data?: any; error?: { code: string } };
+    const response = await connection.post(path, JSON.stringify(body));
+    const payload = JSON.parse(response.body) as { data?: any; error?: { code: string } };
     stats.latencies[name].push(performance.now() - at);
     if (response.status >= 500) stats.serverErrors += 1;
     else if (response.status === 409 && payload.error?.code === 'insufficient_inventory') {
@@ -58,23 +56,28 @@ export async function runShoppers(options: {
   }
 
   async function shopper(index: number) {
-    let round = 0;
-    while (!stop && Date.now() < deadline) {
-      const variantId = options.variantIds[(index + round * options.shoppers) % options.variantIds.length]!;
-      round += 1;
-      const cart = await step('cart', `${base}/carts`, { email: `shopper${index}@bench.example` });
-      if (!cart) continue;
-      const cartId = cart.data.cart.id;
-      if (!(await step('item', `${base}/carts/${cartId}/items`, { variantId, quantity: 1 }))) continue;
-      if (!(await step('shipping', `${base}/carts/${cartId}/shipping-method`, { shippingMethodId: options.shippingMethodId }))) continue;
-      const session = await step('session', `${base}/carts/${cartId}/checkout-session`, { email: `shopper${index}@bench.example`, shippingAddress: ADDRESS });
-      if (!session) continue;
-      if (await step('confirm', `${base}/checkout-sessions/${session.data.checkoutSession.id}/confirm`, {})) stats.completed += 1;
+    // Each shopper keeps one connection, as a browser would.
+    const connection = new KeepAliveConnection(origin, headers);
+    try {
+      let round = 0;
+      while (!stop && Date.now() < deadline) {
+        const variantId = options.variantIds[(index + round * options.shoppers) % options.variantIds.length]!;
+        round += 1;
+        const cart = await step(connection, 'cart', `${base}/carts`, { email: `shopper${index}@bench.example` });
+        if (!cart) continue;
+        const cartId = cart.data.cart.id;
+        if (!(await step(connection, 'item', `${base}/carts/${cartId}/items`, { variantId, quantity: 1 }))) continue;
+        if (!(await step(connection, 'shipping', `${base}/carts/${cartId}/shipping-method`, { shippingMethodId: options.shippingMethodId }))) continue;
+        const session = await step(connection, 'session', `${base}/carts/${cartId}/checkout-session`, { email: `shopper${index}@bench.example`, shippingAddress: ADDRESS });
+        if (!session) continue;
+        if (await step(connection, 'confirm', `${base}/checkout-sessions/${session.data.checkoutSession.id}/confirm`, {})) stats.completed += 1;
+      }
+    } finally {
+      connection.close();
     }
   }
 
   await Promise.all(Array.from({ length: options.shoppers }, (_, i) => shopper(i)));
-  agent.destroy();
   stats.elapsedMs = Date.now() - started;
   return stats;
 }
@@ -85,25 +88,4 @@ export function printStats(label: string, stats: ShopperStats) {
   console.log(`  p99 per step (ms): ${STEPS.map((s) => `${s} ${percentile(stats.latencies[s], 99).toFixed(1)}`).join(', ')}`);
   console.log(`  p50 per step (ms): ${STEPS.map((s) => `${s} ${percentile(stats.latencies[s], 50).toFixed(1)}`).join(', ')}`);
   return perSec;
-}
-
-/** One JSON POST on a keep-alive agent; resolves with the status and the parsed body. */
-function postJson(agent: http.Agent, url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(payload) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        try {
-          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch (error) {
-          reject(error);
-        }
-      });
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(payload);
-  });
 }
