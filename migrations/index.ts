@@ -14,6 +14,7 @@ import * as customerSearch from './20261123002100_customer_search.js';
 import * as customerImportEmails from './20261123006300_customer_import_emails.js';
 import * as storefrontSearch from './20261123006400_storefront_search.js';
 import * as cartCheckoutOpened from './20261123006500_cart_checkout_opened.js';
+import * as checkoutIndexes from './20261123006600_checkout_indexes.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -34,5 +35,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123002100_customer_search', module: customerSearch },
   { name: '20261123006300_customer_import_emails', module: customerImportEmails },
   { name: '20261123006400_storefront_search', module: storefrontSearch },
-  { name: '20261123006500_cart_checkout_opened', module: cartCheckoutOpened }
+  { name: '20261123006500_cart_checkout_opened', module: cartCheckoutOpened },
+  { name: '20261123006600_checkout_indexes', module: checkoutIndexes }
 ];
