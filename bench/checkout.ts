@@ -109,6 +109,9 @@ export async function run(): Promise<void> {
     printStats('one shopper alone', alone);
     // Warm-up (JIT, connection pools), not counted.
     await runShoppers({ api: server.api, storefrontToken: signup.storefrontToken, shippingMethodId, variantIds: spread, shoppers: SHOPPERS, durationMs: 2_000 });
+    // A live store's tables have statistics (autovacuum analyzes them as they grow); this database
+    // is seconds old, and its prepared statements would keep plans made for empty tables.
+    await sql(databaseUrl, 'ANALYZE');
     const databaseName = databaseUrl.slice(databaseUrl.lastIndexOf('/') + 1);
     const cpuBefore = cpuSnapshot(server.pid, databaseName);
     const stats = await runShoppers({

@@ -76,11 +76,6 @@ function fromJson<T>(value: Record<string, unknown>): T {
   return out as T;
 }
 
-/**
- * Draws the store's next order number and inserts the order, its items and the day's revenue in
- * ONE statement, and puts the number into the confirmation email already in the outbox. The only
- * row shared with other checkouts of the store is one of 16 revenue shards.
- */
 export const newTrackingToken = () => randomBytes(24).toString('base64url');
 
 /** The order as the confirmation email needs it, before its number is drawn (the insert fills that in). */
@@ -111,8 +106,22 @@ export interface OrderKeys {
 }
 
 export const REVENUE_SHARDS = 16;
-const revenueShard = () => Math.floor(Math.random() * REVENUE_SHARDS);
 
+/**
+ * The revenue shard a write adds to. A shard's row stays locked until the writing transaction
+ * commits (its WAL flush included), so two checkouts on one shard wait for each other: taken in
+ * turn, one process's concurrent checkouts land on different shards; chosen at random, they
+ * collided often enough to add 10 to 20 ms to some confirms at 50 shoppers. The random start
+ * spreads processes apart.
+ */
+let lastShard = Math.floor(Math.random() * REVENUE_SHARDS);
+const revenueShard = () => (lastShard = (lastShard + 1) % REVENUE_SHARDS);
+
+/**
+ * Draws the store's next order number and inserts the order, its items and the day's revenue in
+ * ONE statement, and puts the number into the confirmation email already in the outbox. The only
+ * row shared with other checkouts of the store is one of the revenue shards.
+ */
 export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
   const lines = order.lines.map((line, position) => ({
     product_id: line.productId,
