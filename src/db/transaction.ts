@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { HELD_CONNECTION } from './statement.js';
 
 /**
  * What a service's statements need from a database handle: `sql(table)` and `sql.queryBuilder()`
@@ -23,17 +24,22 @@ export interface TransactionSql extends Sql {
 interface PooledClient {
   acquireConnection(): Promise<PooledConnection>;
   releaseConnection(connection: PooledConnection): Promise<unknown>;
+  emit(event: 'query', query: { sql: string; bindings: unknown[] }): boolean;
 }
 
 interface PooledConnection {
   /** knex's pool discards a connection marked so instead of handing it out again. */
   __knex__disposed?: unknown;
+  query(text: string): Promise<unknown>;
 }
 
 /**
  * Runs `work` in one transaction on one pooled connection: BEGIN, the work's statements, COMMIT
  * (ROLLBACK when it throws). Each statement goes through knex bound to that connection
- * (`.connection()`), so identifier mapping, prepared statements and query events are as anywhere.
+ * (`.connection()`), so identifier mapping, prepared statements and query events are as anywhere;
+ * `runStatement` finds the connection on the handle. BEGIN, COMMIT and ROLLBACK go to the
+ * connection directly (knex's raw path costs more CPU than the statement itself), with knex's
+ * `query` event.
  *
  * Why not `knex.transaction()`: it builds a whole knex instance, a client and their event
  * emitters for every transaction. On the checkout path (four transactions per checkout, each a
@@ -49,24 +55,29 @@ export async function transaction<T>(db: Knex, work: (sql: TransactionSql) => Pr
     ended = (error) => (error === undefined ? resolve() : reject(error));
   });
   committed.catch(() => undefined); // a rollback is the caller's error to handle, not an unhandled rejection
+  const run = (text: string) => {
+    client.emit('query', { sql: text, bindings: [] });
+    return connection.query(text);
+  };
   const sql = Object.assign(<TRecord extends {}, TResult>(table: string) => db<TRecord, TResult>(table).connection(connection), {
     queryBuilder: () => db.queryBuilder().connection(connection),
     raw: ((text: string, bindings?: Knex.RawBinding[] | Knex.ValueDict) =>
       (bindings === undefined ? db.raw(text) : db.raw(text, bindings as Knex.RawBinding[])).connection(connection)) as Knex.RawBuilder,
     fn: db.fn,
     client: db.client,
-    committed
+    committed,
+    [HELD_CONNECTION]: connection
   }) as unknown as TransactionSql;
   try {
-    await db.raw('BEGIN').connection(connection);
+    await run('BEGIN');
     const result = await work(sql);
-    await db.raw('COMMIT').connection(connection);
+    await run('COMMIT');
     ended();
     return result;
   } catch (error) {
     ended(error ?? new Error('transaction rolled back'));
     try {
-      await db.raw('ROLLBACK').connection(connection);
+      await run('ROLLBACK');
     } catch {
       // The connection is broken (or the server ended it): it must not go back into the pool.
       connection.__knex__disposed = error;

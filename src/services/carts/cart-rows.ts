@@ -1,11 +1,11 @@
+import { defineStatement, runStatement, type Statement } from '../../db/statement.js';
 import type { Sql } from '../../db/transaction.js';
-import { PREPARED } from '../../db/prepared-statements.js';
 import { notFound } from '../../errors.js';
 import { lineRowsSql, toCartLine, type CartLine, type CartRow, type LineRow } from './cart-view.js';
 
 /**
  * The SQL of a cart's own row, on the shopper's hot path: each read or write here is one prepared
- * statement, and a change before checkout takes two (lock, write) where it took four.
+ * statement (defineStatement), and a change before checkout takes one.
  */
 export const CART_COLUMNS =
   'id, store_id, status, currency, email, discount_id, discount_code, shipping_method_id, shipping_country, order_id, expires_at, created_at, updated_at';
@@ -36,12 +36,12 @@ const linesJson = (cartId: string) => `coalesce((select json_agg(l order by l."a
  */
 const unchangedSinceSnapshot = (cartId: string) => `c.xmin = (select xmin from carts where id = ${cartId})`;
 
-const LOCK_SQL = `select ${CART_COLUMNS}, checkout_opened from carts where id = ? and store_id = ? for update`;
+const LOCK = defineStatement(`select ${CART_COLUMNS}, checkout_opened from carts where id = :cartId and store_id = :storeId for update`);
 
-const LOCK_WITH_LINES_SQL = `select ${CART_COLUMNS}, checkout_opened, ${linesJson('c.id')} as lines
-  from carts c where c.id = ? and c.store_id = ? and ${unchangedSinceSnapshot('?')} for update of c`;
+const LOCK_WITH_LINES = defineStatement(`select ${CART_COLUMNS}, checkout_opened, ${linesJson('c.id')} as lines
+  from carts c where c.id = :cartId and c.store_id = :storeId and ${unchangedSinceSnapshot(':cartId')} for update of c`);
 
-const PENDING_SQL = 'select id, store_id, discount_id from checkout_sessions where cart_id = ? and store_id = ? and status = ? for update';
+const PENDING = defineStatement(`select id, store_id, discount_id from checkout_sessions where cart_id = :cartId and store_id = :storeId and status = 'pending' for update`);
 
 /**
  * Locks a cart for a change and reads its pending checkout sessions (locked after it, the order
@@ -59,24 +59,33 @@ export async function lockCart(
   options: { readLines?: boolean } = {}
 ): Promise<{ cart: CartRow; lines?: CartLine[]; pendingSessions: PendingSession[] }> {
   const withLines = options.readLines
-    ? ((await trx.raw(LOCK_WITH_LINES_SQL, [cartId, storeId, cartId]).options(PREPARED)).rows[0] as (CartRow & { checkoutOpened: boolean; lines: LineRow[] }) | undefined)
+    ? (await runStatement<CartRow & { checkoutOpened: boolean; lines: LineRow[] }>(trx, LOCK_WITH_LINES, { cartId, storeId })).rows[0]
     : undefined;
-  const locked = withLines ?? ((await trx.raw(LOCK_SQL, [cartId, storeId]).options(PREPARED)).rows[0] as (CartRow & { checkoutOpened: boolean }) | undefined);
+  const locked = withLines ?? (await runStatement<CartRow & { checkoutOpened: boolean }>(trx, LOCK, { cartId, storeId })).rows[0];
   const { checkoutOpened, lines: lineRows, ...cart } = assertLive(locked) as CartRow & { checkoutOpened: boolean; lines?: LineRow[] };
   const lines = lineRows?.map(toCartLine);
   if (!checkoutOpened) return { cart, lines, pendingSessions: [] };
-  const pending = await trx.raw(PENDING_SQL, [cartId, storeId, 'pending']).options(PREPARED);
-  return { cart, lines, pendingSessions: pending.rows as PendingSession[] };
+  const pending = await runStatement<PendingSession>(trx, PENDING, { cartId, storeId });
+  return { cart, lines, pendingSessions: pending.rows };
 }
 
-const READ_SQL = `select ${CART_COLUMNS}, ${linesJson('c.id')} as lines from carts c where c.id = ? and c.store_id = ?`;
+const READ = defineStatement(`select ${CART_COLUMNS}, ${linesJson('c.id')} as lines from carts c where c.id = :cartId and c.store_id = :storeId`);
 
 /** A cart and its lines in one statement (undefined cart when there is none; the caller applies assertLive). */
 export async function readCart(db: Sql, storeId: string, cartId: string): Promise<{ cart: CartRow | undefined; lines: CartLine[] }> {
-  const row = (await db.raw(READ_SQL, [cartId, storeId]).options(PREPARED)).rows[0] as (CartRow & { lines: LineRow[] }) | undefined;
+  const row = (await runStatement<CartRow & { lines: LineRow[] }>(db, READ, { cartId, storeId })).rows[0];
   if (!row) return { cart: undefined, lines: [] };
   const { lines, ...cart } = row;
   return { cart, lines: lines.map(toCartLine) };
+}
+
+const INSERT = defineStatement(
+  `insert into carts (store_id, currency, email, expires_at) values (:storeId, :currency, :email, :expiresAt) returning ${CART_COLUMNS}`
+);
+
+/** A new empty cart. */
+export async function insertCart(db: Sql, row: { storeId: string; currency: string; email: string | null; expiresAt: Date }): Promise<CartRow> {
+  return (await runStatement<CartRow>(db, INSERT, row)).rows[0]!;
 }
 
 /** Columns a cart change may set on the cart row, by field. */
@@ -93,18 +102,33 @@ export type CartColumns = Partial<Pick<CartRow, keyof typeof WRITABLE>>;
  * Writes a change's columns with the new expiry and returns the cart with its lines, in one
  * statement (the lines are read after the change's own writes, which ran before it).
  */
+const writeStatements = new Map<string, Statement>();
+
 export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] }> {
-  const fields = (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
-  const sets = [...fields.map((field) => `${WRITABLE[field]} = ?`), 'expires_at = ?'];
-  const result = await trx
-    .raw(
-      `with c as (update carts set ${[...sets, 'updated_at = now()'].join(', ')} where id = ? returning ${CART_COLUMNS})
-       select c.*, ${linesJson('c.id')} as lines from c`,
-      [...fields.map((field) => columns[field] ?? null), expiresAt, cartId]
-    )
-    .options(PREPARED);
-  const { lines, ...cart } = result.rows[0] as CartRow & { lines: LineRow[] };
+  const fields = changedFields(columns);
+  const statement = statementFor(writeStatements, fields, (sets) =>
+    `with c as (update carts set ${sets}, updated_at = now() where id = :cartId returning ${CART_COLUMNS})
+     select c.*, ${linesJson('c.id')} as lines from c`
+  );
+  const result = await runStatement<CartRow & { lines: LineRow[] }>(trx, statement, { ...fieldValues(fields, columns), expiresAt, cartId });
+  const { lines, ...cart } = result.rows[0]!;
   return { cart, lines: lines.map(toCartLine) };
+}
+
+const changedFields = (columns: CartColumns) => (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
+
+const fieldValues = (fields: Array<keyof typeof WRITABLE>, columns: CartColumns) =>
+  Object.fromEntries(fields.map((field) => [field, columns[field] ?? null]));
+
+/** The statement for one set of changed columns (at most 2^4 shapes), `sets` being their SET list with the expiry's. */
+function statementFor(cache: Map<string, Statement>, fields: Array<keyof typeof WRITABLE>, text: (sets: string) => string): Statement {
+  const key = fields.join(',');
+  let statement = cache.get(key);
+  if (!statement) {
+    statement = defineStatement(text([...fields.map((field) => `${WRITABLE[field]} = :${field}`), 'expires_at = :expiresAt'].join(', ')));
+    cache.set(key, statement);
+  }
+  return statement;
 }
 
 /**
@@ -116,25 +140,50 @@ export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, 
  * undefined then, and when the cart is not such a cart: the caller takes the locked path
  * (lockCart), which also tells 404 from 409.
  */
+const touchStatements = new Map<string, Statement>();
+
 export async function touchOpenCart(db: Sql, storeId: string, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] } | undefined> {
-  const fields = (Object.keys(WRITABLE) as Array<keyof typeof WRITABLE>).filter((field) => columns[field] !== undefined);
-  const sets = [...fields.map((field) => `${WRITABLE[field]} = ?`), 'expires_at = ?', 'updated_at = now()'];
-  const result = await db
-    .raw(
-      `with c as (
-         update carts c set ${sets.join(', ')}
-          where c.id = ? and c.store_id = ? and c.status = 'open' and c.expires_at > now() and not c.checkout_opened and ${unchangedSinceSnapshot('?')}
-         returning ${CART_COLUMNS}
-       )
-       select c.*, ${linesJson('c.id')} as lines from c`,
-      [...fields.map((field) => columns[field] ?? null), expiresAt, cartId, storeId, cartId]
-    )
-    .options(PREPARED);
-  const row = result.rows[0] as (CartRow & { lines: LineRow[] }) | undefined;
+  const fields = changedFields(columns);
+  const statement = statementFor(touchStatements, fields, (sets) =>
+    `with c as (
+       update carts c set ${sets}, updated_at = now()
+        where c.id = :cartId and c.store_id = :storeId and c.status = 'open' and c.expires_at > now() and not c.checkout_opened and ${unchangedSinceSnapshot(':cartId')}
+       returning ${CART_COLUMNS}
+     )
+     select c.*, ${linesJson('c.id')} as lines from c`
+  );
+  const row = (await runStatement<CartRow & { lines: LineRow[] }>(db, statement, { ...fieldValues(fields, columns), expiresAt, cartId, storeId })).rows[0];
   if (!row) return undefined;
   const { lines, ...cart } = row;
   return { cart, lines: lines.map(toCartLine) };
 }
+
+const ADD_TO_OPEN_CART = defineStatement(
+  `with v as (
+     select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy,
+            case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end as line_limit
+       from product_variants v join products p on p.id = v.product_id
+      where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
+   ), c as (
+     update carts c set expires_at = :expiresAt, updated_at = now()
+      where c.id = :cartId and c.store_id = :storeId and c.status = 'open' and c.expires_at > now() and not c.checkout_opened
+        and ${unchangedSinceSnapshot(':cartId')}
+        and exists (select 1 from v where coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity <= v.line_limit)
+     returning ${CART_COLUMNS}
+   ), written as (
+     insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
+     select c.id, :storeId, v.id, v.product_id, :quantity from c, v
+     on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+      where cart_items.quantity + excluded.quantity <= (select line_limit from v)
+     returning id, quantity, created_at
+   ), l as (
+     ${lineRowsSql(':cartId')} and i.variant_id <> :variantId
+     union all
+     select w.id, v.id, v.product_id, w.quantity, v.price, v.sku, v.title, v.product_title, v.inventory_quantity, v.inventory_policy, true, w.created_at
+       from written w, v
+   )
+   select c.*, (select json_agg(l order by l."addedAt", l.id) from l) as lines from c where exists (select 1 from written)`
+);
 
 /**
  * Adds to a line of a live open cart that never opened a checkout, in one autocommit statement
@@ -154,34 +203,8 @@ export async function addToOpenCart(
   max: number,
   expiresAt: Date
 ): Promise<{ cart: CartRow; lines: CartLine[] } | undefined> {
-  const result = await db.raw(
-    `with v as (
-       select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy,
-              case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end as line_limit
-         from product_variants v join products p on p.id = v.product_id
-        where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
-     ), c as (
-       update carts c set expires_at = :expiresAt, updated_at = now()
-        where c.id = :cartId and c.store_id = :storeId and c.status = 'open' and c.expires_at > now() and not c.checkout_opened
-          and ${unchangedSinceSnapshot(':cartId')}
-          and exists (select 1 from v where coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity <= v.line_limit)
-       returning ${CART_COLUMNS}
-     ), written as (
-       insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
-       select c.id, :storeId, v.id, v.product_id, :quantity from c, v
-       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
-        where cart_items.quantity + excluded.quantity <= (select line_limit from v)
-       returning id, quantity, created_at
-     ), l as (
-       ${lineRowsSql(':cartId')} and i.variant_id <> :variantId
-       union all
-       select w.id, v.id, v.product_id, w.quantity, v.price, v.sku, v.title, v.product_title, v.inventory_quantity, v.inventory_policy, true, w.created_at
-         from written w, v
-     )
-     select c.*, (select json_agg(l order by l."addedAt", l.id) from l) as lines from c where exists (select 1 from written)`,
-    { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max, expiresAt }
-  ).options(PREPARED);
-  const row = result.rows[0] as (CartRow & { lines: LineRow[] }) | undefined;
+  const result = await runStatement<CartRow & { lines: LineRow[] }>(db, ADD_TO_OPEN_CART, { cartId, storeId, variantId: item.variantId, quantity: item.quantity, max, expiresAt });
+  const row = result.rows[0];
   if (!row) return undefined;
   const { lines, ...cart } = row;
   return { cart, lines: lines.map(toCartLine) };

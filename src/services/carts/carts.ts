@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { cancelSessions, stockChanged } from '../checkout/reservations.js';
-import { addToOpenCart, assertLive, CART_COLUMNS, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
+import { addToOpenCart, assertLive, insertCart, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
 import { cachedStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
@@ -83,8 +83,8 @@ export async function createCart(ctx: AppContext, storeId: string, input: { emai
   const store = await cachedStore(ctx, storeId);
   const row = { storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) };
   if (!input.items?.length) {
-    const [cart] = (await ctx.db('carts').insert(row).returning(CART_COLUMNS.split(', ')).options(PREPARED)) as CartRow[];
-    return { cart: toCartDto(await priceCart(ctx.db, cart!, store.shippingMethods, [])) };
+    const cart = await insertCart(ctx.db, row);
+    return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, [])) };
   }
   const view = await transaction(ctx.db, async (trx) => {
     const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { transaction, type Sql } from '../../db/transaction.js';
-import { PREPARED } from '../../db/prepared-statements.js';
+import { defineStatement, runStatement } from '../../db/statement.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { cartNotOpen } from '../carts/carts.js';
@@ -36,10 +36,26 @@ type Created =
   /** The provider must be asked over the network first: no row lock may be held meanwhile. */
   | { kind: 'ask-provider'; session: SessionRow };
 
-const LOCK_SESSION_AND_CART_SQL = `select c.status as cart_status, ${SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')}
+const LOCK_SESSION_AND_CART = defineStatement(`select c.status as cart_status, ${SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')}
   from checkout_sessions s join carts c on c.id = s.cart_id
- where s.id = ? and s.store_id = ?
-   for update of c, s`;
+ where s.id = :sessionId and s.store_id = :storeId
+   for update of c, s`);
+
+/**
+ * The customer is made or counted, the held stock becomes the order's, the session and the cart
+ * complete: one statement (the session, cart and reservation rows are all locked before it).
+ */
+const COMPLETE_SESSION = defineStatement(`with customer as (
+     ${UPSERT_CUSTOMER_SQL}
+   ), held as (
+     update stock_reservations set state = 'converted' where session_id = :sessionId and state = 'held' returning 1
+   ), session as (
+     update checkout_sessions set status = 'completed', order_id = :orderId, payment_status = :sessionPaymentStatus, updated_at = now()
+      where id = :sessionId returning 1
+   ), cart as (
+     update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId returning 1
+   )
+   select id, first_name, last_name from customer`);
 
 /**
  * Turns a checkout session into an order, exactly once, whoever calls first: the shopper's
@@ -68,7 +84,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
 
 /** The session, locked after its cart (the order every checkout path uses; a cart's sessions are deleted with it). */
 async function lockSession(trx: Sql, storeId: string, sessionId: string): Promise<{ locked: SessionRow; cartStatus: string }> {
-  const row = (await trx.raw(LOCK_SESSION_AND_CART_SQL, [sessionId, storeId]).options(PREPARED)).rows[0] as (SessionRow & { cartStatus: string }) | undefined;
+  const row = (await runStatement<SessionRow & { cartStatus: string }>(trx, LOCK_SESSION_AND_CART, { sessionId, storeId })).rows[0];
   if (!row) throw notFound('Checkout session');
   const { cartStatus, ...locked } = row;
   return { locked, cartStatus };
@@ -125,23 +141,14 @@ async function convert(
   // Everything but the numbered order first; the order, its items and a revenue shard go last, in
   // one statement, so rows shared with other checkouts are held only until the commit that follows.
   const orderId = randomUUID();
-  // The customer is made or counted, the held stock becomes the order's, the session and the cart
-  // complete: one statement (the session, cart and reservation rows are all locked above).
-  const completed = await trx.raw(
-    `with customer as (
-       ${UPSERT_CUSTOMER_SQL}
-     ), held as (
-       update stock_reservations set state = 'converted' where session_id = :sessionId and state = 'held' returning 1
-     ), session as (
-       update checkout_sessions set status = 'completed', order_id = :orderId, payment_status = :sessionPaymentStatus, updated_at = now()
-        where id = :sessionId returning 1
-     ), cart as (
-       update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId returning 1
-     )
-     select id, first_name, last_name from customer`,
-    { ...customerBindings(newOrder), sessionId: locked.id, orderId, sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus, cartId: locked.cartId }
-  ).options(PREPARED);
-  const customer = completed.rows[0] as { id: string; firstName: string | null; lastName: string | null };
+  const completed = await runStatement<{ id: string; firstName: string | null; lastName: string | null }>(trx, COMPLETE_SESSION, {
+    ...customerBindings(newOrder),
+    sessionId: locked.id,
+    orderId,
+    sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus,
+    cartId: locked.cartId
+  });
+  const customer = completed.rows[0]!;
   // Any other pending session of this cart gives its stock back now: the cart is sold. Only a
   // session that was no longer pending can have one (opening a session cancels the cart's others,
   // under the cart lock), so the usual confirm skips the look.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { PREPARED } from '../../db/prepared-statements.js';
+import { defineStatement, runStatement } from '../../db/statement.js';
 import { transaction } from '../../db/transaction.js';
 import { lockCart } from '../carts/cart-rows.js';
 import { cartNotOpen } from '../carts/carts.js';
@@ -76,6 +76,24 @@ export const toSessionDto = (row: SessionRow) => ({
   createdAt: row.createdAt
 });
 
+export const SESSION_COLUMNS =
+  'id, store_id, cart_id, status, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, payment_intent_id, client_secret, payment_status, order_id, expires_at, created_at';
+
+/**
+ * The session and the cart's new email and country in one statement; for a cart of one variant
+ * (the usual cart) the stock is taken in it too (TAKE_STOCK_CTES).
+ */
+const insertSessionSql = (takingStock: boolean) => `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at),
+   s as (
+     insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
+     values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
+     returning ${SESSION_COLUMNS}
+   )${takingStock ? `, ${TAKE_STOCK_CTES}` : ''}
+   select s.*, (select updated_at from c) as cart_updated_at${takingStock ? `, (select json_build_object('inventoryQuantity', inventory_quantity, 'inventoryPolicy', inventory_policy) from v) as taken` : ''} from s`;
+
+const INSERT_SESSION = defineStatement(insertSessionSql(false));
+const INSERT_SESSION_TAKING_STOCK = defineStatement(insertSessionSql(true));
+
 /**
  * Opens a checkout session: validates the cart (non-empty, for sale, in stock, shipping chosen and
  * shipping to the address, discount still valid), then in ONE transaction locks the cart, cancels
@@ -119,38 +137,30 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
       discountCode: priced.discount && !priced.discountIssue ? priced.discount.code : null,
       shippingMethod: priced.shippingMethod
     };
-    // The session and the cart's new email and country in one statement, with the stock when the
-    // cart holds one variant (the usual cart; several are taken one by one, in variant order).
+    // One variant's stock is taken with the session; several are taken one by one, in variant order.
     const reservations = reservationOrder(snapshot.lines);
     const single = reservations.length === 1 ? reservations[0]! : null;
-    const inserted = await trx
-      .raw(
-        `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at),
-         s as (
-           insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
-           values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
-           returning ${SESSION_COLUMNS}
-         )${single ? `, ${TAKE_STOCK_CTES}` : ''}
-         select s.*, (select updated_at from c) as cart_updated_at${single ? `, (select json_build_object('inventoryQuantity', inventory_quantity, 'inventoryPolicy', inventory_policy) from v) as taken` : ''} from s`,
-        {
-          ...(single ? { quantity: single.quantity, variantId: single.variantId, reason: takeReason(sessionId) } : {}),
-          sessionId,
-          storeId,
-          cartId,
-          country,
-          provider: provider.name,
-          amount: priced.totals.total,
-          currency: cart.currency,
-          email: input.email,
-          shippingAddress: JSON.stringify(input.shippingAddress),
-          billingAddress: input.billingAddress ? JSON.stringify(input.billingAddress) : null,
-          snapshot: JSON.stringify(snapshot),
-          discountId: priced.discount && !priced.discountIssue ? priced.discount.id : null,
-          expiresAt
-        }
-      )
-      .options(PREPARED);
-    const { cartUpdatedAt, taken, ...row } = inserted.rows[0] as SessionRow & { cartUpdatedAt: Date; taken?: { inventoryQuantity: number; inventoryPolicy: string } | null };
+    const inserted = await runStatement<SessionRow & { cartUpdatedAt: Date; taken?: { inventoryQuantity: number; inventoryPolicy: string } | null }>(
+      trx,
+      single ? INSERT_SESSION_TAKING_STOCK : INSERT_SESSION,
+      {
+        ...(single ? { quantity: single.quantity, variantId: single.variantId, reason: takeReason(sessionId) } : {}),
+        sessionId,
+        storeId,
+        cartId,
+        country,
+        provider: provider.name,
+        amount: priced.totals.total,
+        currency: cart.currency,
+        email: input.email,
+        shippingAddress: JSON.stringify(input.shippingAddress),
+        billingAddress: input.billingAddress ? JSON.stringify(input.billingAddress) : null,
+        snapshot: JSON.stringify(snapshot),
+        discountId: priced.discount && !priced.discountIssue ? priced.discount.id : null,
+        expiresAt
+      }
+    );
+    const { cartUpdatedAt, taken, ...row } = inserted.rows[0]!;
     const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
@@ -189,9 +199,6 @@ async function cancelSession(ctx: AppContext, storeId: string, sessionId: string
   });
   await stockChanged(ctx, storeId, released);
 }
-
-export const SESSION_COLUMNS =
-  'id, store_id, cart_id, status, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, payment_intent_id, client_secret, payment_status, order_id, expires_at, created_at';
 
 /**
  * Scheduled: pending sessions past their expiry give their stock and discount use back. Each one

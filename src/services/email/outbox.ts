@@ -32,6 +32,9 @@ export interface EnqueueEmailOptions {
   seal?: boolean;
 }
 
+const EMAIL_LOG_INSERT = `insert into email_log (id, store_id, to_email, template_key, subject, status)
+  values (:logId, :logStoreId, :logTo, :logTemplateKey, :logSubject, 'queued')`;
+
 /**
  * Logs the message as queued and records the send job in the outbox, in one statement within the
  * caller's transaction when given. The log row id is the job id, so a relay repeat or a retried job never
@@ -40,14 +43,10 @@ export interface EnqueueEmailOptions {
 export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, options: EnqueueEmailOptions = {}) {
   const emailLogId = randomUUID();
   const write = async (db: Sql) => {
-    const logRow = db('emailLog').insert({
-      id: emailLogId,
-      storeId: input.storeId,
-      toEmail: input.to,
-      templateKey: input.templateKey ?? null,
-      subject: input.content?.subject ?? null,
-      status: 'queued'
-    });
+    const logRow = {
+      sql: EMAIL_LOG_INSERT,
+      values: { logId: emailLogId, logStoreId: input.storeId, logTo: input.to, logTemplateKey: input.templateKey ?? null, logSubject: input.content?.subject ?? null }
+    };
     const payload: SendEmailPayload = {
       emailLogId,
       storeId: input.storeId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import { camelCase } from '../../db/knex.js';
-import { PREPARED } from '../../db/prepared-statements.js';
+import { defineStatement, runStatement } from '../../db/statement.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
 
@@ -117,6 +117,40 @@ export const REVENUE_SHARDS = 16;
 let lastShard = Math.floor(Math.random() * REVENUE_SHARDS);
 const revenueShard = () => (lastShard = (lastShard + 1) % REVENUE_SHARDS);
 
+const INSERT_ORDER = defineStatement(
+  `with n as (
+     select nextval(:sequence::regclass)::int as last_number
+   ), o as (
+     insert into orders (id, store_id, number, customer_id, checkout_session_id, email, payment_status, payment_provider, payment_intent_id,
+                         currency, subtotal, discount_total, shipping_total, total, discount_code, shipping_method, shipping_address,
+                         billing_address, tracking_token)
+     select :orderId, :storeId, n.last_number, :customerId, :sessionId, :email, :paymentStatus, :provider, :intentId,
+            :currency, :subtotal, :discountTotal, :shippingTotal, :total, :discountCode, :shippingMethod::jsonb, :shippingAddress::jsonb,
+            :billingAddress::jsonb, :trackingToken
+       from n
+     returning *
+   ), i as (
+     insert into order_items (order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
+     select o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
+       from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
+     returning *
+   ), e as (
+     update outbox set payload = jsonb_set(payload, '{data,order,number}', to_jsonb('#' || (select last_number from n)))
+      where id = :emailOutboxId and payload -> 'data' is not null
+     returning 1
+   ), r as (
+     insert into store_daily_revenue (store_id, day, shard, revenue, orders)
+     select o.store_id, (o.created_at at time zone 'UTC')::date, :shard, o.total, 1 from o
+     on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + 1
+     returning 1
+   )
+   select row_to_json(o.*) as "order",
+          (select coalesce(json_agg(row_to_json(i.*) order by i.position), '[]'::json) from i) as items,
+          (select count(*) from r) as revenue_rows,
+          (select count(*) from e) as email_rows
+     from o`
+);
+
 /**
  * Draws the store's next order number and inserts the order, its items and the day's revenue in
  * ONE statement, and puts the number into the confirmation email already in the outbox. The only
@@ -133,64 +167,31 @@ export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
     line_total: line.lineTotal,
     position
   }));
-  const result = await trx.raw(
-    `with n as (
-       select nextval(:sequence::regclass)::int as last_number
-     ), o as (
-       insert into orders (id, store_id, number, customer_id, checkout_session_id, email, payment_status, payment_provider, payment_intent_id,
-                           currency, subtotal, discount_total, shipping_total, total, discount_code, shipping_method, shipping_address,
-                           billing_address, tracking_token)
-       select :orderId, :storeId, n.last_number, :customerId, :sessionId, :email, :paymentStatus, :provider, :intentId,
-              :currency, :subtotal, :discountTotal, :shippingTotal, :total, :discountCode, :shippingMethod::jsonb, :shippingAddress::jsonb,
-              :billingAddress::jsonb, :trackingToken
-         from n
-       returning *
-     ), i as (
-       insert into order_items (order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
-       select o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
-         from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
-       returning *
-     ), e as (
-       update outbox set payload = jsonb_set(payload, '{data,order,number}', to_jsonb('#' || (select last_number from n)))
-        where id = :emailOutboxId and payload -> 'data' is not null
-       returning 1
-     ), r as (
-       insert into store_daily_revenue (store_id, day, shard, revenue, orders)
-       select o.store_id, (o.created_at at time zone 'UTC')::date, :shard, o.total, 1 from o
-       on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue, orders = store_daily_revenue.orders + 1
-       returning 1
-     )
-     select row_to_json(o.*) as "order",
-            (select coalesce(json_agg(row_to_json(i.*) order by i.position), '[]'::json) from i) as items,
-            (select count(*) from r) as revenue_rows,
-            (select count(*) from e) as email_rows
-       from o`,
-    {
-      storeId: order.storeId,
-      sequence: keys.sequence,
-      shard: revenueShard(),
-      orderId: keys.orderId,
-      customerId: keys.customerId,
-      emailOutboxId: keys.emailOutboxId ?? null,
-      sessionId: order.checkoutSessionId,
-      email: order.email,
-      paymentStatus: order.paymentStatus,
-      provider: order.paymentProvider,
-      intentId: order.paymentIntentId,
-      currency: order.currency,
-      subtotal: order.subtotal,
-      discountTotal: order.discountTotal,
-      shippingTotal: order.shippingTotal,
-      total: order.total,
-      discountCode: order.discountCode,
-      shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
-      shippingAddress: JSON.stringify(order.shippingAddress),
-      billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
-      trackingToken: keys.trackingToken,
-      lines: JSON.stringify(lines)
-    }
-  ).options(PREPARED);
-  const row = result.rows[0] as { order: Record<string, unknown>; items: Array<Record<string, unknown>> };
+  const result = await runStatement<{ order: Record<string, unknown>; items: Array<Record<string, unknown>> }>(trx, INSERT_ORDER, {
+    storeId: order.storeId,
+    sequence: keys.sequence,
+    shard: revenueShard(),
+    orderId: keys.orderId,
+    customerId: keys.customerId,
+    emailOutboxId: keys.emailOutboxId ?? null,
+    sessionId: order.checkoutSessionId,
+    email: order.email,
+    paymentStatus: order.paymentStatus,
+    provider: order.paymentProvider,
+    intentId: order.paymentIntentId,
+    currency: order.currency,
+    subtotal: order.subtotal,
+    discountTotal: order.discountTotal,
+    shippingTotal: order.shippingTotal,
+    total: order.total,
+    discountCode: order.discountCode,
+    shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
+    shippingAddress: JSON.stringify(order.shippingAddress),
+    billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
+    trackingToken: keys.trackingToken,
+    lines: JSON.stringify(lines)
+  });
+  const row = result.rows[0]!;
   return { order: fromJson<OrderRow>(row.order), items: row.items.map((item) => fromJson<OrderItemRow>(item)) };
 }
 

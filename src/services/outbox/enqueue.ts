@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
+import { defineStatement, runStatement, type Statement } from '../../db/statement.js';
 import type { Sql } from '../../db/transaction.js';
-import { PREPARED } from '../../db/prepared-statements.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
 
@@ -15,9 +14,28 @@ export interface EnqueueOptions {
   priority?: number;
   /**
    * Another insert to make in the same statement (one round trip instead of two): the row the job
-   * is about, e.g. the email_log row of an email.
+   * is about, e.g. the email_log row of an email. `sql` is a fixed text with named bindings (none
+   * of the outbox's own: id, queue, name, jobId, payload, options, runAt).
    */
-  together?: Knex.QueryBuilder;
+  together?: { sql: string; values: Record<string, unknown> };
+}
+
+const OUTBOX_INSERT = `insert into outbox (id, queue, name, job_id, payload, options, run_at)
+  values (:id, :queue, :name, :jobId, :payload::jsonb, :options::jsonb, :runAt)`;
+
+const INSERT = defineStatement(OUTBOX_INSERT);
+
+/** One statement per `together` text (a handful in all). */
+const insertsWith = new Map<string, Statement>();
+
+function insertStatement(together: EnqueueOptions['together']): Statement {
+  if (!together) return INSERT;
+  let statement = insertsWith.get(together.sql);
+  if (!statement) {
+    statement = defineStatement(`with together as (${together.sql}) ${OUTBOX_INSERT}`);
+    insertsWith.set(together.sql, statement);
+  }
+  return statement;
 }
 
 /**
@@ -47,7 +65,7 @@ export async function enqueueJob<Payload>(
     options: JSON.stringify(jobOptions),
     runAt: options.runAt ?? null
   };
-  await (options.together ? db.queryBuilder().with('together', options.together).insert(row).into('outbox') : db('outbox').insert(row)).options(PREPARED);
+  await runStatement(db, insertStatement(options.together), { ...options.together?.values, ...row });
   wakeRelayAfterCommit(db);
   return { jobId, outboxId: id };
 }
