@@ -1,5 +1,5 @@
 import t from 'tap';
-import { defineStatement, runStatement } from '../src/db/statement.js';
+import { defineStatement, runStatement, runStatementsAndCommit } from '../src/db/statement.js';
 import { transaction } from '../src/db/transaction.js';
 import { buildApp } from './helpers/app.js';
 
@@ -51,6 +51,52 @@ t.test('runStatement: on the pool, in knex and lean transactions, rows in camelC
 
   await t.rejects(runStatement(db, insert, { id: 5 }), /statement binding :longName is undefined/, 'a missing binding is refused before sending');
   await t.rejects(runStatement(db, insert, { id: 1, longName: 'again' }), { code: '23505' }, 'PostgreSQL errors come through as they are');
+  const pool = (db.client as unknown as { pool: { numUsed(): number } }).pool;
+  t.equal(pool.numUsed(), 0, 'every connection went back to the pool');
+});
+
+t.test('runStatementsAndCommit: the last statements and the COMMIT in one round trip, all or nothing', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  await db.raw('create table pipeline_probe (id int primary key, note text not null)');
+  const insert = defineStatement('insert into pipeline_probe (id, note) values (:id, :note) returning id');
+  const count = async () => Number(((await db.raw('select count(*)::int as n from pipeline_probe')).rows[0] as { n: number }).n);
+
+  let ran = 0;
+  const results = await transaction(db, async (sql) => {
+    await runStatement(sql, insert, { id: 1, note: 'first' });
+    const last = await runStatementsAndCommit(sql, [
+      { statement: insert, values: { id: 2, note: 'second' }, ran: () => (ran += 1) },
+      { statement: insert, values: { id: 3, note: 'third' } }
+    ]);
+    await t.rejects(runStatement(sql, insert, { id: 4, note: 'late' }), /transaction has ended/, 'nothing runs on the handle after its COMMIT');
+    return last;
+  });
+  t.same(results.map((result) => result.rows[0]), [{ id: 2 }, { id: 3 }], 'results in order');
+  t.equal(ran, 1, 'a call hears that it ran');
+  t.equal(await count(), 3, 'all three committed');
+
+  await t.rejects(
+    transaction(db, async (sql) => {
+      await runStatement(sql, insert, { id: 10, note: 'kept only with the rest' });
+      await runStatementsAndCommit(sql, [
+        { statement: insert, values: { id: 1, note: 'duplicate key' } },
+        { statement: insert, values: { id: 11, note: 'sent behind the failure' } }
+      ]);
+    }),
+    { code: '23505' },
+    'the failure is thrown'
+  );
+  t.equal(await count(), 3, 'the COMMIT sent behind the failure rolled everything back');
+
+  // A failure right behind the pipelined BEGIN: rolled back, and the connection serves the next transaction.
+  await t.rejects(transaction(db, (sql) => runStatement(sql, insert, { id: 1, note: 'duplicate' })), { code: '23505' });
+  await transaction(db, (sql) => runStatement(sql, insert, { id: 20, note: 'after' }));
+  t.equal(await count(), 4);
+  const client = db.client as unknown as { acquireConnection(): Promise<{ pipeline?: boolean }>; releaseConnection(connection: unknown): Promise<void> };
+  const connection = await client.acquireConnection();
+  t.equal(connection.pipeline, false, 'pipeline mode ends with the transaction (COPY and cursors refuse it)');
+  await client.releaseConnection(connection);
   const pool = (db.client as unknown as { pool: { numUsed(): number } }).pool;
   t.equal(pool.numUsed(), 0, 'every connection went back to the pool');
 });

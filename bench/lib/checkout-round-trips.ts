@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
@@ -7,13 +8,21 @@ import { STEPS, type Step } from './shoppers.js';
 
 const ADDRESS = { firstName: 'Bench', lastName: 'Shopper', line1: '1 Bench St', city: 'Loadville', postalCode: '10001', country: 'US' };
 
+type Callback = (...args: unknown[]) => void;
+type QueryFn = (this: PgClient, config: unknown, values?: unknown, callback?: unknown) => unknown;
+interface PgClient {
+  query: QueryFn;
+  outstandingQueries?: number;
+}
+
 /**
- * SQL statements (BEGIN and COMMIT included) and Redis commands one checkout's steps issue, counted
- * in-process on a warm store. A count does not depend on how busy the machine is, so it shows
- * what a change to the hot path did even when throughput figures are noisy. The outbox relay's own
- * work (it runs beside the steps) is left out.
+ * SQL statements (BEGIN and COMMIT included), round trips to PostgreSQL, and Redis commands one
+ * checkout's steps issue, counted in-process on a warm store. A count does not depend on how busy
+ * the machine is, so it shows what a change to the hot path did even when throughput figures are
+ * noisy. A statement sent while another is still unanswered on its connection (pg pipeline mode)
+ * costs no round trip of its own. The outbox relay's own work (it runs beside the steps) is left out.
  */
-export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; redis: number }>> {
+export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; trips: number; redis: number }>> {
   const databaseUrl = await freshBenchDatabase('checkout_round_trips');
   const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, REDIS_PREFIX: 'bench-round-trips' });
   const ctx = createContext(config, { dbPoolMax: 4 });
@@ -22,11 +31,30 @@ export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; 
   await server.initialize();
   let counting = false;
   let sql = 0;
+  let trips = 0;
   let redis = 0;
   const relayStatement = /\bfrom "?outbox"?|synchronous_commit/; // the relay reads and deletes; an enqueue (insert into outbox) counts
-  ctx.db.on('query', (query: { sql: string }) => {
-    if (counting && !relayStatement.test(query.sql)) { sql += 1; if (process.env.BENCH_TRACE_SQL) console.log(`  sql: ${query.sql.slice(0, 120)}`); }
-  });
+  const clientPrototype = pg.Client.prototype as unknown as PgClient;
+  const query = clientPrototype.query;
+  clientPrototype.query = function (this: PgClient, config: unknown, values?: unknown, callback?: unknown) {
+    const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
+    const outstanding = this.outstandingQueries ?? 0;
+    if (counting && text && !relayStatement.test(text)) {
+      sql += 1;
+      if (outstanding === 0) trips += 1;
+      if (process.env.BENCH_TRACE_SQL) console.log(`  sql${outstanding ? ' (pipelined)' : ''}: ${text.slice(0, 120)}`);
+    }
+    this.outstandingQueries = outstanding + 1;
+    const answered = () => (this.outstandingQueries = (this.outstandingQueries ?? 1) - 1);
+    if (typeof values === 'function' || typeof callback === 'function') {
+      const wrap = (done: Callback): Callback => (...args) => (answered(), done(...args));
+      return typeof values === 'function' ? query.call(this, config, wrap(values as Callback)) : query.call(this, config, values, wrap(callback as Callback));
+    }
+    const result = query.call(this, config, values);
+    if (result instanceof Promise) result.then(answered, answered);
+    else answered(); // a submittable (COPY, cursors): not on the checkout path
+    return result;
+  };
   const prototype = Redis.prototype as unknown as { sendCommand(command: unknown, ...rest: unknown[]): unknown };
   const sendCommand = prototype.sendCommand;
   prototype.sendCommand = function (this: unknown, command: unknown, ...rest: unknown[]) {
@@ -47,17 +75,18 @@ export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; 
     const variantId = product.product.variants[0].id as string;
     const shopper = { 'x-storefront-token': signup.storefrontToken as string };
 
-    const counts = {} as Record<Step, { sql: number; redis: number }>;
+    const counts = {} as Record<Step, { sql: number; trips: number; redis: number }>;
     for (const counted of [false, true]) {
       const step = async (name: Step, run: () => Promise<any>) => {
         await ctx.outbox.drain();
         await new Promise((resolve) => setTimeout(resolve, 50)); // the relay's own COMMIT lands after drain resolves
         sql = 0;
+        trips = 0;
         redis = 0;
         counting = counted;
         const result = await run();
         counting = false;
-        counts[name] = { sql, redis };
+        counts[name] = { sql, trips, redis };
         return result;
       };
       const cart = await step('cart', () => call('POST', '/storefront/carts', { email: 'shopper@bench.example' }, shopper));
@@ -69,13 +98,19 @@ export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; 
     }
     return counts;
   } finally {
+    clientPrototype.query = query;
     prototype.sendCommand = sendCommand;
     await server.stop();
     await closeContext(ctx);
   }
 }
 
-export function formatRoundTrips(counts: Record<Step, { sql: number; redis: number }>): string {
-  const total = STEPS.reduce((sum, step) => sum + counts[step].sql, 0);
-  return `SQL statements per step: ${STEPS.map((step) => `${step} ${counts[step].sql}`).join(', ')} (${total} per checkout); Redis commands: ${STEPS.map((step) => `${step} ${counts[step].redis}`).join(', ')}`;
+export function formatRoundTrips(counts: Record<Step, { sql: number; trips: number; redis: number }>): string {
+  const total = (key: 'sql' | 'trips') => STEPS.reduce((sum, step) => sum + counts[step][key], 0);
+  const perStep = (key: 'sql' | 'trips' | 'redis') => STEPS.map((step) => `${step} ${counts[step][key]}`).join(', ');
+  return [
+    `SQL statements per step: ${perStep('sql')} (${total('sql')} per checkout)`,
+    `  round trips to PostgreSQL: ${perStep('trips')} (${total('trips')} per checkout; pipelined statements share one)`,
+    `  Redis commands: ${perStep('redis')}`
+  ].join('\n');
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { HELD_CONNECTION } from './statement.js';
+import { HELD_CONNECTION, type HeldConnection } from './statement.js';
 
 /**
  * What a service's statements need from a database handle: `sql(table)` and `sql.queryBuilder()`
@@ -31,6 +31,8 @@ interface PooledConnection {
   /** knex's pool discards a connection marked so instead of handing it out again. */
   __knex__disposed?: unknown;
   query(text: string): Promise<unknown>;
+  /** pg's pipeline mode (pg >= 8.21): queries go out without waiting for the answers before them. */
+  pipeline?: boolean;
 }
 
 /**
@@ -40,6 +42,13 @@ interface PooledConnection {
  * `runStatement` finds the connection on the handle. BEGIN, COMMIT and ROLLBACK go to the
  * connection directly (knex's raw path costs more CPU than the statement itself), with knex's
  * `query` event.
+ *
+ * The connection is in pg's pipeline mode for the transaction (and only then: COPY and cursors
+ * refuse it): BEGIN goes out with the work's first statement instead of one round trip ahead of
+ * it, and `runStatementsAndCommit` sends the last statements with the COMMIT. Statements the work
+ * awaits one by one run as before. A statement that fails inside the transaction leaves it
+ * aborted, so whatever was sent behind it fails too (a COMMIT then rolls back), and the ROLLBACK
+ * here ends it.
  *
  * Why not `knex.transaction()`: it builds a whole knex instance, a client and their event
  * emitters for every transaction. On the checkout path (four transactions per checkout, each a
@@ -59,6 +68,7 @@ export async function transaction<T>(db: Knex, work: (sql: TransactionSql) => Pr
     client.emit('query', { sql: text, bindings: [] });
     return connection.query(text);
   };
+  const held: HeldConnection = { connection: connection as unknown as HeldConnection['connection'], finished: false };
   const sql = Object.assign(<TRecord extends {}, TResult>(table: string) => db<TRecord, TResult>(table).connection(connection), {
     queryBuilder: () => db.queryBuilder().connection(connection),
     raw: ((text: string, bindings?: Knex.RawBinding[] | Knex.ValueDict) =>
@@ -66,15 +76,21 @@ export async function transaction<T>(db: Knex, work: (sql: TransactionSql) => Pr
     fn: db.fn,
     client: db.client,
     committed,
-    [HELD_CONNECTION]: connection
+    [HELD_CONNECTION]: held
   }) as unknown as TransactionSql;
+  const pipelined = typeof connection.pipeline === 'boolean';
+  if (pipelined) connection.pipeline = true;
   try {
-    await run('BEGIN');
+    const begun = run('BEGIN');
+    begun.catch(() => undefined); // its failure fails the work's first statement, and is rethrown below
     const result = await work(sql);
-    await run('COMMIT');
+    await begun;
+    if (!held.finished) await run('COMMIT');
+    held.finished = true;
     ended();
     return result;
   } catch (error) {
+    held.finished = true;
     ended(error ?? new Error('transaction rolled back'));
     try {
       await run('ROLLBACK');
@@ -84,6 +100,8 @@ export async function transaction<T>(db: Knex, work: (sql: TransactionSql) => Pr
     }
     throw error;
   } finally {
+    // Every query sent has been answered by now (the last one awaited was the last one sent).
+    if (pipelined) connection.pipeline = false;
     await client.releaseConnection(connection);
   }
 }

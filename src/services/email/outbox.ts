@@ -3,7 +3,8 @@ import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob } from '../../jobs/send-email.js';
-import { enqueueJob } from '../outbox/enqueue.js';
+import { jobInsert } from '../outbox/enqueue.js';
+import { runStatements } from '../../db/statement.js';
 import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
@@ -41,28 +42,32 @@ const EMAIL_LOG_INSERT = `insert into email_log (id, store_id, to_email, templat
  * sends twice.
  */
 export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, options: EnqueueEmailOptions = {}) {
+  const { call, ...ids } = emailInsert(ctx, input, options);
+  await runStatements(options.trx ?? ctx.db, [call]);
+  return ids;
+}
+
+/** enqueueEmail as a statement for the caller to run with others (runStatements) in its transaction. */
+export function emailInsert(ctx: AppContext, input: EnqueueEmailInput, options: Pick<EnqueueEmailOptions, 'attempts' | 'seal'> = {}) {
   const emailLogId = randomUUID();
-  const write = async (db: Sql) => {
-    const logRow = {
-      sql: EMAIL_LOG_INSERT,
-      values: { logId: emailLogId, logStoreId: input.storeId, logTo: input.to, logTemplateKey: input.templateKey ?? null, logSubject: input.content?.subject ?? null }
-    };
-    const payload: SendEmailPayload = {
-      emailLogId,
-      storeId: input.storeId,
-      to: input.to,
-      templateKey: input.templateKey ?? null,
-      ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
-      ...(input.data && !options.seal ? { data: input.data } : {}),
-      ...(input.content ? { content: input.content } : {}),
-      ...(input.headers ? { headers: input.headers } : {}),
-      ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
-    };
-    // The log row and the job intent in one statement: atomic without a transaction of their own.
-    return enqueueJob(db, sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
+  const logRow = {
+    sql: EMAIL_LOG_INSERT,
+    values: { logId: emailLogId, logStoreId: input.storeId, logTo: input.to, logTemplateKey: input.templateKey ?? null, logSubject: input.content?.subject ?? null }
   };
-  const { outboxId } = await write(options.trx ?? ctx.db);
-  return { emailLogId, jobId: emailLogId, outboxId };
+  const payload: SendEmailPayload = {
+    emailLogId,
+    storeId: input.storeId,
+    to: input.to,
+    templateKey: input.templateKey ?? null,
+    ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
+    ...(input.data && !options.seal ? { data: input.data } : {}),
+    ...(input.content ? { content: input.content } : {}),
+    ...(input.headers ? { headers: input.headers } : {}),
+    ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
+  };
+  // The log row and the job intent in one statement: atomic without a transaction of their own.
+  const { call, outboxId } = jobInsert(sendEmailJob, payload, { jobId: emailLogId, attempts: options.attempts, together: logRow });
+  return { call, emailLogId, jobId: emailLogId, outboxId };
 }
 
 const TEST_SEND_TIMEOUT_MS = 30_000;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import { camelCase } from '../../db/knex.js';
-import { defineStatement, runStatement } from '../../db/statement.js';
+import { defineStatement, type StatementCall, type StatementResult } from '../../db/statement.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
 
@@ -154,9 +154,10 @@ const INSERT_ORDER = defineStatement(
 /**
  * Draws the store's next order number and inserts the order, its items and the day's revenue in
  * ONE statement, and puts the number into the confirmation email already in the outbox. The only
- * row shared with other checkouts of the store is one of the revenue shards.
+ * row shared with other checkouts of the store is one of the revenue shards. A statement for the
+ * caller to run in its transaction (runStatements, or with the COMMIT); insertedOrder reads its result.
  */
-export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
+export function orderInsert(order: NewOrder, keys: OrderKeys): StatementCall {
   const lines = order.lines.map((line, position) => ({
     product_id: line.productId,
     variant_id: line.variantId,
@@ -167,31 +168,37 @@ export async function insertOrder(trx: Sql, order: NewOrder, keys: OrderKeys) {
     line_total: line.lineTotal,
     position
   }));
-  const result = await runStatement<{ order: Record<string, unknown>; items: Array<Record<string, unknown>> }>(trx, INSERT_ORDER, {
-    storeId: order.storeId,
-    sequence: keys.sequence,
-    shard: revenueShard(),
-    orderId: keys.orderId,
-    customerId: keys.customerId,
-    emailOutboxId: keys.emailOutboxId ?? null,
-    sessionId: order.checkoutSessionId,
-    email: order.email,
-    paymentStatus: order.paymentStatus,
-    provider: order.paymentProvider,
-    intentId: order.paymentIntentId,
-    currency: order.currency,
-    subtotal: order.subtotal,
-    discountTotal: order.discountTotal,
-    shippingTotal: order.shippingTotal,
-    total: order.total,
-    discountCode: order.discountCode,
-    shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
-    shippingAddress: JSON.stringify(order.shippingAddress),
-    billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
-    trackingToken: keys.trackingToken,
-    lines: JSON.stringify(lines)
-  });
-  const row = result.rows[0]!;
+  return {
+    statement: INSERT_ORDER,
+    values: {
+      storeId: order.storeId,
+      sequence: keys.sequence,
+      shard: revenueShard(),
+      orderId: keys.orderId,
+      customerId: keys.customerId,
+      emailOutboxId: keys.emailOutboxId ?? null,
+      sessionId: order.checkoutSessionId,
+      email: order.email,
+      paymentStatus: order.paymentStatus,
+      provider: order.paymentProvider,
+      intentId: order.paymentIntentId,
+      currency: order.currency,
+      subtotal: order.subtotal,
+      discountTotal: order.discountTotal,
+      shippingTotal: order.shippingTotal,
+      total: order.total,
+      discountCode: order.discountCode,
+      shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
+      shippingAddress: JSON.stringify(order.shippingAddress),
+      billingAddress: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
+      trackingToken: keys.trackingToken,
+      lines: JSON.stringify(lines)
+    }
+  };
+}
+
+export function insertedOrder(result: StatementResult): { order: OrderRow; items: OrderItemRow[] } {
+  const row = result.rows[0] as { order: Record<string, unknown>; items: Array<Record<string, unknown>> };
   return { order: fromJson<OrderRow>(row.order), items: row.items.map((item) => fromJson<OrderItemRow>(item)) };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { defineStatement, runStatement, type Statement } from '../../db/statement.js';
+import { defineStatement, runStatements, type Statement, type StatementCall } from '../../db/statement.js';
 import type { Sql } from '../../db/transaction.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
@@ -48,6 +48,16 @@ export async function enqueueJob<Payload>(
   payload: Payload,
   options: EnqueueOptions = {}
 ): Promise<{ jobId: string; outboxId: string }> {
+  const { call, jobId, outboxId } = jobInsert(kind, payload, options);
+  await runStatements(db, [call]);
+  return { jobId, outboxId };
+}
+
+/**
+ * enqueueJob as a statement for the caller to run with others (runStatements): one round trip for
+ * several writes. Once it has run, the relay is woken after the commit.
+ */
+export function jobInsert<Payload>(kind: JobKind<Payload>, payload: Payload, options: EnqueueOptions = {}): { call: StatementCall; jobId: string; outboxId: string } {
   const id = randomUUID();
   const jobId = options.jobId ?? id;
   if (jobId.includes(':')) throw new Error(`job id ${jobId} of ${kind.name}: BullMQ job ids cannot contain ':'`);
@@ -65,7 +75,6 @@ export async function enqueueJob<Payload>(
     options: JSON.stringify(jobOptions),
     runAt: options.runAt ?? null
   };
-  await runStatement(db, insertStatement(options.together), { ...options.together?.values, ...row });
-  wakeRelayAfterCommit(db);
-  return { jobId, outboxId: id };
+  const call: StatementCall = { statement: insertStatement(options.together), values: { ...options.together?.values, ...row }, ran: wakeRelayAfterCommit };
+  return { call, jobId, outboxId: id };
 }
