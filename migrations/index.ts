@@ -15,6 +15,7 @@ import * as customerImportEmails from './20261123006300_customer_import_emails.j
 import * as storefrontSearch from './20261123006400_storefront_search.js';
 import * as cartCheckoutOpened from './20261123006500_cart_checkout_opened.js';
 import * as checkoutIndexes from './20261123006600_checkout_indexes.js';
+import * as customerCountsEarlyExit from './20261123006700_customer_counts_early_exit.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -36,5 +37,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123006300_customer_import_emails', module: customerImportEmails },
   { name: '20261123006400_storefront_search', module: storefrontSearch },
   { name: '20261123006500_cart_checkout_opened', module: cartCheckoutOpened },
-  { name: '20261123006600_checkout_indexes', module: checkoutIndexes }
+  { name: '20261123006600_checkout_indexes', module: checkoutIndexes },
+  { name: '20261123006700_customer_counts_early_exit', module: customerCountsEarlyExit }
 ];
