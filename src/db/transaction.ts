@@ -31,7 +31,7 @@ interface PooledConnection {
   /** knex's pool discards a connection marked so instead of handing it out again. */
   __knex__disposed?: unknown;
   query(text: string): Promise<unknown>;
-  /** pg's pipeline mode (pg >= 8.21): queries go out without waiting for the answers before them. */
+  /** pg's pipeline mode: queries go out without waiting for the answers before them. */
   pipeline?: boolean;
 }
 
