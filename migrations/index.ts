@@ -16,6 +16,7 @@ import * as storefrontSearch from './20261123006400_storefront_search.js';
 import * as cartCheckoutOpened from './20261123006500_cart_checkout_opened.js';
 import * as checkoutIndexes from './20261123006600_checkout_indexes.js';
 import * as customerCountsEarlyExit from './20261123006700_customer_counts_early_exit.js';
+import * as stockRefusal from './20261123006800_stock_refusal.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -38,5 +39,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123006400_storefront_search', module: storefrontSearch },
   { name: '20261123006500_cart_checkout_opened', module: cartCheckoutOpened },
   { name: '20261123006600_checkout_indexes', module: checkoutIndexes },
-  { name: '20261123006700_customer_counts_early_exit', module: customerCountsEarlyExit }
+  { name: '20261123006700_customer_counts_early_exit', module: customerCountsEarlyExit },
+  { name: '20261123006800_stock_refusal', module: stockRefusal }
 ];

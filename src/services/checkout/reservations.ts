@@ -47,10 +47,19 @@ export function reservationOrder(lines: ReservationLine[]): ReservationLine[] {
  */
 export async function checkTaken(trx: Sql, storeId: string, line: ReservationLine, taken: { inventoryQuantity: number; inventoryPolicy: string } | undefined): Promise<boolean> {
   if (taken) return availabilityFlipped(taken.inventoryPolicy, taken.inventoryQuantity + line.quantity, taken.inventoryQuantity);
-  const current = await trx('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
-  const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
-  throw conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [{ path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }]);
+  throw await notEnoughStock(trx, storeId, line);
 }
+
+/** The 409 for a line whose stock was not there, saying how much is left now. */
+export async function notEnoughStock(db: Sql, storeId: string, line: ReservationLine) {
+  const current = await db('productVariants').where({ id: line.variantId, storeId }).first('inventoryQuantity', 'archivedAt');
+  const left = current && !current.archivedAt ? Math.max(0, current.inventoryQuantity) : 0;
+  return conflict('insufficient_inventory', `Not enough stock for ${line.title}`, [{ path: `items.${line.variantId}`, message: `only ${left} left of ${line.title}` }]);
+}
+
+/** The error `refuse_insufficient_stock()` raised: a statement that was to take stock found too little. */
+export const isStockRefusal = (error: unknown) =>
+  (error as { code?: string; message?: string }).code === 'P0001' && (error as { message?: string }).message === 'insufficient_inventory';
 
 /**
  * Takes the stock a checkout session needs, one statement per variant in variant-id order.

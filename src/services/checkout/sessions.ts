@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { defineStatement, runStatement } from '../../db/statement.js';
+import { defineStatement, runStatements, runStatementsAndCommit, type StatementCall, type StatementResult } from '../../db/statement.js';
 import { transaction } from '../../db/transaction.js';
 import { lockCart } from '../carts/cart-rows.js';
 import { cartNotOpen } from '../carts/carts.js';
@@ -9,7 +9,7 @@ import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
 import { cachedStore } from '../stores.js';
-import { cancelSessions, checkTaken, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason } from './reservations.js';
+import { cancelSessions, checkTaken, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
 
 export interface Address {
@@ -81,7 +81,8 @@ export const SESSION_COLUMNS =
 
 /**
  * The session and the cart's new email and country in one statement; for a cart of one variant
- * (the usual cart) the stock is taken in it too (TAKE_STOCK_CTES).
+ * (the usual cart) the stock is taken in it too (TAKE_STOCK_CTES), and the statement fails with
+ * refuse_insufficient_stock() when it was not there, undoing the session with it.
  */
 const insertSessionSql = (takingStock: boolean) => `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at),
    s as (
@@ -89,7 +90,12 @@ const insertSessionSql = (takingStock: boolean) => `with c as (update carts set 
      values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
      returning ${SESSION_COLUMNS}
    )${takingStock ? `, ${TAKE_STOCK_CTES}` : ''}
-   select s.*, (select updated_at from c) as cart_updated_at${takingStock ? `, (select json_build_object('inventoryQuantity', inventory_quantity, 'inventoryPolicy', inventory_policy) from v) as taken` : ''} from s`;
+   select s.*, (select updated_at from c) as cart_updated_at${
+     takingStock
+       ? `, (select json_build_object('inventoryQuantity', inventory_quantity, 'inventoryPolicy', inventory_policy) from v) as taken,
+          case when not exists (select 1 from v) then refuse_insufficient_stock(:variantId) end as refused`
+       : ''
+   } from s`;
 
 const INSERT_SESSION = defineStatement(insertSessionSql(false));
 const INSERT_SESSION_TAKING_STOCK = defineStatement(insertSessionSql(true));
@@ -108,6 +114,8 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;
 
+  // The line whose stock the session statement found missing: the 409 says how much is left.
+  let refused: ReservationLine | undefined;
   const { session, released, cartView } = await transaction(ctx.db, async (trx) => {
     const { cart, lines, pendingSessions } = await lockCart(trx, storeId, cartId, { readLines: true });
     if (cart.status !== 'open') throw cartNotOpen();
@@ -140,10 +148,10 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     // One variant's stock is taken with the session; several are taken one by one, in variant order.
     const reservations = reservationOrder(snapshot.lines);
     const single = reservations.length === 1 ? reservations[0]! : null;
-    const inserted = await runStatement<SessionRow & { cartUpdatedAt: Date; taken?: { inventoryQuantity: number; inventoryPolicy: string } | null }>(
-      trx,
-      single ? INSERT_SESSION_TAKING_STOCK : INSERT_SESSION,
-      {
+    const discountId = priced.discount && !priced.discountIssue ? priced.discount.id : null;
+    const call: StatementCall = {
+      statement: single ? INSERT_SESSION_TAKING_STOCK : INSERT_SESSION,
+      values: {
         ...(single ? { quantity: single.quantity, variantId: single.variantId, reason: takeReason(sessionId) } : {}),
         sessionId,
         storeId,
@@ -156,11 +164,23 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
         shippingAddress: JSON.stringify(input.shippingAddress),
         billingAddress: input.billingAddress ? JSON.stringify(input.billingAddress) : null,
         snapshot: JSON.stringify(snapshot),
-        discountId: priced.discount && !priced.discountIssue ? priced.discount.id : null,
+        discountId,
         expiresAt
       }
-    );
-    const { cartUpdatedAt, taken, ...row } = inserted.rows[0]!;
+    };
+    let inserted: StatementResult[];
+    try {
+      // With nothing left to do after it (one variant, taken in it; no discount), the COMMIT goes with it.
+      inserted = single && !discountId ? await runStatementsAndCommit(trx, [call]) : await runStatements(trx, [call]);
+    } catch (error) {
+      if (single && isStockRefusal(error)) refused = single;
+      throw error;
+    }
+    const { cartUpdatedAt, taken, refused: _refused, ...row } = inserted[0]!.rows[0] as unknown as SessionRow & {
+      cartUpdatedAt: Date;
+      taken?: { inventoryQuantity: number; inventoryPolicy: string } | null;
+      refused?: null;
+    };
     const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
@@ -169,6 +189,8 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     else soldOut = await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
     return { session: row, released: [...releasedEarlier, ...soldOut], cartView: toCartDto({ ...priced, cart: updatedCart }) };
+  }).catch(async (error: unknown) => {
+    throw refused ? await notEnoughStock(ctx.db, storeId, refused) : error;
   });
   await stockChanged(ctx, storeId, released);
 
