@@ -2,7 +2,10 @@ import type { AppContext } from '../../context.js';
 import type { ModuleContribution } from '../modules/contribution.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
-/** Variants at or below this many units (deny policy) count as low stock on the dashboard. */
+/**
+ * Variants at or below this many units (deny policy) count as low stock on the dashboard. The
+ * `product_variants.low_stock` column computes it (migration 20261123006900); the two must agree.
+ */
 export const LOW_STOCK_THRESHOLD = 5;
 
 // Drops the cached reads and moves the HTTP version (ETags) with them.
@@ -20,9 +23,8 @@ export const catalogModule: ModuleContribution = {
     const result = await ctx.db.raw(
       `select
          (select count(*) from products where store_id = ? and status <> 'archived') as products_count,
-         (select count(*) from product_variants
-            where store_id = ? and inventory_policy = 'deny' and inventory_quantity <= ? and archived_at is null) as low_stock_variants`,
-      [storeId, storeId, LOW_STOCK_THRESHOLD]
+         (select count(*) from product_variants where store_id = ? and low_stock) as low_stock_variants`,
+      [storeId, storeId]
     );
     const row = result.rows[0];
     return {
