@@ -29,6 +29,16 @@ export class KeepAliveConnection {
     });
   }
 
+  /** Opens the connection now, so the first request's latency is the request's alone. */
+  open(): Promise<void> {
+    const socket = this.socket ?? this.connect();
+    if (!socket.connecting) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('error', reject);
+    });
+  }
+
   close(): void {
     this.socket?.destroy();
     this.socket = undefined;

