@@ -9,7 +9,7 @@ import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
 import { cachedStore } from '../stores.js';
-import { cancelSessions, checkTaken, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
+import { availabilityFlipped, cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
 
 export interface Address {
@@ -185,7 +185,8 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
     let soldOut: string[];
-    if (single) soldOut = (await checkTaken(trx, storeId, single, taken ?? undefined)) ? [single.variantId] : [];
+    // A one-variant session that got here took its stock (else the statement failed): only whether it sold out is left to tell.
+    if (single) soldOut = taken && availabilityFlipped(taken.inventoryPolicy, taken.inventoryQuantity + single.quantity, taken.inventoryQuantity) ? [single.variantId] : [];
     else soldOut = await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
     return { session: row, released: [...releasedEarlier, ...soldOut], cartView: toCartDto({ ...priced, cart: updatedCart }) };
