@@ -13,6 +13,8 @@ t.test('defineStatement: named bindings become positions once, casts and literal
 
 t.test('runStatement: on the pool, in knex and lean transactions, rows in camelCase, query events', async (t) => {
   const app = await buildApp(t);
+  // The app's outbox relay shares the pool: stopped, so that the pool holds only what this test runs.
+  await app.ctx.outbox.stop();
   const db = app.ctx.db;
   await db.raw('create table statement_probe (id int primary key, long_name text, created_at timestamptz not null default now())');
   const insert = defineStatement('insert into statement_probe (id, long_name) values (:id, :longName) returning id, long_name, created_at');
@@ -57,6 +59,8 @@ t.test('runStatement: on the pool, in knex and lean transactions, rows in camelC
 
 t.test('runStatementsAndCommit: the last statements and the COMMIT in one round trip, all or nothing', async (t) => {
   const app = await buildApp(t);
+  // The app's outbox relay shares the pool: stopped, so that the pool holds only what this test runs.
+  await app.ctx.outbox.stop();
   const db = app.ctx.db;
   await db.raw('create table pipeline_probe (id int primary key, note text not null)');
   const insert = defineStatement('insert into pipeline_probe (id, note) values (:id, :note) returning id');
