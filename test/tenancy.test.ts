@@ -65,6 +65,14 @@ t.test('HTTP conventions: envelope on 404/405/413/415, unknown keys, __proto__, 
   t.equal(wrongMethod.status, 405);
   t.equal(wrongMethod.headers.allow, 'POST');
   t.equal(wrongMethod.body.success, false);
+  // A literal path whose other method would fall into a sibling's {id} route is still a known path.
+  for (const [url, allow] of [['/admin/customers/export', 'POST'], ['/admin/marketing/campaigns/generic', 'POST'], ['/admin/customers/import/', 'POST']]) {
+    const literal = await app.request({ url: url!, headers: { authorization: `Bearer ${admin.token}`, 'x-store-id': admin.storeId } });
+    t.equal(literal.status, 405, `GET ${url} is a wrong method, not a bad id`);
+    t.equal(literal.headers.allow, allow);
+  }
+  const byId = await app.request({ url: '/admin/customers/not-a-uuid', headers: { authorization: `Bearer ${admin.token}`, 'x-store-id': admin.storeId } });
+  t.equal(byId.status, 422, 'a bad id on the {id} route is still a validation failure');
 
   const malformed = await app.request({ method: 'POST', url: '/auth/login', payload: '{"email":', headers: { 'content-type': 'application/json' } });
   t.equal(malformed.status, 400);
