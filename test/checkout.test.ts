@@ -138,6 +138,18 @@ t.test('checkout: validation, replaced and expired sessions, provider availabili
   await app.request({ method: 'POST', url: `/storefront/carts/${cart2}/shipping-method`, payload: { shippingMethodId: ids.express }, ...sf(owner) });
   const noProvider = await session(cart2);
   t.equal(noProvider.status, 409, 'no payment provider enabled');
+
+  // A store that ships nothing has no method to choose: the session goes through without one.
+  const digital = await signupOwner(app, { email: 'digital@example.com', storeSlug: 'digital-shop' });
+  await setupShop(app, digital, { shippingMethods: [] });
+  const download = await sellable(app, digital, 'Ebook', [{ price: 900, stock: 3 }]);
+  const ebookCart = (await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId: download.variants[0]!.id, quantity: 1 }] }, ...sf(digital) })).body.data.cart.id;
+  const noShipping = await app.request({ method: 'POST', url: `/storefront/carts/${ebookCart}/checkout-session`, payload: { email: 'reader@example.com', shippingAddress: ADDRESS }, ...sf(digital) });
+  t.equal(noShipping.status, 201, noShipping.raw);
+  t.equal(noShipping.body.data.checkoutSession.amount, 900, 'no shipping charged');
+  const ebookOrder = await confirm(app, digital, noShipping.body.data.checkoutSession.id);
+  t.equal(ebookOrder.status, 200, ebookOrder.raw);
+  t.match(ebookOrder.body.data.order, { shippingTotal: 0, total: 900, shippingMethod: null });
 });
 
 t.test('race: 50 shoppers, stock 5: exactly 5 orders, 45 clean 409s, stock 0', async (t) => {
@@ -219,4 +231,13 @@ t.test('race: one session confirmed 10 times at once: one order; Idempotency-Key
   t.ok(keyed.some((r) => r.headers['idempotent-replayed'] === 'true'), 'later ones are replays');
   const reused = await confirm(app, owner, sessionId, { 'idempotency-key': 'confirm-abc' });
   t.equal(reused.status, 422, 'the same key on another request');
+
+  // No body and `{}` are one request: a retry that serialises the empty body differently replays.
+  const { session: third } = await openSession(app, owner, [{ variantId: product.variants[0]!.id, quantity: 1 }]);
+  const thirdId = third.body.data.checkoutSession.id;
+  const bare = await confirm(app, owner, thirdId, { 'idempotency-key': 'confirm-empty' });
+  const withBraces = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${thirdId}/confirm`, payload: {}, ...sf(owner), headers: { 'idempotency-key': 'confirm-empty' } });
+  t.equal(withBraces.status, 200, withBraces.raw);
+  t.equal(withBraces.headers['idempotent-replayed'], 'true');
+  t.equal(withBraces.body.data.order.id, bare.body.data.order.id);
 });

@@ -94,6 +94,9 @@ t.test('orders: list, get, partial fulfilments, already_fulfilled, emails with t
   t.equal(over.body.error.code, 'already_fulfilled');
   const notOurs = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/fulfillments`, payload: { items: [{ orderItemId: order.id, quantity: 1 }] }, ...admin(owner) });
   t.equal(notOurs.status, 422);
+  const emptyList = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/fulfillments`, payload: { items: [] }, ...admin(owner) });
+  t.equal(emptyList.status, 422, 'an empty items list is refused, not read as everything');
+  t.equal(emptyList.body.error.details[0].path, 'items');
 
   // Default: everything left, without notifying; the order is fulfilled and completed.
   const rest = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/fulfillments`, payload: { notifyCustomer: false }, ...admin(owner) });

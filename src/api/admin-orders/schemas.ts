@@ -12,7 +12,9 @@ export const listOrdersQuery = Joi.object({
 export const fulfillmentPayload = Joi.object({
   items: Joi.array()
     .items(Joi.object({ orderItemId: id().required(), quantity: Joi.number().integer().min(1).max(1_000_000).required() }))
-    .max(500),
+    .min(1)
+    .max(500)
+    .description('absent: every unfulfilled item; an empty list is refused rather than read as everything'),
   trackingCompany: text(100).allow('', null),
   trackingNumber: text(100).allow('', null),
   trackingUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow('', null),

@@ -125,8 +125,11 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     if (priced.lines.length === 0) throw validationFailed([{ path: 'items', message: 'the cart is empty' }]);
     const gone = priced.lines.find((line) => !line.available);
     if (gone) throw conflict('insufficient_inventory', `${gone.title} is no longer for sale`, [{ path: `items.${gone.id}`, message: 'no longer for sale' }]);
-    if (!cart.shippingMethodId) throw validationFailed([{ path: 'shippingMethod', message: 'choose a shipping method first' }]);
-    if (!priced.shippingMethodRecord) {
+    // A store that ships nothing (digital goods, pick-up) has no method to choose.
+    if (!cart.shippingMethodId && store.shippingMethods.length > 0) {
+      throw validationFailed([{ path: 'shippingMethod', message: 'choose a shipping method first' }]);
+    }
+    if (cart.shippingMethodId && !priced.shippingMethodRecord) {
       throw validationFailed([{ path: 'shippingAddress.country', message: `the chosen shipping method does not ship to ${country}` }]);
     }
     if (priced.discountIssue) throw notApplicable(priced.discountIssue);

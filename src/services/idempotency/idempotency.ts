@@ -17,7 +17,8 @@ export type IdempotencyStart =
   | { kind: 'replay'; statusCode: number; response: unknown };
 
 export function requestHash(method: string, path: string, payload: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${JSON.stringify(payload ?? null)}`).digest('hex');
+  // No body and `{}` are the same request: a client retrying may serialise an empty body either way.
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${JSON.stringify(payload ?? {})}`).digest('hex');
 }
 
 const mismatch = () =>
