@@ -30,6 +30,11 @@ t.test('export is formula-safe, downloadable, and re-imports without loss', asyn
   ]);
   for (let i = 0; i < 30; i++) await db('customers').insert({ storeId: owner.store.id, email: `bulk${i}@example.com`, firstName: `Bulk ${i}` });
 
+  const withKeys = await app.request({ method: 'POST', url: '/admin/customers/export', payload: { format: 'xlsx' }, token: owner.accessToken, storeId: owner.store.id });
+  t.equal(withKeys.status, 422, 'a route without a body refuses unknown keys too');
+  t.equal(withKeys.body.error.details[0].path, 'format');
+  const emptyBody = await app.request({ method: 'POST', url: '/admin/customers/export', payload: {}, token: owner.accessToken, storeId: owner.store.id });
+  t.equal(emptyBody.status, 202, '{} is no body');
   const staff = await app.request({ method: 'POST', url: '/admin/customers/export', token: owner.accessToken, storeId: owner.store.id });
   t.equal(staff.status, 202);
   const job = await waitForJob(app, owner, staff.body.data.job.id);

@@ -43,6 +43,9 @@ t.test('discounts: create, get, list, replace with every rule', async (t) => {
   const freeShipping = await app.request({ method: 'POST', url: '/admin/discounts', payload: { code: 'SHIPFREE', type: 'free_shipping' }, ...admin });
   t.equal(freeShipping.status, 201);
   t.equal(freeShipping.body.data.discount.value, null);
+  const shipValue = await app.request({ method: 'POST', url: '/admin/discounts', payload: { code: 'SHIPFREE2', type: 'free_shipping', value: 500 }, ...admin });
+  t.equal(shipValue.status, 201, 'value is ignored for free_shipping, not validated');
+  t.equal(shipValue.body.data.discount.value, null);
 
   const got = await app.request({ url: `/admin/discounts/${discount.id}`, ...admin });
   t.equal(got.status, 200);

@@ -39,6 +39,8 @@ t.test('preview, connect with a backfill that pages and retries a 503, repeat ch
   t.equal(await app.ctx.db('externalSystemLinks').count('* as n').first().then((r: any) => Number(r.n)), 0, 'preview saves nothing');
   t.equal((await post(app, owner, 'preview', { baseUrl: ext.url })).status, 422);
   t.equal((await post(app, owner, 'preview', { baseUrl: ext.url, apiKey: 'k', extra: 1 })).status, 422);
+  const headerUnsafe = await post(app, owner, 'preview', { baseUrl: ext.url, apiKey: 'key-\u{1F511}' });
+  t.equal(headerUnsafe.status, 422, 'a key that cannot go into an Authorization header is refused, not a 500');
 
   // A customer we already have by email is linked, not duplicated; consent never goes down.
   await app.ctx.db('customers').insert({ storeId: owner.store.id, email: 'customer1@external.example', emailMarketing: 'unsubscribed' });

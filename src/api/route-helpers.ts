@@ -1,4 +1,5 @@
 import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
 import type { Role } from '../services/roles.js';
 import { isCacheableStorefrontGet, revalidateStorefrontGet } from './storefront/http-cache.js';
 
@@ -40,3 +41,19 @@ export function userRoute(route: ServerRoute): ServerRoute {
   const options = (route.options ?? {}) as Exclude<ServerRoute['options'], (...args: any[]) => any> & object;
   return { ...route, options: { ...options, auth: 'admin', tags: ['api', ...((options.tags as string[]) ?? [])] } };
 }
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A route that writes but declares no body schema takes no body: `{}` or none, and any key is
+ * refused (422) like every other unknown key. Routes with their own payload handling (raw
+ * webhooks, CSV and multipart uploads, form posts) are left as they are.
+ */
+export function refuseUndeclaredBody(route: ServerRoute): ServerRoute {
+  const options = (route.options ?? {}) as Exclude<ServerRoute['options'], (...args: any[]) => any> & object;
+  const methods = [route.method].flat().map((method) => String(method).toUpperCase());
+  if (!methods.some((method) => BODY_METHODS.has(method)) || options.payload || options.validate?.payload) return route;
+  return { ...route, options: { ...options, validate: { ...options.validate, payload: NO_BODY } } };
+}
+
+export const NO_BODY = Joi.object({}).allow(null).description('no body');

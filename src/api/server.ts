@@ -10,6 +10,7 @@ import { uploadCleanupPlugin } from './uploads.js';
 import { responseContractPlugin } from './plugins/response-contract.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
+import { refuseUndeclaredBody } from './route-helpers.js';
 import { ROUTE_GROUPS } from './routes.js';
 
 declare module '@hapi/hapi' {
@@ -50,7 +51,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     {
       name: 'shopwright-routes',
       register(routes) {
-        for (const group of ROUTE_GROUPS) routes.route(group);
+        for (const group of ROUTE_GROUPS) routes.route(group.map(refuseUndeclaredBody));
       }
     },
     { routes: { prefix: API_PREFIX } }

@@ -11,7 +11,8 @@ export const upsertDiscountPayload = Joi.object({
       { is: 'percentage', then: Joi.number().greater(0).max(100).precision(2).required() },
       { is: 'fixed_amount', then: money().min(1).required() }
     ],
-    otherwise: Joi.number().min(0).max(100).allow(null)
+    // The contract: value is ignored for free_shipping.
+    otherwise: Joi.any().strip()
   }),
   isActive: Joi.boolean(),
   usageLimit: Joi.number().integer().min(1).max(2_000_000_000).allow(null),

@@ -5,7 +5,8 @@ import { responseObject, timestamp } from '../schemas.js';
 
 const link = {
   baseUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).required(),
-  apiKey: Joi.string().trim().min(1).max(4000).required()
+  // It goes into an Authorization header, which takes visible ASCII only.
+  apiKey: Joi.string().trim().min(1).max(4000).pattern(/^[\x21-\x7e]+$/, 'visible ASCII characters').required()
 };
 
 export const previewPayload = Joi.object(link);

@@ -2,6 +2,7 @@ import type { Server } from '@hapi/hapi';
 import type { Schema } from 'joi';
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
+import { NO_BODY } from '../route-helpers.js';
 
 /**
  * What a route answers on success when that is not the JSON envelope (a redirect, a file, this
@@ -252,7 +253,7 @@ export function buildOpenApiDocument(server: Server) {
         return responses;
       })()
     };
-    if (isJoi(validate.payload)) {
+    if (isJoi(validate.payload) && validate.payload !== NO_BODY) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi(validate.payload, components) } } };
     }
     paths[path] ??= {};
