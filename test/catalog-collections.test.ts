@@ -61,6 +61,10 @@ t.test('collections: admin create, get, list, patch; storefront published only',
 
   const published = await app.request({ url: '/storefront/collections', storefrontToken: owner.storefrontToken });
   t.same(published.body.data.collections.map((c: { slug: string }) => c.slug), ['summer-picks']);
+  for (const [q, slugs] of [['UMM', ['summer-picks']], ['winter', []], ['100%', []]] as const) {
+    const searched = await app.request({ url: `/storefront/collections?q=${encodeURIComponent(q)}`, storefrontToken: owner.storefrontToken });
+    t.same(searched.body.data.collections.map((c: { slug: string }) => c.slug), slugs, `q=${q} matches titles, case-insensitively`);
+  }
   const shown = await app.request({ url: '/storefront/collections/Summer-Picks', storefrontToken: owner.storefrontToken });
   t.equal(shown.status, 200);
   t.same(shown.body.data.collection.products.map((p: { title: string }) => p.title), ['Alpha', 'Beta'], 'active products only, in order');

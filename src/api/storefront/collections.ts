@@ -13,14 +13,14 @@ export const listStorefrontCollectionsRoute = storefrontRoute({
   method: 'GET',
   path: '/storefront/collections',
   options: {
-    description: 'Published collections (newest first)',
+    description: 'Published collections (newest first); q matches the title',
     tags: ['catalog'],
-    validate: { query: Joi.object(paginationQuery) },
+    validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(200).allow('') }) },
     response: { status: { 200: storefrontCollectionListResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      return cachedEnvelope(request, h, `collections:${JSON.stringify([limit, cursor])}`, async () => {
-        const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor });
+      const { limit, cursor, q } = request.query as { limit: number; cursor?: string; q?: string };
+      return cachedEnvelope(request, h, `collections:${JSON.stringify([limit, cursor, q ?? ''])}`, async () => {
+        const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor }, q || undefined);
         return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
       });
     })

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { containsPattern } from '../../db/like-patterns.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
 import { mediaUrl } from './media.js';
@@ -205,7 +206,7 @@ const COLLECTION_JSON_OPEN = `'{"id":"' || c.id || '","title":' || to_json(c.tit
   || ',"createdAt":' || storefront_timestamp(c.created_at) || ',"updatedAt":' || storefront_timestamp(c.updated_at)`;
 
 /** Published collections, newest first. */
-export async function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest): Promise<StorefrontJson> {
+export async function listStorefrontCollections(ctx: AppContext, storeId: string, page: PageRequest, q?: string): Promise<StorefrontJson> {
   const sql = new Sql().add(
     `with page as (select * from (select c.id, c.created_at as sort_key, ${COLLECTION_JSON_OPEN} || '}' as json,
             row_number() over (order by c.created_at desc, c.id desc) as n
@@ -213,6 +214,7 @@ export async function listStorefrontCollections(ctx: AppContext, storeId: string
       where c.store_id = ? and c.is_published`,
     storeId
   );
+  if (q) sql.add(' and lower(c.title) like ?', containsPattern(q));
   if (page.cursor) {
     const [value, id] = decodeCursor(page.cursor, ['timestamp', 'uuid']);
     sql.add(' and (c.created_at, c.id) < (?::timestamptz, ?::uuid)', value, id);
