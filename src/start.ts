@@ -3,7 +3,7 @@ import { loadConfig } from './config.js';
 import { closeContext, createContext, openContext } from './context.js';
 import { runMigrations } from './db/migrate.js';
 import { runMain, stopOnSignals } from './lifecycle.js';
-import { startWorkers } from './workers/run-workers.js';
+import { startWorkers, type WorkerPool } from './workers/run-workers.js';
 
 /**
  * `npm start`: for one machine. Creates the database if needed, applies migrations, then runs the
@@ -15,13 +15,16 @@ runMain(async () => {
   const ctx = createContext(config);
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
-  const pool = await startWorkers(ctx);
+  // The API listens first: with Redis down at boot it still answers (health says what is down,
+  // routes that need Redis 503) while the workers wait for Redis.
   const server = await createServer(ctx);
   await server.start();
-  ctx.log.info({ uri: server.info.uri }, 'shopwright running (api + workers)');
+  let pool: WorkerPool | null = null;
   stopOnSignals(ctx.log, async () => {
     await server.stop({ timeout: 15_000 });
-    await pool.close();
+    await pool?.close();
     await closeContext(ctx);
   });
+  pool = await startWorkers(ctx);
+  ctx.log.info({ uri: server.info.uri }, 'shopwright running (api + workers)');
 });

@@ -66,3 +66,42 @@ t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and 
   const after = await fetch(`${base}/health`).then(() => 'answered', () => 'refused');
   t.equal(after, 'refused', 'no longer accepting connections');
 });
+
+t.test('npm start with Redis down at boot: the API answers (health 503, redis disconnected) and SIGTERM still exits', async (t) => {
+  const name = `sw_test_boot_no_redis_${process.pid}`;
+  const databaseUrl = await createTestDatabase(name);
+  t.teardown(() => dropTestDatabase(name));
+  const port = 20000 + ((process.pid + 7919) % 20000);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'silent',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      // Nothing listens on port 1.
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_PREFIX: `swt:${name}`
+    },
+    stdio: ['ignore', 'ignore', 'pipe']
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let health: { status: number; body: any } | null = null;
+  for (let i = 0; i < 100 && !health; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(async (r) => ({ status: r.status, body: await r.json() }), () => null);
+  }
+  t.ok(health, `the API listens although Redis is down (${stderr})`);
+  t.equal(health?.status, 503);
+  t.match(health?.body, { data: { status: 'degraded', database: 'connected', redis: 'disconnected' } });
+  const started = Date.now();
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  t.equal(code, 0, 'clean exit without ever having started the workers');
+  t.ok(Date.now() - started < 20_000);
+});
