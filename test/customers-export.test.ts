@@ -64,6 +64,16 @@ t.test('export is formula-safe, downloadable, and re-imports without loss', asyn
   const foreignJob = await app.request({ url: `/admin/jobs/${job.id}`, token: other.accessToken, storeId: other.store.id });
   t.equal(foreignJob.status, 404);
 
+  // An export not finished yet is a conflict, not an unknown job.
+  const runningId = emptyBody.body.data.job.id as string;
+  await waitForJob(app, owner, runningId);
+  await app.ctx.db('jobs').where({ id: runningId }).update({ status: 'active' });
+  const notReady = await app.request({ url: `/admin/jobs/${runningId}/download`, token: owner.accessToken, storeId: owner.store.id });
+  t.equal(notReady.status, 409, notReady.raw);
+  t.match(notReady.body.error.message, /not ready: it is active/);
+  const unknownJob = await app.request({ url: '/admin/jobs/00000000-0000-4000-8000-000000000000/download', token: owner.accessToken, storeId: owner.store.id });
+  t.equal(unknownJob.status, 404);
+
   // Round trip into a fresh store: every exported field comes back identical.
   const target = await signupOwner(app);
   const imported = await importAndWait(app, target, download.raw);

@@ -41,7 +41,7 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/jobs/{jobId}/download',
   options: {
-    description: "A completed export job's file (text/csv); 404 for other jobs",
+    description: "A completed export job's file (text/csv); 409 while the export is queued, active or failed; 404 for other jobs",
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
     plugins: {

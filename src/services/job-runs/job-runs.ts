@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import { JobRun } from '../../db/models/job-run.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import { enqueueJob } from '../outbox/enqueue.js';
@@ -148,6 +148,9 @@ export async function getJob(ctx: AppContext, storeId: string, jobId: string): P
 /** The stored file of a completed job of this store (exports); 404 otherwise. */
 export async function jobFileKey(ctx: AppContext, storeId: string, jobId: string): Promise<{ fileKey: string; type: string; createdAt: Date }> {
   const row = await JobRun.query(ctx.db).findOne({ storeId, id: jobId });
-  if (!row || row.status !== 'completed' || !row.fileKey) throw notFound('Job file');
+  if (!row) throw notFound('Job');
+  // An export still running (or failed) will have (or never had) a file: say so, not "unknown job".
+  if (row.status !== 'completed' && row.type.endsWith('.export')) throw conflict('conflict', `The export is not ready: it is ${row.status}`);
+  if (row.status !== 'completed' || !row.fileKey) throw notFound('Job file');
   return { fileKey: row.fileKey, type: row.type, createdAt: row.createdAt };
 }
