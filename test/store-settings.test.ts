@@ -93,8 +93,11 @@ t.test('dashboard: setup flags and figures from every module', async (t) => {
     { storeId: owner.store.id, email: 'a@example.com', emailMarketing: 'subscribed' },
     { storeId: owner.store.id, email: 'b@example.com' }
   ]);
+  const before = (await app.request({ url: '/admin/store', ...admin(owner) })).body.data.store.updatedAt;
+  await new Promise((resolve) => setTimeout(resolve, 5));
   await app.request({ method: 'PATCH', url: '/admin/store', payload: { email: { smtp: { host: 'smtp.example.com', port: 25 } } }, ...admin(owner) });
   const filled = await app.request({ url: '/admin/store', ...admin(owner) });
+  t.ok(new Date(filled.body.data.store.updatedAt) > new Date(before), 'an email-only change moves updatedAt');
   t.match(filled.body.data.setup, { hasProducts: true, emailConfigured: true });
   t.match(filled.body.data.stats, { productsCount: 1, customersCount: 2, subscribersCount: 1, lowStockVariants: 1 });
 });

@@ -162,7 +162,8 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
       }));
       changes.shippingMethods = JSON.stringify(methods);
     }
-    if (Object.keys(changes).length) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
+    // Email settings live in their own table; they are still a change of the store.
+    if (Object.keys(changes).length || input.email) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
     if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
   });
   dashboardFlight(ctx).forget(storeId);
