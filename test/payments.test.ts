@@ -38,6 +38,8 @@ t.test('payments: Stripe Connect onboarding, status, dashboard link, reset, role
 
   stripe.activate(onboarding.body.data.accountId, { charges_enabled: false });
   t.equal((await app.request({ url: '/admin/store/payments', ...admin(owner) })).body.data.status, 'restricted');
+  stripe.activate(onboarding.body.data.accountId, { payouts_enabled: false });
+  t.match((await app.request({ url: '/admin/store/payments', ...admin(owner) })).body.data, { status: 'restricted', chargesEnabled: true, payoutsEnabled: false }, 'payouts paused: restricted');
   stripe.activate(onboarding.body.data.accountId);
   const active = await app.request({ url: '/admin/store/payments', ...admin(owner) });
   t.match(active.body.data, { status: 'active', chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, requirementsDue: [] });

@@ -21,8 +21,9 @@ interface AccountRow {
 
 export function statusOf(row: AccountRow | undefined): PaymentStatus {
   if (!row?.accountId) return 'not_connected';
-  if (row.chargesEnabled) return 'active';
-  return row.detailsSubmitted ? 'restricted' : 'onboarding';
+  // Stripe calls an account whose charges or payouts are paused "restricted": the operator must act.
+  if (row.chargesEnabled && row.payoutsEnabled) return 'active';
+  return row.detailsSubmitted || row.chargesEnabled ? 'restricted' : 'onboarding';
 }
 
 function toDto(row: AccountRow | undefined) {
@@ -89,8 +90,8 @@ export async function applyAccountUpdate(ctx: AppContext, account: Stripe.Accoun
 
 export async function getPaymentStatus(ctx: AppContext, storeId: string) {
   let row = await findAccount(ctx.db, storeId);
-  if (row?.accountId && !row.chargesEnabled) {
-    // Still onboarding: ask Stripe, so a store sees "active" without waiting for the webhook.
+  if (row?.accountId && statusOf(row) !== 'active') {
+    // Onboarding or restricted: ask Stripe, so a store sees "active" without waiting for the webhook.
     try {
       const account = await stripeClient(ctx).accounts.retrieve(row.accountId);
       await applyAccountUpdate(ctx, account);
