@@ -164,3 +164,30 @@ t.test('the nightly sync queues one backfill per connected store and never a sec
   t.equal(runs.find((r: any) => r.storeId === linked.store.id).id, first.body.data.job.id);
   t.notOk(runs.some((r: any) => r.storeId === unlinked.store.id));
 });
+
+t.test('a backfill stops writing once the store disconnects mid-run', async (t) => {
+  const ext = await new ExternalSystemServer().start();
+  t.teardown(() => ext.stop());
+  ext.products = makeProducts(200);
+  const app = await buildApp(t, { workers: false, env: PRIVATE_OK });
+  const owner = await signupOwner(app);
+  const connected = await post(app, owner, 'connect', { baseUrl: ext.url, apiKey: ext.apiKey, syncCustomers: false });
+  t.equal(connected.status, 200, connected.raw);
+  ext.beforePage = async (path, cursor) => {
+    // The operator disconnects while the backfill waits for its second page.
+    if (path === '/products' && cursor) {
+      ext.beforePage = null;
+      t.equal((await post(app, owner, 'disconnect')).status, 200);
+    }
+  };
+  const { runBackfill } = await import('../src/services/external-system/backfill.js');
+  t.same(await runBackfill(app.ctx, connected.body.data.job.id), { skipped: true });
+  const imported = Number((await app.ctx.db('products').where({ storeId: owner.store.id }).count('* as c').first())!.c);
+  t.ok(imported <= 50, `at most the page written before the disconnect (${imported})`);
+  const link = await app.ctx.db('externalSystemLinks').where({ storeId: owner.store.id }).first();
+  t.equal(link.status, 'disconnected');
+  t.equal(link.lastSyncedAt, null, 'a disconnected link is not marked synced');
+  const job = await app.ctx.db('jobs').where({ id: connected.body.data.job.id }).first();
+  t.equal(job.status, 'completed');
+  t.match(job.result, { skipped: /disconnected/ });
+});

@@ -57,8 +57,10 @@ export class ExternalSystemServer {
   pageSize = 50;
   readonly failures = new Map<string, number>();
   readonly requests: Array<{ path: string; cursor: string | null; authorization: string | undefined }> = [];
+  /** Awaited before a list page is answered (a test acts while the backfill is between pages). */
+  beforePage: ((path: string, cursor: string | null) => Promise<void>) | null = null;
   port = 0;
-  private server = http.createServer((req, res) => this.handle(req, res));
+  private server = http.createServer((req, res) => void this.handle(req, res));
 
   async start(): Promise<this> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -70,7 +72,7 @@ export class ExternalSystemServer {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse) {
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://x');
     const cursor = url.searchParams.get('cursor');
     this.requests.push({ path: url.pathname, cursor, authorization: req.headers.authorization });
@@ -87,6 +89,7 @@ export class ExternalSystemServer {
     if (url.pathname === '/account') return send(200, this.account);
     const list = url.pathname === '/products' ? this.products : url.pathname === '/customers' ? this.customers : null;
     if (!list) return send(404, { error: 'not found' });
+    await this.beforePage?.(url.pathname, cursor);
     const start = cursor ? Number(Buffer.from(cursor, 'base64url').toString()) : 0;
     const data = list.slice(start, start + this.pageSize);
     const next = start + this.pageSize < list.length ? Buffer.from(String(start + this.pageSize)).toString('base64url') : null;

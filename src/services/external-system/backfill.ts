@@ -64,7 +64,10 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
         prefetched = fetchPage(phase, next);
         prefetched.catch(() => undefined); // awaited next turn; a failure surfaces there
       }
-      await ctx.db.transaction(async (trx) => {
+      const stillLinked = await ctx.db.transaction(async (trx) => {
+        // Disconnected (or connected anew) since the job started: nothing more is written for it.
+        const current: Pick<LinkRow, 'status' | 'connectedAt'> | undefined = await trx('externalSystemLinks').where({ id: link.id }).forShare().first('status', 'connectedAt');
+        if (current?.status !== 'connected' || current.connectedAt?.getTime() !== link.connectedAt?.getTime()) return false;
         const counts = phase === 'products' ? await upsertProducts(trx, storeId, items) : await upsertCustomers(trx, storeId, items);
         const nextPhase: Phase = next ? phase : phase === 'products' && link.syncCustomers ? 'customers' : 'done';
         state = { ...state, [phase]: add(state[phase], counts), phase: nextPhase, cursor: next };
@@ -72,7 +75,12 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
         await trx('jobs')
           .where({ id: jobId })
           .update({ checkpoint: state, progress: { percent, phase: state.phase, products: state.products, customers: state.customers }, updatedAt: trx.fn.now() });
+        return true;
       });
+      if (!stillLinked) {
+        await completeJob(ctx, jobId, { skipped: 'the store was disconnected from the external system during the backfill' });
+        return { skipped: true };
+      }
     }
   } catch (error) {
     if (error instanceof ExternalSystemError && !error.retryable) throw finalError(error.message);
@@ -81,7 +89,7 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
     client.close();
   }
   const result = { products: state.products, customers: state.customers };
-  await ctx.db('externalSystemLinks').where({ id: link.id }).update({ lastSyncedAt: ctx.db.fn.now() });
+  await ctx.db('externalSystemLinks').where({ id: link.id, status: 'connected' }).update({ lastSyncedAt: ctx.db.fn.now() });
   await resolveIssuesOf(ctx.db, storeId, 'sync_failed');
   await completeJob(ctx, jobId, result);
   return result;
