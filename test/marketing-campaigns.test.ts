@@ -78,6 +78,11 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const click = await app.request({ url: new URL(clickUrl!).pathname });
   t.equal(click.status, 302);
   t.equal(click.headers.location, 'https://example.com/sale?a=1&b=2', 'redirects to the signed URL only');
+  // Link scanners probe with HEAD: the same answer, but no click.
+  const probed = await app.request({ method: 'HEAD', url: new URL(clickUrl!).pathname });
+  t.equal(probed.status, 302);
+  t.equal(probed.headers.location, 'https://example.com/sale?a=1&b=2');
+  t.equal((await app.request({ method: 'HEAD', url: '/public/c/garbage' })).status, 404);
   const token = new URL(clickUrl!).pathname.split('/').pop()!;
   const [payload, signature] = token.split('.') as [string, string];
   const forged = Buffer.from(JSON.stringify(JSON.parse(Buffer.from(payload, 'base64url').toString()).map((v: unknown, i: number) => (i === 2 ? 'https://evil.example' : v)))).toString('base64url');
@@ -95,7 +100,7 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.equal(oneClick.status, 200, oneClick.raw);
   t.equal((await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'new1@example.com' }).first()).emailMarketing, 'unsubscribed');
   const afterResults = (await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, ...as })).body.data.campaign;
-  t.match(afterResults, { unsubscribes: 1, clicks: 2 }, "both clicks counted (html and text link)");
+  t.match(afterResults, { unsubscribes: 1, clicks: 2 }, "both clicks counted (html and text link), the HEAD not");
 
   // Old customers: orders, none in 90 days, still subscribed; the discount code is in the context.
   await app.request({ method: 'POST', url: '/admin/discounts', ...as, payload: { code: 'COMEBACK', type: 'percentage', value: 10 } });
