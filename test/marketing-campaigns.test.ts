@@ -1,5 +1,6 @@
 import { simpleParser } from 'mailparser';
 import t from 'tap';
+import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
 import { closeCampaignTransports } from '../src/services/marketing/transports.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
@@ -175,6 +176,58 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const other = await signupOwner(app);
   t.equal((await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, token: other.accessToken, storeId: other.store.id })).status, 404);
   t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, token: other.accessToken, storeId: other.store.id })).status, 404);
+});
+
+t.test('an unsubscribe counts for the campaign whose link was used, once, and survives a re-subscribe', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1000 });
+  const [customerId] = await seedCustomers(app, owner.store.id, 2, { prefix: 'attr' });
+
+  const first = await create(app, owner, 'newsletter', { subject: 'First', text: 'one' });
+  await waitForCampaign(app, owner, first.id, ['sent']);
+  const second = await create(app, owner, 'newsletter', { subject: 'Second', text: 'two' });
+  await waitForCampaign(app, owner, second.id, ['sent']);
+  const linkOf = (campaignId: string) => {
+    const mail = smtp.accepted.find((m) => m.to === 'attr1@example.com' && headersOf(m.raw)('X-Campaign-Id') === campaignId)!;
+    const url = new URL(String(headersOf(mail.raw)('List-Unsubscribe')).slice(1, -1));
+    return `${url.pathname}${url.search}`;
+  };
+  t.not(linkOf(first.id), linkOf(second.id), "each campaign's email carries its own link");
+  const unsubscribes = async (campaignId: string) => (await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign.unsubscribes;
+  const oneClick = (url: string) =>
+    app.request({ method: 'POST', url, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+  // The older email's link, used after the newer one arrived: the older campaign gets it.
+  t.equal((await oneClick(linkOf(first.id))).status, 200);
+  t.equal((await oneClick(linkOf(first.id))).status, 200, 'repeated');
+  t.equal(await unsubscribes(first.id), 1, 'credited to the campaign whose link was used, once');
+  t.equal(await unsubscribes(second.id), 0, 'not to the last campaign received');
+
+  const resubscribed = await app.request({ method: 'PATCH', url: `/admin/customers/${customerId}`, ...as, payload: { emailMarketing: 'subscribed' } });
+  t.equal(resubscribed.status, 200, resubscribed.raw);
+  t.equal(await unsubscribes(first.id), 1, 'a re-subscribe does not take it back');
+  t.equal((await oneClick(linkOf(first.id))).status, 200, 'the same link again, after the re-subscribe');
+  t.equal((await app.ctx.db('customers').where({ id: customerId }).first()).emailMarketing, 'unsubscribed');
+  t.equal(await unsubscribes(first.id), 1, 'still counted once');
+
+  // A link that names no campaign (older emails, the welcome email) still unsubscribes, crediting none.
+  await app.request({ method: 'PATCH', url: `/admin/customers/${customerId}`, ...as, payload: { emailMarketing: 'subscribed' } });
+  const plain = await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: unsubscribeTokenFor(app.ctx, customerId!) } });
+  t.equal(plain.status, 200, plain.raw);
+  t.equal((await app.ctx.db('customers').where({ id: customerId }).first()).emailMarketing, 'unsubscribed');
+  t.same([await unsubscribes(first.id), await unsubscribes(second.id)], [1, 0]);
+
+  // A campaign link signed for another customer or campaign is refused.
+  const [body, signature] = linkOf(second.id).split('token=')[1]!.split('.') as [string, string];
+  const swapped = Buffer.concat([Buffer.from(body, 'base64url').subarray(0, 16), Buffer.from(first.id.replace(/-/g, ''), 'hex')]).toString('base64url');
+  t.equal((await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: `${swapped}.${signature}` } })).status, 422);
 });
 
 t.test("a store's template overrides a transactional key and adds its own keys (module registry)", async (t) => {

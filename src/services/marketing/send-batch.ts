@@ -143,7 +143,7 @@ async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, 
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
   const { ctx, campaign } = state;
-  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customerId });
+  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customerId }, campaign.id);
   const data = {
     ...campaign.context,
     store: { name: state.storeName },
