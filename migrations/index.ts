@@ -18,6 +18,7 @@ import * as checkoutIndexes from './20261123006600_checkout_indexes.js';
 import * as customerCountsEarlyExit from './20261123006700_customer_counts_early_exit.js';
 import * as stockRefusal from './20261123006800_stock_refusal.js';
 import * as variantLowStock from './20261123006900_variant_low_stock.js';
+import * as campaignUnsubscribes from './20261123007000_campaign_unsubscribes.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -42,5 +43,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123006600_checkout_indexes', module: checkoutIndexes },
   { name: '20261123006700_customer_counts_early_exit', module: customerCountsEarlyExit },
   { name: '20261123006800_stock_refusal', module: stockRefusal },
-  { name: '20261123006900_variant_low_stock', module: variantLowStock }
+  { name: '20261123006900_variant_low_stock', module: variantLowStock },
+  { name: '20261123007000_campaign_unsubscribes', module: campaignUnsubscribes }
 ];

@@ -153,6 +153,22 @@ t.test('audience preview: lists plus filters in SQL, only subscribed and unsuppr
   // Nobody has bought anything yet.
   t.equal((await preview({ filters: { purchasedProductIds: ['00000000-0000-4000-8000-000000000000'] } })).body.data.count, 0);
 
+  // Empty arrays restrict nothing, in a preview and in the campaign it previews.
+  const empties = { listIds: [], filters: { tags: [], purchasedProductIds: [], purchasedCollectionIds: [] } };
+  for (const audience of [{ listIds: [] }, { filters: { tags: [] } }, empties]) {
+    const response = await preview(audience);
+    t.equal(response.status, 200, response.raw);
+    t.equal(response.body.data.count, all.body.data.count, `${JSON.stringify(audience)} is everyone`);
+  }
+  const withEmpties = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/generic', ...as, payload: { subject: 's', text: 't', audience: empties } });
+  t.equal(withEmpties.status, 202, withEmpties.raw);
+  const { startCampaign } = await import('../src/services/marketing/start.js');
+  await startCampaign(app.ctx, withEmpties.body.data.campaign.id);
+  const started = await app.request({ url: `/admin/marketing/campaigns/${withEmpties.body.data.campaign.id}`, ...as });
+  t.equal(started.body.data.campaign.recipients, all.body.data.count, 'the campaign reaches whom the preview counted');
+  const announcement = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/product-announcement', ...as, payload: { productId: '00000000-0000-4000-8000-000000000000', audience: { listIds: [] } } });
+  t.equal(announcement.status, 404, 'an empty list of lists passes validation (the unknown product is what fails)');
+
   t.equal((await preview({ filters: { minOrders: -1 } })).status, 422);
   t.equal((await preview({ filters: { bogus: 1 } })).status, 422);
   t.equal((await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: {} })).status, 422);

@@ -1,5 +1,6 @@
 import { simpleParser } from 'mailparser';
 import t from 'tap';
+import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
 import { closeCampaignTransports } from '../src/services/marketing/transports.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
@@ -78,6 +79,11 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const click = await app.request({ url: new URL(clickUrl!).pathname });
   t.equal(click.status, 302);
   t.equal(click.headers.location, 'https://example.com/sale?a=1&b=2', 'redirects to the signed URL only');
+  // Link scanners probe with HEAD: the same answer, but no click.
+  const probed = await app.request({ method: 'HEAD', url: new URL(clickUrl!).pathname });
+  t.equal(probed.status, 302);
+  t.equal(probed.headers.location, 'https://example.com/sale?a=1&b=2');
+  t.equal((await app.request({ method: 'HEAD', url: '/public/c/garbage' })).status, 404);
   const token = new URL(clickUrl!).pathname.split('/').pop()!;
   const [payload, signature] = token.split('.') as [string, string];
   const forged = Buffer.from(JSON.stringify(JSON.parse(Buffer.from(payload, 'base64url').toString()).map((v: unknown, i: number) => (i === 2 ? 'https://evil.example' : v)))).toString('base64url');
@@ -95,7 +101,7 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   t.equal(oneClick.status, 200, oneClick.raw);
   t.equal((await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'new1@example.com' }).first()).emailMarketing, 'unsubscribed');
   const afterResults = (await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, ...as })).body.data.campaign;
-  t.match(afterResults, { unsubscribes: 1, clicks: 2 }, "both clicks counted (html and text link)");
+  t.match(afterResults, { unsubscribes: 1, clicks: 2 }, "both clicks counted (html and text link), the HEAD not");
 
   // Old customers: orders, none in 90 days, still subscribed; the discount code is in the context.
   await app.request({ method: 'POST', url: '/admin/discounts', ...as, payload: { code: 'COMEBACK', type: 'percentage', value: 10 } });
@@ -170,6 +176,58 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
   const other = await signupOwner(app);
   t.equal((await app.request({ url: `/admin/marketing/campaigns/${newsletter.id}`, token: other.accessToken, storeId: other.store.id })).status, 404);
   t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${later.id}/cancel`, token: other.accessToken, storeId: other.store.id })).status, 404);
+});
+
+t.test('an unsubscribe counts for the campaign whose link was used, once, and survives a re-subscribe', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1000 });
+  const [customerId] = await seedCustomers(app, owner.store.id, 2, { prefix: 'attr' });
+
+  const first = await create(app, owner, 'newsletter', { subject: 'First', text: 'one' });
+  await waitForCampaign(app, owner, first.id, ['sent']);
+  const second = await create(app, owner, 'newsletter', { subject: 'Second', text: 'two' });
+  await waitForCampaign(app, owner, second.id, ['sent']);
+  const linkOf = (campaignId: string) => {
+    const mail = smtp.accepted.find((m) => m.to === 'attr1@example.com' && headersOf(m.raw)('X-Campaign-Id') === campaignId)!;
+    const url = new URL(String(headersOf(mail.raw)('List-Unsubscribe')).slice(1, -1));
+    return `${url.pathname}${url.search}`;
+  };
+  t.not(linkOf(first.id), linkOf(second.id), "each campaign's email carries its own link");
+  const unsubscribes = async (campaignId: string) => (await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign.unsubscribes;
+  const oneClick = (url: string) =>
+    app.request({ method: 'POST', url, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+  // The older email's link, used after the newer one arrived: the older campaign gets it.
+  t.equal((await oneClick(linkOf(first.id))).status, 200);
+  t.equal((await oneClick(linkOf(first.id))).status, 200, 'repeated');
+  t.equal(await unsubscribes(first.id), 1, 'credited to the campaign whose link was used, once');
+  t.equal(await unsubscribes(second.id), 0, 'not to the last campaign received');
+
+  const resubscribed = await app.request({ method: 'PATCH', url: `/admin/customers/${customerId}`, ...as, payload: { emailMarketing: 'subscribed' } });
+  t.equal(resubscribed.status, 200, resubscribed.raw);
+  t.equal(await unsubscribes(first.id), 1, 'a re-subscribe does not take it back');
+  t.equal((await oneClick(linkOf(first.id))).status, 200, 'the same link again, after the re-subscribe');
+  t.equal((await app.ctx.db('customers').where({ id: customerId }).first()).emailMarketing, 'unsubscribed');
+  t.equal(await unsubscribes(first.id), 1, 'still counted once');
+
+  // A link that names no campaign (older emails, the welcome email) still unsubscribes, crediting none.
+  await app.request({ method: 'PATCH', url: `/admin/customers/${customerId}`, ...as, payload: { emailMarketing: 'subscribed' } });
+  const plain = await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: unsubscribeTokenFor(app.ctx, customerId!) } });
+  t.equal(plain.status, 200, plain.raw);
+  t.equal((await app.ctx.db('customers').where({ id: customerId }).first()).emailMarketing, 'unsubscribed');
+  t.same([await unsubscribes(first.id), await unsubscribes(second.id)], [1, 0]);
+
+  // A campaign link signed for another customer or campaign is refused.
+  const [body, signature] = linkOf(second.id).split('token=')[1]!.split('.') as [string, string];
+  const swapped = Buffer.concat([Buffer.from(body, 'base64url').subarray(0, 16), Buffer.from(first.id.replace(/-/g, ''), 'hex')]).toString('base64url');
+  t.equal((await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token: `${swapped}.${signature}` } })).status, 422);
 });
 
 t.test("a store's template overrides a transactional key and adds its own keys (module registry)", async (t) => {

@@ -127,6 +127,45 @@ t.test('a campaign cancelled while sending stops: the rest stay unsent and the c
   t.equal((await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as })).body.error.code, 'campaign_not_cancellable');
 });
 
+t.test('a recipient claimed and waiting for its send slot when the campaign is cancelled is not sent', async (t) => {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  // One message a second, one recipient a chunk: the second recipient is claimed, then waits ~1 s.
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1 });
+  await seedCustomers(app, owner.store.id, 5, { prefix: 'slot' });
+
+  const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });
+  const campaignId = created.body.data.campaign.id;
+  const sending = async () => (await app.ctx.db('campaignRecipients').where({ campaignId, status: 'sending' }).select('customerId')).map((r: { customerId: string }) => r.customerId);
+  const sentCount = async () => Number((await app.ctx.db('campaignRecipients').where({ campaignId, status: 'sent' }).count('* as n').first())!.n);
+  // The first recipient recorded as sent, and the next one claimed (now waiting for its slot).
+  let waiting: string | undefined;
+  while (!waiting) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    if ((await sentCount()) === 1) [waiting] = await sending();
+  }
+  const cancelled = await app.request({ method: 'POST', url: `/admin/marketing/campaigns/${campaignId}/cancel`, ...as });
+  t.equal(cancelled.status, 200);
+  const atCancel = smtp.accepted.length;
+  t.equal(atCancel, 1);
+
+  const deadline = Date.now() + 5_000;
+  while ((await sending()).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(smtp.accepted.length, atCancel, 'nothing went out after the cancel answered');
+  t.equal((await app.ctx.db('campaignRecipients').where({ campaignId, customerId: waiting }).first()).status, 'cancelled', 'the claimed recipient ends cancelled');
+  const campaign = (await app.request({ url: `/admin/marketing/campaigns/${campaignId}`, ...as })).body.data.campaign;
+  t.match(campaign, { status: 'cancelled', recipients: 5, sent: 1, failed: 0, skipped: 0, progress: { processed: 1 } });
+  const byStatus = await app.ctx.db('campaignRecipients').where({ campaignId }).select('status').count('* as n').groupBy('status').orderBy('status');
+  t.same(byStatus.map((c) => [c.status, Number(c.n)]), [['cancelled', 4], ['sent', 1]], 'none left sending');
+});
+
 t.test('recipients left in `sending` by a worker that died are failed on resume, never sent twice', async (t) => {
   const smtp = await new CampaignSmtp().start();
   t.teardown(async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildApp, signupOwner, type TestApp } from './helpers/app.js';
+import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
 import { seedCustomers } from './helpers/marketing.js';
 
 /**
@@ -37,7 +38,7 @@ async function order(app: TestApp, storeId: string, customerId: string, productI
   );
 }
 
-t.test('audience filters on purchased products and collections count paid orders only', async (t) => {
+t.test('audience filters on purchased products and collections count paid and pending orders, not refunded ones', async (t) => {
   const app = await buildApp(t);
   await ensureOrderTables(app);
   const owner = await signupOwner(app);
@@ -65,9 +66,9 @@ t.test('audience filters on purchased products and collections count paid orders
     t.equal(response.status, 200, response.raw);
     return response.body.data.sample.map((s: { id: string }) => s.id).sort();
   };
-  t.same(await preview({ purchasedProductIds: [mug] }), [mugBuyer], 'paid orders of subscribed customers only');
-  t.same(await preview({ purchasedProductIds: [mug, hat] }), [mugBuyer, hatBuyer].sort());
-  t.same(await preview({ purchasedCollectionIds: [kitchen] }), [mugBuyer, cupBuyer].sort());
+  t.same(await preview({ purchasedProductIds: [mug] }), [mugBuyer, pending].sort(), 'paid and pending orders of subscribed customers only');
+  t.same(await preview({ purchasedProductIds: [mug, hat] }), [mugBuyer, hatBuyer, pending].sort());
+  t.same(await preview({ purchasedCollectionIds: [kitchen] }), [mugBuyer, cupBuyer, pending].sort());
   t.same(await preview({ purchasedCollectionIds: [kitchen], purchasedProductIds: [cup] }), [cupBuyer], 'filters intersect');
   t.same(await preview({ purchasedProductIds: [mug], minOrders: 2 }), []);
 
@@ -80,4 +81,23 @@ t.test('audience filters on purchased products and collections count paid orders
     payload: { audience: { filters: { purchasedProductIds: [mug] } } }
   });
   t.equal(foreign.body.data.count, 0, "another store's orders never count");
+});
+
+t.test('a manual-payment order placed at checkout (payment pending) is a purchase for the audience filters', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const as = { token: owner.accessToken, storeId: owner.store.id };
+  await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Teapot', [{ price: 2500, stock: 5 }]);
+  const { session } = await openSession(app, owner, [{ variantId: product.variants[0]!.id, quantity: 1 }], { email: 'buyer@example.com' });
+  t.equal(session.status, 201, session.raw);
+  const confirmed = await confirm(app, owner, session.body.data.checkoutSession.id);
+  t.equal(confirmed.status, 200, confirmed.raw);
+  t.equal(confirmed.body.data.order.paymentStatus, 'pending', 'manual payment: not collected yet');
+  const subscribed = await app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', payload: { email: 'buyer@example.com' }, storefrontToken: owner.storefrontToken });
+  t.equal(subscribed.status, 200, subscribed.raw);
+
+  const preview = await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: { audience: { filters: { purchasedProductIds: [product.id] } } } });
+  t.equal(preview.status, 200, preview.raw);
+  t.same(preview.body.data.sample.map((s: { email: string }) => s.email), ['buyer@example.com']);
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
 import { buildApp, signupOwner } from './helpers/app.js';
+import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
 t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe works', async (t) => {
@@ -135,4 +136,34 @@ t.test('unsubscribe: query token with empty body, JSON token, GET, bad tokens', 
   t.equal(missing.status, 422);
   const unknownKey = await app.request({ method: 'POST', url: '/public/unsubscribe', payload: { token, email: 'x' } });
   t.equal(unknownKey.status, 422);
+});
+
+t.test('double opt-in: a customer an order created (not_subscribed) confirms before being subscribed', async (t) => {
+  const smtp = await new SmtpCapture().start();
+  t.teardown(() => smtp.stop());
+  const app = await buildApp(t, { workers: ['email'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { newsletterDoubleOptIn: true });
+  const product = await sellable(app, owner, 'Kettle', [{ price: 3000, stock: 3 }]);
+  const { session } = await openSession(app, owner, [{ variantId: product.variants[0]!.id, quantity: 1 }], { email: 'ordered@example.com' });
+  t.equal((await confirm(app, owner, session.body.data.checkoutSession.id)).status, 200);
+  const marketing = async () => (await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'ordered@example.com' }).first())?.emailMarketing;
+  t.equal(await marketing(), 'not_subscribed', 'the order created the customer without consent');
+
+  const subscribe = () =>
+    app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', payload: { email: 'ordered@example.com' }, storefrontToken: owner.storefrontToken });
+  const pending = await subscribe();
+  t.equal(pending.status, 200, pending.raw);
+  t.same(pending.body.data, { status: 'pending_confirmation', email: 'ordered@example.com' });
+  t.equal(await marketing(), 'not_subscribed', 'not subscribed by the call');
+  const mail = await smtp.waitFor((m) => m.envelopeTo.includes('ordered@example.com') && /Confirm your subscription/.test(m.parsed.subject ?? ''));
+  const link = new URL(/https?:\/\/\S+newsletter\/confirm\?token=[\w.-]+/.exec(mail.parsed.text ?? '')![0]);
+  const confirmed = await app.request({ method: 'POST', url: `${link.pathname}${link.search}` });
+  t.equal(confirmed.status, 200, confirmed.raw);
+  t.equal(await marketing(), 'subscribed');
+
+  const again = await subscribe();
+  t.same(again.body.data, { subscribed: true, email: 'ordered@example.com', emailMarketing: 'subscribed' }, 'already subscribed: stays so, no new link');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(smtp.messages.filter((m) => /Confirm your subscription/.test(m.parsed.subject ?? '')).length, 1, 'one confirm email in all');
 });

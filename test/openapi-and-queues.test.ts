@@ -96,6 +96,20 @@ t.test('every documented route declares what it answers on success: a data schem
   t.notOk(deleted['200']);
 });
 
+t.test("a route's business-rule failures are documented beside those derived from auth and validation", async (t) => {
+  const app = await buildApp(t);
+  const paths = (await app.request({ url: '/openapi.json' })).body.paths;
+  const responses = (path: string, method: string) => Object.keys(paths[`/api/v1${path}`][method].responses);
+  t.ok(responses('/admin/marketing/campaigns/{campaignId}/cancel', 'post').includes('409'), 'cancel: campaign_not_cancellable');
+  t.ok(responses('/admin/marketing/templates', 'post').includes('409'), 'template key taken');
+  t.ok(responses('/admin/marketing/templates/{templateId}', 'put').includes('409'), 'template key taken');
+  for (const type of ['product-announcement', 'collection-announcement']) {
+    t.ok(responses(`/admin/marketing/campaigns/${type}`, 'post').includes('404'), `${type}: unknown product or collection`);
+  }
+  t.notOk(responses('/admin/marketing/campaigns/newsletter', 'post').includes('404'), 'only where it can happen');
+  t.ok(responses('/admin/marketing/templates', 'post').includes('422'), 'the derived statuses stay');
+});
+
 t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);

@@ -54,6 +54,12 @@ const CREATE_PAYLOADS: Record<CampaignType, Joi.ObjectSchema> = {
   'collection-announcement': collectionAnnouncementPayload
 };
 
+/** Announcements name a product or collection in the body: an unknown one is a 404. */
+const CREATE_ERRORS: Partial<Record<CampaignType, number[]>> = {
+  'product-announcement': [404],
+  'collection-announcement': [404]
+};
+
 const createCampaignRoute = (type: CampaignType): ServerRoute =>
   idempotent(adminRoute(ADMINS, {
     method: 'POST',
@@ -62,7 +68,8 @@ const createCampaignRoute = (type: CampaignType): ServerRoute =>
       description: CREATE_DESCRIPTIONS[type],
       tags,
       validate: { payload: CREATE_PAYLOADS[type] },
-    response: { status: { 202: campaignResponse } },
+      response: { status: { 202: campaignResponse } },
+      plugins: { openapi: { errors: CREATE_ERRORS[type] ?? [] } },
       handler: async (request, h) => {
         const tenant = tenantOf(request);
         const campaign = await createCampaign(request.server.app.ctx, tenant.storeId, type, request.payload as CampaignInput, tenant.userId);
@@ -112,6 +119,7 @@ export const cancelCampaignRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('campaignId') },
     response: { status: { 200: campaignResponse } },
+    plugins: { openapi: { errors: [409] } },
     handler: async (request) => ({ campaign: await cancelCampaign(request.server.app.ctx, tenantOf(request).storeId, request.params.campaignId as string) })
   }
 });

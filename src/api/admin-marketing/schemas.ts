@@ -22,12 +22,13 @@ export const listPayload = Joi.object({
   customerIds: Joi.array().items(id()).max(50_000)
 });
 
-const ids = () => Joi.array().items(id()).min(1).max(1000).unique();
+const ids = () => Joi.array().items(id()).max(1000).unique();
 
+/** An empty array is no restriction, the same as leaving the key out (see audienceCondition). */
 export const audienceSchema = Joi.object({
   listIds: ids(),
   filters: Joi.object({
-    tags: Joi.array().items(text(100).min(1)).min(1).max(100),
+    tags: Joi.array().items(text(100).min(1)).max(100),
     lastOrderBefore: Joi.date().iso(),
     lastOrderAfter: Joi.date().iso(),
     minOrders: Joi.number().integer().min(0).max(1_000_000_000),

@@ -38,10 +38,11 @@ export const createTemplateRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/marketing/templates',
   options: {
-    description: 'Create a Liquid email template { key?, name, subject, html, text }: 201 { template }; a syntax error is a 422 naming the field and line',
+    description: 'Create a Liquid email template { key?, name, subject, html, text }: 201 { template }; a syntax error is a 422 naming the field and line; a taken key is a 409',
     tags,
     validate: { payload: templatePayload },
     response: { status: { 201: templateResponse } },
+    plugins: { openapi: { errors: [409] } },
     handler: async (request, h) => {
       const template = await createTemplate(request.server.app.ctx, tenantOf(request).storeId, request.payload as TemplateInput);
       return h.response({ template }).code(201);
@@ -65,10 +66,11 @@ export const replaceTemplateRoute = adminRoute(ADMINS, {
   method: 'PUT',
   path: '/admin/marketing/templates/{templateId}',
   options: {
-    description: 'Replace an email template (same body as create; an absent key keeps the current one)',
+    description: 'Replace an email template (same body as create; an absent key keeps the current one); a taken key is a 409',
     tags,
     validate: { params: idParams('templateId'), payload: templatePayload },
     response: { status: { 200: templateResponse } },
+    plugins: { openapi: { errors: [409] } },
     handler: async (request) => ({
       template: await replaceTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string, request.payload as TemplateInput)
     })

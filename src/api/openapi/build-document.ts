@@ -17,7 +17,11 @@ export interface NonEnvelopeSuccess {
 
 declare module '@hapi/hapi' {
   interface PluginSpecificConfiguration {
-    openapi?: { success: NonEnvelopeSuccess };
+    /**
+     * `errors`: the statuses a route's business rules answer besides those the document derives from
+     * its auth, validation and path parameters (a 409 on a taken key, a 404 for an id in the body).
+     */
+    openapi?: { success?: NonEnvelopeSuccess; errors?: number[] };
   }
 }
 
@@ -193,8 +197,8 @@ function successSchema(settings: { response?: unknown }, status: number, compone
 }
 
 /** The failures a route can answer, from what it checks. */
-function errorStatuses(strategy: string | undefined, tenancy: unknown, hasInput: boolean, hasParams: boolean): number[] {
-  const statuses = new Set<number>([503]);
+function errorStatuses(strategy: string | undefined, tenancy: unknown, hasInput: boolean, hasParams: boolean, declared: number[] = []): number[] {
+  const statuses = new Set<number>([503, ...declared]);
   if (hasInput) statuses.add(422);
   if (hasParams) statuses.add(404);
   if (strategy) statuses.add(401);
@@ -246,7 +250,8 @@ export function buildOpenApiDocument(server: Server) {
           };
         }
         const hasInput = isJoi(validate.payload) || isJoi(validate.query) || isJoi(validate.params);
-        for (const code of errorStatuses(strategy, settings.plugins?.tenancy, hasInput, /\{/.test(route.path))) {
+        const declared = settings.plugins?.openapi?.errors;
+        for (const code of errorStatuses(strategy, settings.plugins?.tenancy, hasInput, /\{/.test(route.path), declared)) {
           responses[String(code)] = { description: STATUS_TEXT[code] ?? 'Error', ...error };
         }
         responses.default = { description: 'Error (see ErrorCode for every code)', ...error };

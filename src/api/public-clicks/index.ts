@@ -1,14 +1,14 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import { recordClick } from '../../services/marketing/clicks.js';
+import { followClick } from '../../services/marketing/clicks.js';
 import { publicRoute } from '../route-helpers.js';
 
-/** Links in campaign mail: counts the click, then 302 to the URL signed into the token (nothing else). */
+/** Links in campaign mail: counts the click, then 302 to the URL signed into the token (nothing else). hapi answers HEAD here too, uncounted. */
 export const campaignClickRoute = publicRoute({
   method: 'GET',
   path: '/public/c/{clickToken}',
   options: {
-    description: 'Campaign link: counts the click and redirects (302) to the URL signed into the token; tampered or unknown 404',
+    description: 'Campaign link: counts the click and redirects (302) to the URL signed into the token; tampered or unknown 404. HEAD answers the same without counting',
     tags: ['marketing'],
     validate: { params: Joi.object({ clickToken: Joi.string().min(1).max(8000).required() }) },
     plugins: {
@@ -22,7 +22,7 @@ export const campaignClickRoute = publicRoute({
       }
     },
     handler: async (request, h) => {
-      const url = await recordClick(request.server.app.ctx, request.params.clickToken as string);
+      const url = await followClick(request.server.app.ctx, request.params.clickToken as string, { count: request.method === 'get' });
       return h.redirect(url).code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
     }
   }

@@ -12,12 +12,13 @@ export interface SubscribeInput {
 }
 
 /**
- * Storefront newsletter sign-up. An address that unsubscribed, or any new address when the store has
- * `newsletterDoubleOptIn`, is not subscribed here: it is sent a confirm link and the answer is
+ * Storefront newsletter sign-up. An address that unsubscribed, or, when the store has
+ * `newsletterDoubleOptIn`, any address not subscribed yet (new, or a customer an order created as
+ * `not_subscribed`), is not subscribed here: it is sent a confirm link and the answer is
  * `{ status: "pending_confirmation" }` (anyone holding the public storefront token can call this).
  * Otherwise it creates or updates the store's customer as `subscribed`, recording when, from where
  * and from which IP. Idempotent: an already subscribed customer is left as is and gets no second
- * welcome email. Names fill empty fields only.
+ * welcome email or confirm link. Names fill empty fields only.
  */
 export async function subscribeToNewsletter(ctx: AppContext, storeId: string, input: SubscribeInput, ip: string | null) {
   const email = input.email.toLowerCase();
@@ -25,7 +26,8 @@ export async function subscribeToNewsletter(ctx: AppContext, storeId: string, in
     ctx.db('stores').where({ id: storeId }).first('name', 'newsletterDoubleOptIn'),
     ctx.db('customers').where({ storeId }).whereRaw('lower(email) = ?', [email]).first('emailMarketing')
   ]);
-  const needsConfirmation = existing ? existing.emailMarketing === 'unsubscribed' : Boolean(store?.newsletterDoubleOptIn);
+  const state = existing?.emailMarketing as string | undefined;
+  const needsConfirmation = state !== 'subscribed' && (state === 'unsubscribed' || Boolean(store?.newsletterDoubleOptIn));
   if (needsConfirmation) {
     await ctx.db.transaction((trx) => sendNewsletterConfirmation(ctx, trx, storeId, store?.name ?? '', { ...input, email }));
     return { status: 'pending_confirmation' as const, email };

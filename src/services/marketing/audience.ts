@@ -22,6 +22,7 @@ export interface Audience {
 /**
  * The WHERE clause (customer alias `c`) selecting an audience. Always: this store, `subscribed`,
  * and not on the store's suppression list. Lists are a union (member of any); filters intersect.
+ * An empty array (`listIds: []`, `tags: []`, …) restricts nothing, like an absent key.
  */
 export async function audienceCondition(db: Knex, storeId: string, audience: Audience): Promise<SqlCondition> {
   const parts: SqlCondition[] = [

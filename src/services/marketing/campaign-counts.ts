@@ -16,30 +16,17 @@ const empty = (): CampaignCounts => ({ sent: 0, failed: 0, skipped: 0, cancelled
 /**
  * Exact counts for campaigns, straight from the recipient rows (so they are right mid-send too).
  * `suppressed`: recipients not sent because the address is suppressed, plus those whose permanent
- * failure suppressed it. An unsubscribe counts for the last campaign the customer received before it.
+ * failure suppressed it. `unsubscribes`: recipients who unsubscribed through this campaign's link.
  */
-export async function campaignCounts(db: Knex, storeId: string, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
+export async function campaignCounts(db: Knex, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
   const counts = new Map(campaignIds.map((id) => [id, empty()]));
   if (!campaignIds.length) return counts;
-  const [byStatus, unsubscribes, clicks] = await Promise.all([
+  const [byStatus, clicks] = await Promise.all([
     db.raw(
-      `select campaign_id, status, count(*)::int as n, count(*) filter (where suppressed)::int as suppressed
+      `select campaign_id, status, count(*)::int as n, count(*) filter (where suppressed)::int as suppressed,
+              count(unsubscribed_at)::int as unsubscribes
          from campaign_recipients where campaign_id = any(?::uuid[]) group by campaign_id, status`,
       [campaignIds]
-    ),
-    db.raw(
-      `select r.campaign_id, count(*)::int as n
-         from campaign_recipients r
-         join customers cu on cu.id = r.customer_id
-        where r.campaign_id = any(?::uuid[]) and r.status = 'sent'
-          and cu.email_marketing = 'unsubscribed' and cu.email_marketing_updated_at >= r.sent_at
-          and not exists (
-            select 1 from campaigns k
-              join campaign_recipients r2 on r2.campaign_id = k.id and r2.customer_id = r.customer_id
-             where k.store_id = ? and k.id <> r.campaign_id and r2.status = 'sent'
-               and r2.sent_at > r.sent_at and r2.sent_at <= cu.email_marketing_updated_at)
-        group by r.campaign_id`,
-      [campaignIds, storeId]
     ),
     db.raw(`select campaign_id, count(*)::int as n from campaign_clicks where campaign_id = any(?::uuid[]) group by campaign_id`, [campaignIds])
   ]);
@@ -48,8 +35,13 @@ export async function campaignCounts(db: Knex, storeId: string, campaignIds: str
     if (row.status === 'sending') c.pending += row.n;
     else (c as unknown as Record<string, number>)[row.status] += row.n;
     c.suppressed += row.suppressed;
+    c.unsubscribes += row.unsubscribes;
   }
-  for (const row of unsubscribes.rows) counts.get(row.campaignId)!.unsubscribes = row.n;
   for (const row of clicks.rows) counts.get(row.campaignId)!.clicks = row.n;
   return counts;
+}
+
+/** Credits a campaign with its recipient's unsubscribe: set once, so a repeat through the same link counts once. */
+export async function recordCampaignUnsubscribe(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
+  await trx('campaignRecipients').where({ campaignId, customerId }).whereNull('unsubscribedAt').update({ unsubscribedAt: trx.fn.now() });
 }

@@ -125,7 +125,7 @@ export async function createCampaign(ctx: AppContext, storeId: string, type: Cam
 export async function getCampaign(ctx: AppContext, storeId: string, campaignId: string) {
   const row: CampaignRow | undefined = await ctx.db('campaigns').where({ storeId, id: campaignId }).first();
   if (!row) throw notFound('Campaign');
-  const counts = await campaignCounts(ctx.db, storeId, [row.id]);
+  const counts = await campaignCounts(ctx.db, [row.id]);
   return toCampaignDto(row, counts.get(row.id)!);
 }
 
@@ -134,7 +134,7 @@ export async function listCampaigns(ctx: AppContext, storeId: string, filters: {
   if (filters.status) query.where({ status: filters.status });
   if (filters.type) query.where({ type: filters.type });
   const result = await keysetPage<CampaignRow>(query, { column: 'createdAt', direction: 'desc' }, page);
-  const counts = await campaignCounts(ctx.db, storeId, result.items.map((r) => r.id));
+  const counts = await campaignCounts(ctx.db, result.items.map((r) => r.id));
   return { campaigns: result.items.map((r) => toCampaignDto(r, counts.get(r.id)!)), nextCursor: result.nextCursor };
 }
 

@@ -68,12 +68,15 @@ export function trackTextLinks(ctx: AppContext, key: Buffer, text: string, campa
 
 export const clickSigningKey = signingKey;
 
-/** Counts the click and answers where to redirect; anything not signed by us is a 404. */
-export async function recordClick(ctx: AppContext, token: string): Promise<string> {
+/**
+ * Answers where to redirect, counting the click when `count` (a GET; link scanners probe with HEAD,
+ * which gets the same answer uncounted); anything not signed by us is a 404.
+ */
+export async function followClick(ctx: AppContext, token: string, options: { count: boolean }): Promise<string> {
   const click = verifyClickToken(ctx, token);
   if (!click) throw notFound('Link');
   const recipient = await ctx.db('campaignRecipients').where({ campaignId: click.campaignId, customerId: click.customerId }).first('status');
   if (!recipient) throw notFound('Link');
-  await ctx.db('campaignClicks').insert({ campaignId: click.campaignId, customerId: click.customerId, url: click.url });
+  if (options.count) await ctx.db('campaignClicks').insert({ campaignId: click.campaignId, customerId: click.customerId, url: click.url });
   return click.url;
 }

@@ -51,16 +51,18 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     .db('campaigns')
     .where({ id: campaignId })
     .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'batchesTotal');
-  if (!campaign || campaign.status !== 'sending') return { sent: 0, stopped: campaign?.status ?? 'missing' };
+  if (!campaign || !campaign.batchesTotal) return { sent: 0, stopped: campaign?.status ?? 'missing' };
   const range = batchRange(batch, campaign.batchesTotal);
   const inBatch = () => {
     const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', range[0]);
     return range[1] ? query.where('customerId', '<', range[1]) : query;
   };
 
+  // Also when the campaign was cancelled meanwhile: no recipient stays `sending` for good.
   await inBatch()
     .where({ status: 'sending' })
     .update({ status: 'failed', error: 'interrupted while sending; not retried so nobody gets it twice' });
+  if (campaign.status !== 'sending') return { sent: 0, stopped: campaign.status };
 
   const store = await ctx.db('stores').where({ id: campaign.storeId }).first('name');
   const state: BatchState = {
@@ -141,7 +143,7 @@ async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, 
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
   const { ctx, campaign } = state;
-  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customerId });
+  const unsubscribeUrl = unsubscribeUrlFor(ctx, { id: recipient.customerId }, campaign.id);
   const data = {
     ...campaign.context,
     store: { name: state.storeName },
@@ -162,60 +164,85 @@ function renderFor(state: BatchState, recipient: ClaimedRecipient) {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+interface Outcomes {
+  sent: string[];
+  failed: Array<{ id: string; email: string; error: string; permanent: boolean }>;
+  deferred: Array<{ id: string; error: string }>;
+  /** Claimed, but the campaign stopped (cancelled) before their turn. */
+  unsent: string[];
+}
+
+/** Paced sends wake at most this often; each wake re-reads the campaign's status once. */
+const MIN_WAKE_MS = 10;
+
+const stillSending = async (ctx: AppContext, campaignId: string) =>
+  (await ctx.db('campaigns').where({ id: campaignId }).first('status'))?.status === 'sending';
+
+/**
+ * Sends a claimed chunk at its reserved slots. After every wait the campaign's status is read
+ * again, so a cancel answered during the wait stops what has not gone out yet (those end
+ * `cancelled`); messages due together share that read.
+ */
 async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
-  const { ctx, campaign, sender } = state;
-  const sentIds: string[] = [];
-  const failed: Array<{ id: string; email: string; error: string; permanent: boolean }> = [];
-  const deferred: Array<{ id: string; error: string }> = [];
+  const { ctx, campaign } = state;
+  const outcomes: Outcomes = { sent: [], failed: [], deferred: [], unsent: [] };
   if (recipients.length) {
     const slots = await reserveSendSlots(ctx, campaign.storeId, recipients.length, state.rate);
-    await Promise.all(
-      recipients.map(async (recipient, i) => {
-        let message;
-        try {
-          message = renderFor(state, recipient);
-        } catch (error) {
-          failed.push({ id: recipient.customerId, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
-          return;
-        }
-        const wait = slots[i]! - Date.now();
-        if (wait > 0) await sleep(wait);
-        try {
-          const messageId = `<campaign-${campaign.id}-${recipient.customerId}@shopwright>`;
-          const { raw, envelope } = buildCampaignMessage({
-            from: sender.from,
-            to: recipient.email,
-            replyTo: sender.replyTo,
-            subject: message.subject,
-            html: message.html,
-            text: message.text,
-            headers: { ...message.headers, 'X-Campaign-Id': campaign.id },
-            messageId
-          });
-          const info = await sender.transporter.sendMail({ envelope, raw });
-          if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(messageId.slice(1, -1), info.message);
-          sentIds.push(recipient.customerId);
-        } catch (error) {
-          const kind = classifySmtpError(error);
-          const text = String((error as Error).message ?? error).slice(0, 1000);
-          if (kind === 'transient') deferred.push({ id: recipient.customerId, error: text });
-          else failed.push({ id: recipient.customerId, email: recipient.email, error: text, permanent: kind === 'permanent' });
-        }
-      })
-    );
+    const sends: Array<Promise<void>> = [];
+    let next = 0;
+    let lastWake = -Infinity;
+    while (next < recipients.length) {
+      const due = Math.max(slots[next]!, lastWake + MIN_WAKE_MS);
+      if (due > Date.now()) {
+        await sleep(due - Date.now());
+        lastWake = Date.now();
+        if (!(await stillSending(ctx, campaign.id))) break;
+      }
+      const now = Date.now();
+      while (next < recipients.length && slots[next]! <= now) sends.push(sendOne(state, recipients[next++]!, outcomes));
+    }
+    await Promise.all(sends);
+    outcomes.unsent.push(...recipients.slice(next).map((r) => r.customerId));
   }
-  await recordOutcomes(ctx, campaign, sentIds, failed, deferred);
-  return { sent: sentIds.length, deferred: deferred.map((d) => d.id) };
+  await recordOutcomes(ctx, campaign, outcomes);
+  return { sent: outcomes.sent.length, deferred: outcomes.deferred.map((d) => d.id) };
+}
+
+async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes: Outcomes) {
+  const { campaign, sender } = state;
+  let message;
+  try {
+    message = renderFor(state, recipient);
+  } catch (error) {
+    outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
+    return;
+  }
+  try {
+    const messageId = `<campaign-${campaign.id}-${recipient.customerId}@shopwright>`;
+    const { raw, envelope } = buildCampaignMessage({
+      from: sender.from,
+      to: recipient.email,
+      replyTo: sender.replyTo,
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      headers: { ...message.headers, 'X-Campaign-Id': campaign.id },
+      messageId
+    });
+    const info = await sender.transporter.sendMail({ envelope, raw });
+    if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(messageId.slice(1, -1), info.message);
+    outcomes.sent.push(recipient.customerId);
+  } catch (error) {
+    const kind = classifySmtpError(error);
+    const text = String((error as Error).message ?? error).slice(0, 1000);
+    if (kind === 'transient') outcomes.deferred.push({ id: recipient.customerId, error: text });
+    else outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: text, permanent: kind === 'permanent' });
+  }
 }
 
 /** One statement per outcome kind; a permanent failure also suppresses the address for this store. */
-async function recordOutcomes(
-  ctx: AppContext,
-  campaign: { id: string; storeId: string },
-  sentIds: string[],
-  failed: Array<{ id: string; email: string; error: string; permanent: boolean }>,
-  deferred: Array<{ id: string; error: string }>
-) {
+async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: string }, outcomes: Outcomes) {
+  const { sent: sentIds, failed, deferred, unsent } = outcomes;
   await ctx.db.transaction(async (trx) => {
     if (sentIds.length) {
       await trx.raw(`update campaign_recipients set status = 'sent', sent_at = now(), error = null where campaign_id = ? and customer_id = any(?::uuid[])`, [campaign.id, sentIds]);
@@ -235,6 +262,13 @@ async function recordOutcomes(
           [campaign.storeId, campaign.id, JSON.stringify(permanent)]
         );
       }
+    }
+    if (unsent.length) {
+      await trx.raw(
+        `update campaign_recipients set status = 'cancelled', error = 'campaign stopped before this recipient''s turn'
+          where campaign_id = ? and customer_id = any(?::uuid[]) and status = 'sending'`,
+        [campaign.id, unsent]
+      );
     }
     if (deferred.length) {
       await trx.raw(

@@ -58,6 +58,8 @@ export interface ModuleContribution {
   findTemplate?(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null>;
   /** Conditions on customers `c` for "has bought" audience filters (the orders module). */
   purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
+  /** An unsubscribe through a link that names a campaign: marketing credits that campaign (in the caller's transaction). */
+  creditUnsubscribe?(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void>;
   /** Reactions to committed domain events (cache invalidation, search documents, …). */
   onEvent?: { [T in DomainEventType]?: (ctx: AppContext, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

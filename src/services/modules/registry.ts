@@ -67,3 +67,7 @@ export function purchaseConditions(filters: PurchaseConditions): SqlCondition[] 
   const provider = MODULES.find((m) => m.purchaseConditions);
   return provider ? provider.purchaseConditions!(filters) : [{ sql: 'false', bindings: [] }];
 }
+
+export async function creditUnsubscribe(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
+  for (const module of MODULES) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, customerId, campaignId);
+}

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
 import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
 
-/** Only paid orders are purchases (pending, failed and refunded ones are not). */
-export const PURCHASED_PAYMENT_STATUSES = ['paid'];
+/**
+ * Orders that are purchases: paid ones, and pending ones (a manual-payment order stays `pending`
+ * until the merchant collects). Failed and refunded orders are not.
+ */
+export const PURCHASED_PAYMENT_STATUSES = ['pending', 'paid'];
 
 /**
  * The orders module's answer to "who has bought": SQL conditions on a customer alias `c` (each

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound, unprocessable } from '../../errors.js';
+import { PURCHASED_PAYMENT_STATUSES } from '../orders/purchase-conditions.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 
 export const REVIEW_STATES = ['pending', 'approved', 'rejected'] as const;
@@ -86,12 +87,11 @@ async function recountRating(trx: Knex.Transaction, productId: string) {
 /** One review per product and email: created (201) or replaced (200), and back to pending either way. */
 export async function upsertReview(ctx: AppContext, storeId: string, slug: string, input: ReviewInput) {
   const productId = await activeProduct(ctx.db, storeId, slug);
-  // Verified purchase: that order number, that email, an item of this product, payment not failed or refunded
-  // (manual-payment orders stay `pending` until the merchant collects; they count as purchases).
+  // Verified purchase: that order number, that email, an item of this product, a purchase's payment status.
   const order = await ctx.db('orders as o')
     .where({ 'o.storeId': storeId, 'o.number': input.orderNumber })
     .whereRaw('lower(o.email) = lower(?)', [input.email])
-    .whereIn('o.paymentStatus', ['pending', 'paid'])
+    .whereIn('o.paymentStatus', PURCHASED_PAYMENT_STATUSES)
     .whereExists((q) => q.select(1).from('orderItems as i').whereRaw('i.order_id = o.id').where('i.productId', productId))
     .first('o.id', 'o.customerId');
   if (!order) throw notVerified();
