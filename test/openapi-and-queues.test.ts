@@ -108,6 +108,19 @@ t.test("a route's business-rule failures are documented beside those derived fro
   }
   t.notOk(responses('/admin/marketing/campaigns/newsletter', 'post').includes('404'), 'only where it can happen');
   t.ok(responses('/admin/marketing/templates', 'post').includes('422'), 'the derived statuses stay');
+  for (const [path, method, codes] of [
+    ['/auth/signup', 'post', ['409', '429']],
+    ['/auth/login', 'post', ['401', '429']],
+    ['/admin/discounts', 'post', ['409']],
+    ['/storefront/checkout-sessions/{sessionId}/confirm', 'post', ['409']],
+    ['/admin/orders/{orderId}/fulfillments', 'post', ['409']],
+    ['/admin/customers/import', 'post', ['413', '415']]
+  ] as const) {
+    for (const code of codes) t.ok(responses(path, method).includes(code), `${method} ${path} documents ${code}`);
+  }
+  for (const code of ['400', '413', '415']) t.ok(responses('/admin/products', 'post').includes(code), `a JSON body documents ${code}`);
+  t.notOk(responses('/admin/customers/export', 'post').includes('413'), 'a route that takes no body does not');
+  t.notOk(paths['/api/v1/admin/customers/export'].post.requestBody, 'and documents no request body');
 });
 
 t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', async (t) => {

@@ -66,6 +66,8 @@ export function idempotent(route: ServerRoute): ServerRoute {
     options: {
       ...options,
       description,
+      // 409 while the first request with the same key is still being answered.
+      plugins: { ...options.plugins, openapi: { ...options.plugins?.openapi, errors: [...new Set([...(options.plugins?.openapi?.errors ?? []), 409])] } },
       ext: {
         ...(options.ext ?? {}),
         onPreHandler: { method: onPreHandler },

@@ -28,6 +28,7 @@ export const createCollectionRoute = adminRoute(ANY_MEMBER, {
   method: 'POST',
   path: '/admin/collections',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Create a collection; productIds in display order',
     tags: ['catalog'],
     validate: { payload: createCollectionPayload },
@@ -62,6 +63,7 @@ export const updateCollectionRoute = adminRoute(ANY_MEMBER, {
   method: 'PATCH',
   path: '/admin/collections/{collectionId}',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Partial update; productIds replaces the membership and its order',
     tags: ['catalog'],
     validate: { params: idParams('collectionId'), payload: updateCollectionPayload },

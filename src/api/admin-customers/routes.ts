@@ -47,6 +47,7 @@ export const updateCustomerRoute = adminRoute(ANY_MEMBER, {
   method: 'PATCH',
   path: '/admin/customers/{customerId}',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Update a customer (partial); an email another customer has gets 409 email_taken',
     tags: ['customers'],
     validate: { params: idParams('customerId'), payload: updateCustomerPayload },

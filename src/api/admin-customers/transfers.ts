@@ -22,6 +22,7 @@ export const importCustomersRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/customers/import',
   options: {
+    plugins: { openapi: { errors: [400, 413, 415] } },
     description:
       'Import customers from CSV (text/csv body or multipart field "file", up to 50 MB): 202 { job }. Upserts by email in a worker; ' +
       'bad rows are reported in the job result (row, column, message), good rows kept. dryRun=true only validates and counts.',

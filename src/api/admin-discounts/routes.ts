@@ -28,6 +28,7 @@ export const createDiscountRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/discounts',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Create a discount code',
     tags: ['discounts'],
     validate: { payload: upsertDiscountPayload },
@@ -57,6 +58,7 @@ export const replaceDiscountRoute = adminRoute(ADMINS, {
   method: 'PUT',
   path: '/admin/discounts/{discountId}',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Replace a discount (absent optional fields become null)',
     tags: ['discounts'],
     validate: { params: idParams('discountId'), payload: upsertDiscountPayload },

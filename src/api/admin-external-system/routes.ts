@@ -9,6 +9,7 @@ export const previewRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/external-system/preview',
   options: {
+    plugins: { openapi: { errors: [502] } },
     description: 'Check a baseUrl + apiKey against the external system: { account, counts }; nothing is saved; 502 upstream_failed with the reason',
     tags: ['external-system'],
     validate: { payload: previewPayload },
@@ -21,6 +22,7 @@ export const connectRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/external-system/connect',
   options: {
+    plugins: { openapi: { errors: [502] } },
     description: 'Link the store (API key encrypted at rest); the webhookSecret is returned only here; the first backfill is queued',
     tags: ['external-system'],
     validate: { payload: connectPayload },

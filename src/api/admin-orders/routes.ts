@@ -42,6 +42,7 @@ export const createFulfillmentRoute = idempotent(
     method: 'POST',
     path: '/admin/orders/{orderId}/fulfillments',
     options: {
+      plugins: { openapi: { errors: [409] } },
       description: 'Fulfil items (default: everything unfulfilled) with tracking details; emails shipping_confirmation unless notifyCustomer is false; 409 already_fulfilled',
       tags: ['orders'],
       validate: { params: idParams('orderId'), payload: fulfillmentPayload },

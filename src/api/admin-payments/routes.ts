@@ -20,6 +20,7 @@ export const onboardingLinkRoute = adminRoute(OWNERS, {
   method: 'POST',
   path: '/admin/store/payments/onboarding-link',
   options: {
+    plugins: { openapi: { errors: [502] } },
     description: 'Creates the connected Stripe account if none, then a single-use onboarding link { url, expiresAt }',
     tags: ['payments'],
     validate: { payload: onboardingLinkPayload },
@@ -32,6 +33,7 @@ export const dashboardLinkRoute = adminRoute(OWNERS, {
   method: 'POST',
   path: '/admin/store/payments/dashboard-link',
   options: {
+    plugins: { openapi: { errors: [409, 502] } },
     description: 'A Stripe Express dashboard login link { url }; 409 before onboarding is complete',
     tags: ['payments'],
     validate: { payload: Joi.object({}).allow(null) },

@@ -39,6 +39,7 @@ export const createProductRoute = adminRoute(ANY_MEMBER, {
   method: 'POST',
   path: '/admin/products',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Create a product with its options, variants and media; slug derived from the title when absent',
     tags: ['catalog'],
     validate: { payload: createProductPayload },
@@ -69,6 +70,7 @@ export const updateProductRoute = adminRoute(ANY_MEMBER, {
   method: 'PATCH',
   path: '/admin/products/{productId}',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Partial update; variants matched by id, new ones created, missing ones removed (archived when ordered)',
     tags: ['catalog'],
     validate: { params: idParams('productId'), payload: updateProductPayload },
@@ -105,6 +107,7 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
   method: 'POST',
   path: '/admin/products/{productId}/variants/{variantId}/inventory',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Adjust stock by delta or set it to quantity, atomically, with a ledger entry; 409 insufficient_inventory below zero',
     tags: ['catalog'],
     validate: { params: idParams('productId', 'variantId'), payload: inventoryPayload },

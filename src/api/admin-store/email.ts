@@ -22,6 +22,7 @@ export const testEmail = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/email/test',
   options: {
+    plugins: { openapi: { errors: [409, 502] } },
     description: 'Send a test email through the store mailer; 502 with the SMTP error on failure',
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required() }) },
@@ -37,6 +38,7 @@ export const testTemplateEmail = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/email/test-template',
   options: {
+    plugins: { openapi: { errors: [409, 502] } },
     description: 'Render a template with sample data and send it',
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required(), templateKey: Joi.string().trim().min(1).max(100).required() }) },

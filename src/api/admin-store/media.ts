@@ -18,6 +18,7 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
   method: 'POST',
   path: '/admin/store/media',
   options: {
+    plugins: { openapi: { errors: [400, 413, 415] } },
     description: 'Upload an image (multipart field `file`, optional `alt`); JPEG, PNG, WebP, GIF or AVIF, up to 10 MB',
     tags: ['media'],
     response: { status: { 201: mediaResponse } },

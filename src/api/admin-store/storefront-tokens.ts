@@ -43,6 +43,7 @@ export const rotateToken = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/storefront-tokens/{tokenId}/rotate',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Issue a new secret for a token; the old one stops working at once',
     tags: ['storefront-tokens'],
     validate: { params: idParams('tokenId') },

@@ -57,6 +57,7 @@ export const patchStore = adminRoute(ADMINS, {
   method: 'PATCH',
   path: '/admin/store',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Update store settings (the SMTP password is write-only)',
     tags: ['store'],
     validate: { payload: updateStorePayload },

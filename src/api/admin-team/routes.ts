@@ -24,6 +24,7 @@ export const createInviteRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/team/invites',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Invite someone by email (a link valid 7 days); only an owner may invite an owner',
     tags: ['team'],
     validate: { payload: createInvitePayload },
@@ -51,6 +52,7 @@ export const revokeMemberRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/team/members/{userId}/revoke',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Remove a member; 409 last_owner for the last owner (only an owner removes an owner)',
     tags: ['team'],
     validate: { params: idParams('userId') },
@@ -63,6 +65,7 @@ export const acceptInviteRoute = publicRoute({
   method: 'POST',
   path: '/auth/accept-invite',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Accept a team invite: token, plus firstName, lastName and password for a new account',
     tags: ['auth'],
     validate: { payload: acceptInvitePayload },

@@ -10,6 +10,7 @@ export const postForgotPassword = publicRoute({
   method: 'POST',
   path: '/auth/forgot-password',
   options: {
+    plugins: { openapi: { errors: [429] } },
     description: 'Email a single-use password reset link (always answers 200)',
     tags: ['auth'],
     response: { status: { 200: messageResponse } },

@@ -9,6 +9,7 @@ export const postLogin = publicRoute({
   method: 'POST',
   path: '/auth/login',
   options: {
+    plugins: { openapi: { errors: [401, 429] } },
     description: 'Sign in with email and password',
     tags: ['auth'],
     response: { status: { 200: sessionResponse } },

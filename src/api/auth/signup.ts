@@ -9,6 +9,7 @@ export const postSignup = publicRoute({
   method: 'POST',
   path: '/auth/signup',
   options: {
+    plugins: { openapi: { errors: [409, 429] } },
     description: 'Create an operator account and its first store',
     tags: ['auth'],
     response: { status: { 201: signupResponse } },

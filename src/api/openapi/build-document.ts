@@ -197,9 +197,11 @@ function successSchema(settings: { response?: unknown }, status: number, compone
 }
 
 /** The failures a route can answer, from what it checks. */
-function errorStatuses(strategy: string | undefined, tenancy: unknown, hasInput: boolean, hasParams: boolean, declared: number[] = []): number[] {
+function errorStatuses(strategy: string | undefined, tenancy: unknown, hasInput: boolean, hasParams: boolean, jsonBody: boolean, declared: number[] = []): number[] {
   const statuses = new Set<number>([503, ...declared]);
   if (hasInput) statuses.add(422);
+  // Malformed JSON, a body over the limit, another content type.
+  if (jsonBody) [400, 413, 415].forEach((code) => statuses.add(code));
   if (hasParams) statuses.add(404);
   if (strategy) statuses.add(401);
   if (strategy === 'storefront') statuses.add(429);
@@ -251,7 +253,8 @@ export function buildOpenApiDocument(server: Server) {
         }
         const hasInput = isJoi(validate.payload) || isJoi(validate.query) || isJoi(validate.params);
         const declared = settings.plugins?.openapi?.errors;
-        for (const code of errorStatuses(strategy, settings.plugins?.tenancy, hasInput, /\{/.test(route.path), declared)) {
+        const jsonBody = isJoi(validate.payload) && validate.payload !== NO_BODY;
+        for (const code of errorStatuses(strategy, settings.plugins?.tenancy, hasInput, /\{/.test(route.path), jsonBody, declared)) {
           responses[String(code)] = { description: STATUS_TEXT[code] ?? 'Error', ...error };
         }
         responses.default = { description: 'Error (see ErrorCode for every code)', ...error };

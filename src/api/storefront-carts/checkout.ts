@@ -10,6 +10,7 @@ export const createCheckoutSessionRoute = idempotent(storefrontRoute({
   method: 'POST',
   path: '/storefront/carts/{cartId}/checkout-session',
   options: {
+    plugins: { openapi: { errors: [409, 502] } },
     description:
       'Open a checkout session: validates the cart, reserves its stock and discount use until expiresAt; provider stripe (clientSecret) when the store takes Stripe payments, else manual',
     tags: ['checkout'],
@@ -32,6 +33,7 @@ export const confirmCheckoutSessionRoute = idempotent(
     method: 'POST',
     path: '/storefront/checkout-sessions/{sessionId}/confirm',
     options: {
+      plugins: { openapi: { errors: [409, 502] } },
       description: 'Turn a checkout session into an order; idempotent (a repeat returns the same order); 409 payment_not_completed until Stripe has the payment',
       tags: ['checkout'],
       validate: { params: sessionParams, payload: Joi.object({}).allow(null) },

@@ -34,6 +34,7 @@ export const createCartRoute = storefrontRoute({
   method: 'POST',
   path: '/storefront/carts',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Create a cart (optionally with email and items); its id is the shopper capability, unguessable',
     tags: TAGS,
     validate: { payload: createCartPayload },
@@ -73,6 +74,7 @@ export const addCartItemRoute = storefrontRoute({
   method: 'POST',
   path: '/storefront/carts/{cartId}/items',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Add a variant; merges with an existing line of that variant. 409 cart_not_open once completed',
     tags: TAGS,
     validate: { params: cartParams, payload: cartItem },
@@ -85,6 +87,7 @@ export const updateCartItemRoute = storefrontRoute({
   method: 'PATCH',
   path: '/storefront/carts/{cartId}/items/{itemId}',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Set a line quantity; 0 removes the line',
     tags: TAGS,
     validate: { params: cartItemParams, payload: updateItemPayload },
@@ -98,6 +101,7 @@ export const removeCartItemRoute = storefrontRoute({
   method: 'DELETE',
   path: '/storefront/carts/{cartId}/items/{itemId}',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Remove a line',
     tags: TAGS,
     validate: { params: cartItemParams },
@@ -110,6 +114,7 @@ export const applyDiscountRoute = storefrontRoute({
   method: 'POST',
   path: '/storefront/carts/{cartId}/discount',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Apply a discount code; 422 discount_not_applicable with the reason in details[0].message',
     tags: TAGS,
     validate: { params: cartParams, payload: discountPayload },
@@ -122,6 +127,7 @@ export const removeDiscountRoute = storefrontRoute({
   method: 'DELETE',
   path: '/storefront/carts/{cartId}/discount',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Remove the discount code',
     tags: TAGS,
     validate: { params: cartParams },
@@ -134,6 +140,7 @@ export const selectShippingMethodRoute = storefrontRoute({
   method: 'POST',
   path: '/storefront/carts/{cartId}/shipping-method',
   options: {
+    plugins: { openapi: { errors: [409] } },
     description: 'Choose a shipping method (optionally with the destination country)',
     tags: TAGS,
     validate: { params: cartParams, payload: shippingMethodPayload },
