@@ -85,7 +85,7 @@ t.test('jobs API lists by type, pages, and stays scoped to the store', async (t)
   const id = exports.body.data.jobs[0].id;
   const job = await app.request({ url: `/admin/jobs/${id}`, token: owner.accessToken, storeId: owner.store.id });
   t.same(Object.keys(job.body.data.job).sort(), ['createdAt', 'error', 'finishedAt', 'id', 'progress', 'result', 'startedAt', 'status', 'type']);
-  t.equal((await app.request({ url: `/admin/jobs/${id}/download`, token: owner.accessToken, storeId: owner.store.id })).status, 404, 'not completed yet');
+  t.equal((await app.request({ url: `/admin/jobs/${id}/download`, token: owner.accessToken, storeId: owner.store.id })).status, 409, 'not completed yet: a conflict, not an unknown job');
 
   // The row survives the job's removal from Redis.
   await app.ctx.queues.get('imports').obliterate({ force: true });
