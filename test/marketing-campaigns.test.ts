@@ -1,9 +1,8 @@
 import { simpleParser } from 'mailparser';
 import t from 'tap';
 import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
-import { closeCampaignTransports } from '../src/services/marketing/transports.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
-import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
+import { CampaignSmtp, campaignShop, seedCustomers, waitForCampaign } from './helpers/marketing.js';
 
 function headersOf(raw: string) {
   const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
@@ -26,15 +25,7 @@ const recipientsOf = (smtp: CampaignSmtp, campaignId: string) =>
   smtp.accepted.filter((m) => headersOf(m.raw)('X-Campaign-Id') === campaignId).map((m) => m.to).sort();
 
 t.test('each campaign type picks its audience; headers, footer, one-click unsubscribe, clicks and cancel', async (t) => {
-  const smtp = await new CampaignSmtp().start();
-  t.teardown(async () => {
-    closeCampaignTransports();
-    await smtp.stop();
-  });
-  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
-  const owner = await signupOwner(app);
-  const as = { token: owner.accessToken, storeId: owner.store.id };
-  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1000 });
+  const { smtp, app, owner, as } = await campaignShop(t, 1000);
 
   await seedCustomers(app, owner.store.id, 3, { prefix: 'new' });
   await seedCustomers(app, owner.store.id, 2, { prefix: 'lapsed', ordersCount: 2, totalSpent: 5000, lastOrderDaysAgo: 200 });
@@ -179,15 +170,7 @@ t.test('each campaign type picks its audience; headers, footer, one-click unsubs
 });
 
 t.test('an unsubscribe counts for the campaign whose link was used, once, and survives a re-subscribe', async (t) => {
-  const smtp = await new CampaignSmtp().start();
-  t.teardown(async () => {
-    closeCampaignTransports();
-    await smtp.stop();
-  });
-  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
-  const owner = await signupOwner(app);
-  const as = { token: owner.accessToken, storeId: owner.store.id };
-  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1000 });
+  const { smtp, app, owner, as } = await campaignShop(t, 1000);
   const [customerId] = await seedCustomers(app, owner.store.id, 2, { prefix: 'attr' });
 
   const first = await create(app, owner, 'newsletter', { subject: 'First', text: 'one' });

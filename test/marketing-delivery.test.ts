@@ -2,7 +2,7 @@ import t from 'tap';
 import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
 import { closeCampaignTransports } from '../src/services/marketing/transports.js';
 import { buildApp, signupOwner } from './helpers/app.js';
-import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
+import { CampaignSmtp, campaignShop, seedCustomers, waitForCampaign } from './helpers/marketing.js';
 
 t.test('2,000 recipients: exactly 2,000 distinct messages although the worker is stopped mid-way and started again', async (t) => {
   const smtp = await new CampaignSmtp().start();
@@ -128,16 +128,8 @@ t.test('a campaign cancelled while sending stops: the rest stay unsent and the c
 });
 
 t.test('a recipient claimed and waiting for its send slot when the campaign is cancelled is not sent', async (t) => {
-  const smtp = await new CampaignSmtp().start();
-  t.teardown(async () => {
-    closeCampaignTransports();
-    await smtp.stop();
-  });
-  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
-  const owner = await signupOwner(app);
-  const as = { token: owner.accessToken, storeId: owner.store.id };
   // One message a second, one recipient a chunk: the second recipient is claimed, then waits ~1 s.
-  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: 1 });
+  const { smtp, app, owner, as } = await campaignShop(t, 1);
   await seedCustomers(app, owner.store.id, 5, { prefix: 'slot' });
 
   const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', ...as, payload: { subject: 'Hi', text: 'Hello' } });

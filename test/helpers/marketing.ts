@@ -1,5 +1,6 @@
 import { SMTPServer } from 'smtp-server';
-import type { Owner, TestApp } from './app.js';
+import { closeCampaignTransports } from '../../src/services/marketing/transports.js';
+import { buildApp, signupOwner, type Owner, type Teardownable, type TestApp } from './app.js';
 
 /** Inserts `count` customers in one statement; emails are `${prefix}${n}@example.com`. */
 export async function seedCustomers(
@@ -94,4 +95,17 @@ export class CampaignSmtp {
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** A store sending campaigns at `marketingSendRate` through the campaign workers into a capturing SMTP server. */
+export async function campaignShop(t: Teardownable, marketingSendRate: number) {
+  const smtp = await new CampaignSmtp().start();
+  t.teardown(async () => {
+    closeCampaignTransports();
+    await smtp.stop();
+  });
+  const app = await buildApp(t, { workers: ['campaigns'], env: { SMTP_URL: smtp.url } });
+  const owner = await signupOwner(app);
+  await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate });
+  return { smtp, app, owner, as: { token: owner.accessToken, storeId: owner.store.id } };
 }
