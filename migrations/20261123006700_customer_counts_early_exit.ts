@@ -7,10 +7,11 @@ import type { Knex } from 'knex';
  * triggers; the full delta query and its empty upsert took about 0.15 ms of PostgreSQL's time per
  * checkout for nothing. The counting itself is unchanged (20261123004100_customer_counts).
  */
-const APPLY = (earlyExit: boolean) => `
+/** Also used by 20261123007100, which changes only how the shard is chosen. */
+export const customerCountsFunction = (earlyExit: boolean, shard = 'floor(random() * 16)::smallint') => `
 CREATE OR REPLACE FUNCTION store_customer_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  s smallint := floor(random() * 16)::smallint;
+  s smallint := ${shard};
 BEGIN
   IF TG_OP = 'INSERT' THEN
     ${earlyExit ? 'IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;' : ''}
@@ -49,9 +50,9 @@ BEGIN
 END $$;`;
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(APPLY(true));
+  await knex.raw(customerCountsFunction(true));
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(APPLY(false));
+  await knex.raw(customerCountsFunction(false));
 }
