@@ -1,4 +1,3 @@
-import Joi from 'joi';
 import { createDashboardLink, createOnboardingLink, getPaymentStatus, resetPayments } from '../../services/payments/accounts.js';
 import { ADMINS, OWNERS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -36,7 +35,6 @@ export const dashboardLinkRoute = adminRoute(OWNERS, {
     plugins: { openapi: { errors: [409, 502] } },
     description: 'A Stripe Express dashboard login link { url }; 409 before onboarding is complete',
     tags: ['payments'],
-    validate: { payload: Joi.object({}).allow(null) },
     response: { status: { 200: dashboardLinkResponse } },
     handler: (request) => createDashboardLink(request.server.app.ctx, tenantOf(request).storeId)
   }
@@ -48,7 +46,6 @@ export const resetPaymentsRoute = adminRoute(OWNERS, {
   options: {
     description: 'Forgets the connected account; status back to not_connected',
     tags: ['payments'],
-    validate: { payload: Joi.object({}).allow(null) },
     response: { status: { 200: paymentAccountResource } },
     handler: (request) => resetPayments(request.server.app.ctx, tenantOf(request).storeId)
   }

@@ -1,4 +1,3 @@
-import Joi from 'joi';
 import { confirmCheckoutSession } from '../../services/checkout/confirm.js';
 import { createCheckoutSession, type CheckoutSessionInput } from '../../services/checkout/sessions.js';
 import { idempotent } from '../idempotency.js';
@@ -36,7 +35,7 @@ export const confirmCheckoutSessionRoute = idempotent(
       plugins: { openapi: { errors: [409, 502] } },
       description: 'Turn a checkout session into an order; idempotent (a repeat returns the same order); 409 payment_not_completed until Stripe has the payment',
       tags: ['checkout'],
-      validate: { params: sessionParams, payload: Joi.object({}).allow(null) },
+      validate: { params: sessionParams },
       response: { status: { 200: confirmedOrderResponse } },
       handler: (request) => confirmCheckoutSession(request.server.app.ctx, storefrontOf(request).storeId, request.params.sessionId as string)
     }

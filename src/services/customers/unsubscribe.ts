@@ -55,8 +55,14 @@ export function unsubscribeUrlFor(ctx: AppContext, customer: { id: string }, cam
 
 /** RFC 2369 / RFC 8058 headers for a marketing email to this customer. */
 export function listUnsubscribeHeaders(ctx: AppContext, customer: { id: string }): Record<string, string> {
-  return { 'List-Unsubscribe': `<${unsubscribeUrlFor(ctx, customer)}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+  return listUnsubscribeHeadersFor(unsubscribeUrlFor(ctx, customer));
 }
+
+/** The same headers for an unsubscribe link already made (a campaign's, which names the campaign). */
+export const listUnsubscribeHeadersFor = (unsubscribeUrl: string): Record<string, string> => ({
+  'List-Unsubscribe': `<${unsubscribeUrl}>`,
+  'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click'
+});
 
 const invalidToken = () => unprocessable('invalid_token', 'The unsubscribe link is not valid', [{ path: 'token', message: 'token is invalid' }]);
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
-import { unsubscribeUrlFor } from '../customers/unsubscribe.js';
+import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/unsubscribe.js';
 import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
 import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
@@ -159,7 +159,7 @@ function renderFor(state: BatchState, recipient: ClaimedRecipient) {
     html = html.includes('</body>') ? html.replace('</body>', `${footer}</body>`) : `${html}${footer}`;
   }
   if (!text.includes(unsubscribeUrl)) text = `${text}\n\n--\nUnsubscribe: ${unsubscribeUrl}\n`;
-  return { subject: rendered.subject, html: html || undefined, text, headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } };
+  return { subject: rendered.subject, html: html || undefined, text, headers: listUnsubscribeHeadersFor(unsubscribeUrl) };
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
