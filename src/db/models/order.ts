@@ -14,7 +14,13 @@ export class Order extends BaseModel {
   checkoutSessionId!: string | null;
   email!: string;
   status!: 'open' | 'completed' | 'cancelled';
-  paymentStatus!: 'pending' | 'paid' | 'refunded' | 'failed';
+  /** The payment state machine's states (services/payments/payment-state.ts). */
+  paymentStatus!: 'pending' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'voided' | 'failed';
+  /** Refunded so far (minor units): the whole total once `refunded`. */
+  amountRefunded!: number;
+  /** Stripe's `created` and id of the last event applied to the payment (payments/payment-state.ts orders them). */
+  paymentEventCreated!: Date | null;
+  paymentEventId!: string | null;
   fulfillmentStatus!: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
   paymentProvider!: string;
   paymentIntentId!: string | null;

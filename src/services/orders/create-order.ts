@@ -31,7 +31,7 @@ export interface NewOrder {
   billingAddress: Record<string, any> | null;
   paymentProvider: string;
   paymentIntentId: string | null;
-  paymentStatus: 'pending' | 'paid';
+  paymentStatus: 'pending' | 'authorized' | 'paid';
 }
 
 /**

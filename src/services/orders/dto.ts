@@ -39,6 +39,7 @@ export const toOrderSummaryDto = (row: OrderRow) => ({
   customerId: row.customerId,
   status: row.status,
   paymentStatus: row.paymentStatus,
+  amountRefunded: Number(row.amountRefunded ?? 0),
   fulfillmentStatus: row.fulfillmentStatus,
   currency: row.currency,
   subtotal: Number(row.subtotal),
