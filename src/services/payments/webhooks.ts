@@ -41,6 +41,8 @@ export async function receiveStripeEvent(ctx: AppContext, rawBody: Buffer, signa
 }
 
 async function handleStripeEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+  // Checked on receipt; a row stored before that check existed could lack it, and nothing orders without it.
+  if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
   if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
   if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
   if (event.type === 'account.updated') return applyAccountEvent(ctx, event, event.data.object);
