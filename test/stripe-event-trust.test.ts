@@ -224,6 +224,28 @@ t.test('payment events: only the store’s account, amount and currency act; pay
     t.equal((await orderOf(app, sessionId)).paymentStatus, 'refunded');
   });
 
+  await t.test('racing events and the shopper: one order, never moved back, revenue counted once', async (t) => {
+    const start = await revenue(app, a.owner);
+    const { sessionId, intent } = await checkout(app, stripe, a);
+    const created = nowSec();
+    const succeeded = event('payment_intent.succeeded', intent, a.accountId, created);
+    const failed = event('payment_intent.payment_failed', { ...intent, status: 'requires_payment_method' }, a.accountId, created);
+    const racing = await Promise.all([deliver(app, succeeded), deliver(app, failed), confirm(app, a.owner, sessionId), deliver(app, succeeded)]);
+    t.same(racing.map((r) => r.status), [200, 200, 200, 200]);
+    await until('both settled', async () => (await app.ctx.db('stripeEvents').whereIn('id', [succeeded.id, failed.id]).where({ status: 'pending' })).length === 0);
+    t.equal(await app.ctx.db('orders').where({ checkoutSessionId: sessionId }).count('* as c').first().then((r) => Number(r!.c)), 1, 'one order');
+    t.equal((await orderOf(app, sessionId)).paymentStatus, 'paid');
+    t.equal(await revenue(app, a.owner), start + 21500);
+
+    // Two refunds of one charge at once: the larger (and later) one stands, taken out of revenue once.
+    const charge = { id: 'ch_race', object: 'charge', payment_intent: intent.id, amount: 21500, currency: 'usd', refunded: false };
+    const refunds = [event('charge.refunded', { ...charge, amount_refunded: 3000 }, a.accountId, created + 1), event('charge.refunded', { ...charge, amount_refunded: 8000 }, a.accountId, created + 2)];
+    t.same((await Promise.all(refunds.map((r) => deliver(app, r)))).map((r) => r.status), [200, 200]);
+    await until('refunds settled', async () => (await app.ctx.db('stripeEvents').whereIn('id', refunds.map((r) => r.id)).where({ status: 'pending' })).length === 0);
+    t.match(await orderOf(app, sessionId), { paymentStatus: 'partially_refunded', amountRefunded: 8000 });
+    t.equal(await revenue(app, a.owner), start + 21500 - 8000);
+  });
+
   await t.test('a numeric or malformed event id is 400, and nothing is stored', async (t) => {
     const stored = async () => Number((await app.ctx.db('stripeEvents').count('* as c').first())!.c);
     const count = await stored();
