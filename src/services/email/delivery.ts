@@ -1,25 +1,11 @@
 import type { AppContext } from '../../context.js';
+import type { SendEmailPayload } from '../../jobs/send-email.js';
 import { findStoreTemplate } from '../modules/registry.js';
 import { AppError } from '../../errors.js';
 import { decryptSecret } from '../secrets.js';
 import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
-
-export interface SendEmailPayload {
-  emailLogId: string;
-  storeId: string | null;
-  to: string;
-  templateKey: string | null;
-  /** Either a template key with its data, or content already rendered (campaigns render per recipient). */
-  data?: Record<string, unknown>;
-  /** `data` encrypted with ENCRYPTION_KEY, for mail that carries a secret link (invites). */
-  sealedData?: string;
-  content?: { subject: string; html: string; text: string };
-  headers?: Record<string, string>;
-  /** Marketing email: sent only if this customer is still subscribed when the job runs. */
-  marketingCustomerId?: string;
-}
 
 /** The store's own template for the key (an override, or a key of its own), else the built-in one. */
 export async function templateFor(ctx: AppContext, storeId: string | null, key: string): Promise<EmailTemplate | null> {

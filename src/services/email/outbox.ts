@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
-import { sendEmailJob } from '../../jobs/send-email.js';
+import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
 import { jobInsert } from '../outbox/enqueue.js';
 import { runStatements } from '../../db/statement.js';
 import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
-import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
+import { templateFor, type DeliveryResult } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
 import { assertEmailSecretsReadable } from './settings.js';
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { JobRun } from '../../db/models/job-run.js';
 import type { JobKind } from '../../jobs/job-kind.js';
+import type { TrackedJobPayload } from '../../jobs/tracked.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { raiseJobFailureIssue } from '../operations/failure-issues.js';
@@ -15,12 +16,6 @@ export type JobRow = Pick<
   JobRun,
   'id' | 'storeId' | 'type' | 'queue' | 'status' | 'progress' | 'input' | 'checkpoint' | 'result' | 'error' | 'fileKey' | 'attempts' | 'createdBy' | 'createdAt' | 'startedAt' | 'finishedAt' | 'updatedAt'
 >;
-
-/** What a job carries through BullMQ: the PostgreSQL row is the record, the payload only points at it. */
-export interface TrackedJobPayload {
-  jobId: string;
-  storeId: string;
-}
 
 export const toJobDto = (row: JobRow) => ({
   id: row.id,
