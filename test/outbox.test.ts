@@ -161,7 +161,8 @@ t.test('a producer without a running relay wakes the relay of another process by
   const owner = await signupOwner(app);
   // A second process on the same database: its own pool and relay.
   const { createContext, openContext, closeContext } = await import('../src/context.js');
-  const other = createContext(app.ctx.config, { dbPoolMax: 2 });
+  const { MODULES } = await import('../src/services/modules/index.js');
+  const other = createContext(app.ctx.config, { modules: MODULES, dbPoolMax: 2 });
   await openContext(other);
   t.teardown(() => closeContext(other));
   await app.ctx.outbox.stop();

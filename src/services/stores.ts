@@ -147,7 +147,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
       changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
-      if (await storeCurrencyLocked(trx, storeId)) {
+      if (await storeCurrencyLocked(ctx, trx, storeId)) {
         throw conflict('conflict', 'The currency cannot change once the store has orders', [{ path: 'currency', message: 'store already has orders' }]);
       }
       changes.currency = input.currency;

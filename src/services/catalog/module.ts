@@ -1,5 +1,4 @@
-import type { AppContext } from '../../context.js';
-import type { ModuleContribution } from '../modules/contribution.js';
+import type { AppContext, Module } from '../../context.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
 /**
@@ -11,7 +10,7 @@ export const LOW_STOCK_THRESHOLD = 5;
 // Drops the cached reads and moves the HTTP version (ETags) with them.
 const dropStorefrontCatalog = (ctx: AppContext, event: { storeId: string }) => invalidateStorefrontCatalog(ctx, event.storeId);
 
-export const catalogModule: ModuleContribution = {
+export const catalogModule: Module = {
   name: 'catalog',
   // Whatever a storefront could see changed: product, variants, stock, collections, media links.
   onEvent: {

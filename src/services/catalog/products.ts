@@ -116,7 +116,7 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
         return inserted as ProductRow;
       }
     });
-    await syncVariants(trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
+    await syncVariants(ctx, trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
     emit({ type: 'product.changed', storeId, productId: row.id });
     return row.id;
@@ -145,7 +145,7 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
       const existing: VariantRow[] = await trx('productVariants').where({ productId, storeId }).whereNull('archivedAt').orderBy('position').forUpdate();
       // Options changed without variants: the current variants must still fit the new options.
       const variants = input.variants ?? existing.map((v) => ({ id: v.id }));
-      await syncVariants(trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
+      await syncVariants(ctx, trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
     emit({ type: 'product.changed', storeId, productId });

@@ -1,6 +1,6 @@
-import type { ModuleContribution } from '../modules/contribution.js';
+import type { Module } from '../../context.js';
 
-export const customersModule: ModuleContribution = {
+export const customersModule: Module = {
   name: 'customers',
   // Kept by triggers on customers (migration 20261123004100): at most 16 shard rows summed, whatever the store's size.
   async dashboard(ctx, storeId) {

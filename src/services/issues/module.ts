@@ -1,7 +1,7 @@
+import type { Module } from '../../context.js';
 import { StoreIssue } from '../../db/models/store-issue.js';
-import type { ModuleContribution } from '../modules/contribution.js';
 
-export const issuesModule: ModuleContribution = {
+export const issuesModule: Module = {
   name: 'issues',
   async dashboard(ctx, storeId) {
     const rows = await StoreIssue.query(ctx.db)
