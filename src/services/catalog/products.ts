@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { Product } from '../../db/models/product.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
+  loadProductMedia,
+  loadVariants,
   productColumns,
   toAdminProductDto,
   type ProductOption,
@@ -54,23 +55,21 @@ async function replaceProductMedia(trx: Knex.Transaction, storeId: string, produ
   if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
 }
 
-/** One product with its live variants, media in order and collections: one graph load (objection). */
+/** One product with its live variants, media in order and the collections it is in (by title). */
 export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
-  const product = await Product.query(ctx.db)
-    .findOne({ storeId, id: productId })
-    .select(productColumns('products'))
-    .withGraphFetched('[variants(live), media(inOrder), collections(byTitle)]')
-    .modifiers({
-      live: (query) => query.whereNull('archivedAt').orderBy(['position', 'createdAt']),
-      inOrder: (query) => query.orderBy('position'),
-      byTitle: (query) => query.where('collections.storeId', storeId).orderBy('title').select('collections.id', 'title', 'slug', 'isPublished')
-    });
+  const product: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
   if (!product) throw notFound('Product');
-  const collections = (product.collections ?? []).map(({ id, title, slug, isPublished }) => ({ id, title, slug, isPublished }));
-  return {
-    ...toAdminProductDto(ctx, product as unknown as ProductRow, (product.variants ?? []) as unknown as VariantRow[], product.media ?? []),
-    collections
-  };
+  const [variants, media, collections] = await Promise.all([
+    loadVariants(ctx.db, [productId]),
+    loadProductMedia(ctx.db, [productId]),
+    ctx
+      .db('collectionProducts as cp')
+      .join('collections', 'collections.id', 'cp.collectionId')
+      .where({ 'cp.productId': productId, 'collections.storeId': storeId })
+      .orderBy('title')
+      .select('collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ id: string; title: string; slug: string; isPublished: boolean }>>
+  ]);
+  return { ...toAdminProductDto(ctx, product, variants.get(productId) ?? [], media.get(productId) ?? []), collections };
 }
 
 export async function listProducts(ctx: AppContext, storeId: string, filters: ProductFilters, page: PageRequest) {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { JobRun } from '../../db/models/job-run.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import type { TrackedJobPayload } from '../../jobs/tracked.js';
 import { enqueueJob } from '../outbox/enqueue.js';
@@ -12,10 +11,26 @@ import { storageFor } from '../storage/index.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
 
-export type JobRow = Pick<
-  JobRun,
-  'id' | 'storeId' | 'type' | 'queue' | 'status' | 'progress' | 'input' | 'checkpoint' | 'result' | 'error' | 'fileKey' | 'attempts' | 'createdBy' | 'createdAt' | 'startedAt' | 'finishedAt' | 'updatedAt'
->;
+/** A job run operators see at /admin/jobs (table `jobs`), mirrored from its BullMQ job. */
+export interface JobRow {
+  id: string;
+  storeId: string | null;
+  type: string;
+  queue: string;
+  status: (typeof JOB_STATUSES)[number];
+  progress: Record<string, unknown>;
+  input: Record<string, unknown>;
+  checkpoint: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  fileKey: string | null;
+  attempts: number;
+  createdBy: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  updatedAt: Date;
+}
 
 export const toJobDto = (row: JobRow) => ({
   id: row.id,
@@ -57,7 +72,7 @@ export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Kn
 }
 
 export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow | undefined> {
-  return JobRun.query(ctx.db).findById(jobId);
+  return ctx.db('jobs').where({ id: jobId }).first();
 }
 
 /** A worker picked the job up (first attempt or retry). */
@@ -135,14 +150,14 @@ export async function listJobs(ctx: AppContext, storeId: string, filters: { type
 }
 
 export async function getJob(ctx: AppContext, storeId: string, jobId: string): Promise<JobDto> {
-  const row = await JobRun.query(ctx.db).findOne({ storeId, id: jobId });
+  const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
   if (!row) throw notFound('Job');
   return toJobDto(row);
 }
 
 /** The stored file of a completed job of this store (exports); 404 otherwise. */
 export async function jobFileKey(ctx: AppContext, storeId: string, jobId: string): Promise<{ fileKey: string; type: string; createdAt: Date }> {
-  const row = await JobRun.query(ctx.db).findOne({ storeId, id: jobId });
+  const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
   if (!row) throw notFound('Job');
   // An export still running (or failed) will have (or never had) a file: say so, not "unknown job".
   if (row.status !== 'completed' && row.type.endsWith('.export')) throw conflict('conflict', `The export is not ready: it is ${row.status}`);

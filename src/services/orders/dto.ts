@@ -1,13 +1,58 @@
-import type { BaseModel } from '../../db/models/base-model.js';
-import type { Fulfillment } from '../../db/models/fulfillment.js';
-import type { OrderItem } from '../../db/models/order-item.js';
-import type { Order } from '../../db/models/order.js';
-/** Row shapes are the models' (src/db/models): one declaration of each table's columns. */
-export type OrderRow = Omit<Order, 'items' | 'fulfillments' | keyof BaseModel>;
+/** An `orders` row: one declaration of the table's columns, for every query that reads it. */
+export interface OrderRow {
+  id: string;
+  storeId: string;
+  number: number;
+  customerId: string | null;
+  checkoutSessionId: string | null;
+  email: string;
+  status: 'open' | 'completed' | 'cancelled';
+  paymentStatus: 'pending' | 'paid' | 'refunded' | 'failed';
+  fulfillmentStatus: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
+  paymentProvider: string;
+  paymentIntentId: string | null;
+  currency: string;
+  subtotal: number;
+  discountTotal: number;
+  shippingTotal: number;
+  total: number;
+  discountCode: string | null;
+  shippingMethod: { id: string; name: string; price: number } | null;
+  shippingAddress: Record<string, unknown>;
+  billingAddress: Record<string, unknown> | null;
+  trackingToken: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
-export type OrderItemRow = Omit<OrderItem, keyof BaseModel>;
+/** An `order_items` row. */
+export interface OrderItemRow {
+  id: string;
+  orderId: string;
+  storeId: string;
+  productId: string | null;
+  variantId: string | null;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+  fulfilledQuantity: number;
+  position: number;
+}
 
-export type FulfillmentRow = Omit<Fulfillment, keyof BaseModel>;
+/** A `fulfillments` row. */
+export interface FulfillmentRow {
+  id: string;
+  storeId: string;
+  orderId: string;
+  items: Array<{ orderItemId: string; quantity: number }>;
+  trackingCompany: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  notifyCustomer: boolean;
+  createdAt: Date;
+}
 
 export const toFulfillmentDto = (row: FulfillmentRow) => ({
   id: row.id,
