@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
 import { jobInsert } from '../outbox/enqueue.js';
-import { runStatements } from '../../db/statement.js';
+import { runStatements } from '../../db/prepared-statements.js';
 import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { defineStatement, runStatements, type Statement, type StatementCall } from '../../db/statement.js';
+import { defineStatement, runStatements, type Statement, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql } from '../../db/transaction.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
