@@ -149,7 +149,7 @@ t.test('the sweep fails job runs whose BullMQ job is gone, and leaves live ones 
   const live = await app.request({ method: 'POST', url: '/admin/customers/export', token: owner.accessToken, storeId: owner.store.id });
   await app.ctx.outbox.drain();
   await app.ctx.queues.get('imports').remove(lost.body.data.job.id);
-  const { sweepLostJobRuns } = await import('../src/services/job-runs/sweep.js');
+  const { sweepLostJobRuns } = await import('../src/services/job-history/sweep.js');
   t.same(await sweepLostJobRuns(app.ctx, { quietForMs: -1_000 }), { failed: 1 });
   const rows = await app.ctx.db('jobs').whereIn('id', [lost.body.data.job.id, live.body.data.job.id]);
   t.match(rows.find((r) => r.id === lost.body.data.job.id), { status: 'failed', error: /lost by the queue/ });

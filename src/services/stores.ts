@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
@@ -130,6 +131,12 @@ async function computeDashboard(ctx: AppContext, storeId: string) {
     recentOrders: figures.recentOrders,
     openIssues: figures.openIssues
   };
+}
+
+/** A new store (signup), in the caller's transaction. */
+export async function insertStore(trx: Knex.Transaction, input: { name: string; slug: string; contactEmail: string }): Promise<{ id: string; name: string; slug: string }> {
+  const [store] = await trx('stores').insert(input).returning(['id', 'name', 'slug']);
+  return store;
 }
 
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {

@@ -1,3 +1,15 @@
+/**
+ * The catalog module: products, variants, media, collections, stock and what storefronts read.
+ * It owns those tables (src/services/table-owners.ts). Rules the database keeps for it, whoever
+ * writes (checkout included), in the same transaction:
+ * - triggers `storefront_products_*`, `storefront_variants_*`, `storefront_product_media_*` and
+ *   `storefront_media_update` rebuild a product's storefront JSON (`storefront_products`,
+ *   functions `refresh_storefront_products`, `storefront_product_documents`, `storefront_json`;
+ *   migration 20261123006200): a document is never older than the rows it shows;
+ * - triggers `storefront_search_*` keep `storefront_search` (one row per active product and its
+ *   search vector; migration 20261123006400);
+ * - the generated column `product_variants.low_stock` (below).
+ */
 import type { AppContext, Module } from '../../context.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 

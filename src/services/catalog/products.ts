@@ -117,7 +117,7 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
     });
     await syncVariants(ctx, trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
-    emit({ type: 'product.changed', storeId, productId: row.id });
+    emit({ type: 'product.changed', storeId, productIds: [row.id] });
     return row.id;
   });
   return getProduct(ctx, storeId, productId);
@@ -147,7 +147,7 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
       await syncVariants(ctx, trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
-    emit({ type: 'product.changed', storeId, productId });
+    emit({ type: 'product.changed', storeId, productIds: [productId] });
   });
   return getProduct(ctx, storeId, productId);
 }
@@ -156,7 +156,7 @@ export async function setProductStatus(ctx: AppContext, storeId: string, product
   await transactionWithEvents(ctx, async (trx, emit) => {
     const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
     if (!updated) throw notFound('Product');
-    emit({ type: 'product.changed', storeId, productId });
+    emit({ type: 'product.changed', storeId, productIds: [productId] });
   });
   return getProduct(ctx, storeId, productId);
 }

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import type { Tenant } from '../roles.js';
 import { customersExportJob } from '../../jobs/customers-export.js';
 import { customersImportJob } from '../../jobs/customers-import.js';
-import { createJob } from '../job-runs/job-runs.js';
+import { createJob } from '../job-history/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { assertImportableCsv } from './csv-columns.js';
 import { CUSTOMERS_EXPORT_JOB_TYPE } from './export.js';

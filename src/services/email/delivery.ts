@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { SendEmailPayload } from '../../jobs/send-email.js';
 import { findStoreTemplate } from '../modules/registry.js';
@@ -6,6 +7,11 @@ import { decryptSecret } from '../secrets.js';
 import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
+
+/** An email about to be delivered by the caller itself (not through the outbox): its log row, in the caller's transaction. */
+export async function logQueuedEmail(trx: Knex.Transaction, row: { id: string; storeId: string | null; to: string; templateKey: string }): Promise<void> {
+  await trx('emailLog').insert({ id: row.id, storeId: row.storeId, toEmail: row.to, templateKey: row.templateKey, status: 'queued' });
+}
 
 /** The store's own template for the key (an override, or a key of its own), else the built-in one. */
 export async function templateFor(ctx: AppContext, storeId: string | null, key: string): Promise<EmailTemplate | null> {

@@ -1,6 +1,6 @@
 /** Something that changed, told to the modules that care once the change has committed. */
 export type DomainEvent =
-  | { type: 'product.changed'; storeId: string; productId: string }
+  | { type: 'product.changed'; storeId: string; productIds: string[] }
   | { type: 'inventory.changed'; storeId: string; variantIds: string[] }
   | { type: 'collection.changed'; storeId: string; collectionId: string }
   | { type: 'store.changed'; storeId: string };

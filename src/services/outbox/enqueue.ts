@@ -78,3 +78,8 @@ export function jobInsert<Payload>(kind: JobKind<Payload>, payload: Payload, opt
   const call: StatementCall = { statement: insertStatement(options.together), values: { ...options.together?.values, ...row }, ran: wakeRelayAfterCommit };
   return { call, jobId, outboxId: id };
 }
+
+/** Takes back a job intent the relay has not moved yet; false when it already went (or never was). */
+export async function withdrawJob(db: Sql, jobId: string): Promise<boolean> {
+  return (await db('outbox').where({ jobId }).delete()) > 0;
+}

@@ -1,6 +1,6 @@
 import { sendEmailJob } from '../../jobs/send-email.js';
 import { deliverEmail } from '../../services/email/delivery.js';
-import { raiseEmailFailureIssue } from '../../services/operations/failure-issues.js';
+import { raiseEmailFailureIssue } from '../../services/issues/failure-issues.js';
 import { isFinalAttempt } from '../final-attempt.js';
 import { processorOf } from '../processor.js';
 

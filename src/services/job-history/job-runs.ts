@@ -6,7 +6,7 @@ import type { JobKind } from '../../jobs/job-kind.js';
 import type { TrackedJobPayload } from '../../jobs/tracked.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { raiseJobFailureIssue } from '../operations/failure-issues.js';
+import { raiseJobFailureIssue } from '../issues/failure-issues.js';
 import { storageFor } from '../storage/index.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
@@ -73,6 +73,11 @@ export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Kn
 
 export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow | undefined> {
   return ctx.db('jobs').where({ id: jobId }).first();
+}
+
+/** A running job's resume point and what `/admin/jobs` shows of its progress, in the caller's transaction. */
+export async function saveJobProgress(trx: Knex.Transaction, jobId: string, state: { checkpoint: object; progress: object }): Promise<void> {
+  await trx('jobs').where({ id: jobId }).update({ checkpoint: state.checkpoint, progress: state.progress, updatedAt: trx.fn.now() });
 }
 
 /** A worker picked the job up (first attempt or retry). */

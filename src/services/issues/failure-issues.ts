@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { raiseIssue } from '../issues/issues.js';
+import { raiseIssue } from './issues.js';
 
 /** Job-run types whose final failure the operator must hear about, and how to word it. */
 const FAILURE_ISSUES: Record<string, { kind: string; title: string }> = {
