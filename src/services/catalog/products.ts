@@ -13,7 +13,7 @@ import {
   type ProductRow,
   type ProductStatus,
   type VariantRow
-} from './read-models.js';
+} from './product-rows.js';
 import { insertWithSlug } from './slugs.js';
 import { transactionWithEvents } from '../events/domain-events.js';
 import { syncVariants, type VariantInput } from './variants.js';

@@ -4,7 +4,7 @@ import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
 import { mediaUrl } from './media.js';
 import { queryPrepared } from '../../db/prepared-statements.js';
-import { IN_STOCK_SQL } from './read-models.js';
+import { IN_STOCK_SQL } from './product-rows.js';
 import { storefrontSearchTerms } from './search-terms.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { variantsInUse } from '../modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
-import type { InventoryPolicy, ProductOption, VariantRow } from './read-models.js';
+import type { InventoryPolicy, ProductOption, VariantRow } from './product-rows.js';
 
 export interface VariantInput {
   id?: string;

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { badRequest } from '../../errors.js';
-import { startCustomerExport, startCustomerImport } from '../../services/customers/transfers.js';
+import { startCustomerExport, startCustomerImport } from '../../services/customers/import-export.js';
 import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

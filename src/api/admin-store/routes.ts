@@ -1,10 +1,27 @@
-import Joi from 'joi';
-import { updateStore, type UpdateStoreInput } from '../../services/stores.js';
-import { ADMINS } from '../../services/roles.js';
+import { getDashboard, updateStore, type UpdateStoreInput } from '../../services/stores.js';
+import { ANY_MEMBER, ADMINS } from '../../services/roles.js';
+import { envelopeJson } from '../json-body.js';
 import { tenantOf } from '../plugins/auth.js';
+import { successBody } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
+import { dashboardResponse, storeSettingsResponse } from './schemas.js';
+import Joi from 'joi';
 import { email, id, money, text } from '../schemas.js';
-import { storeSettingsResponse } from './schemas.js';
+
+export const getStore = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/store',
+  options: {
+    description: 'Store dashboard: settings, stats, setup progress, recent orders, open issues',
+    tags: ['store'],
+    response: { status: { 200: dashboardResponse } },
+    // Concurrent requests share one dashboard (getDashboard), and so its JSON: serialised once.
+    handler: async (request, h) => {
+      const dashboard = await getDashboard(request.server.app.ctx, tenantOf(request).storeId);
+      return envelopeJson(h, dashboard, () => JSON.stringify(successBody(dashboard)));
+    }
+  }
+});
 
 const timezone = Joi.string().trim().max(64).custom((value: string, helpers) => {
   try {
