@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, type AppContext } from '../src/context.js';
+import { MODULES } from '../src/services/modules/index.js';
 import { freshBenchDatabase } from './lib/database.js';
 
 /**
@@ -19,7 +20,7 @@ export async function run(): Promise<void> {
   const databaseUrl = await freshBenchDatabase('customers');
   const storageDir = await mkdtemp(path.join(os.tmpdir(), 'shopwright-bench-customers-'));
   const env = { ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, REDIS_PREFIX: 'swbench-customers' };
-  const ctx = createContext(loadConfig(env));
+  const ctx = createContext(loadConfig(env), { modules: MODULES });
   try {
     for (const [rows, badShare] of [
       [100_000, 0.05],

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../src/context.js';
+import { MODULES } from '../src/services/modules/index.js';
 import { createCampaign } from '../src/services/marketing/campaigns.js';
 import { freshBenchDatabase } from './lib/database.js';
 
@@ -26,7 +27,7 @@ export async function run(): Promise<void> {
     MARKETING_SEND_RATE_CAP: '1000000',
     LOG_LEVEL: 'silent'
   };
-  const ctx = createContext(loadConfig(env));
+  const ctx = createContext(loadConfig(env), { modules: MODULES });
   await openContext(ctx);
   try {
     for (const recipients of (process.env.BENCH_MARKETING_SIZES ?? '10000,100000').split(',').map(Number)) {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../src/context.js';
+import { MODULES } from '../src/services/modules/index.js';
 import { recheckDueDomains } from '../src/services/domains/recheck.js';
 import { runBackfill } from '../src/services/external-system/backfill.js';
 import { connectLink, requestSync } from '../src/services/external-system/links.js';
@@ -29,7 +30,7 @@ export async function run(): Promise<void> {
   console.log('\n# store operations: dashboard, external-system backfill, domain re-checks');
   const databaseUrl = await freshBenchDatabase('ops');
   await dashboard(databaseUrl);
-  const ctx = createContext(loadConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', REDIS_PREFIX: `swbench-ops-${process.pid}`, ALLOW_PRIVATE_EXTERNAL_HOSTS: 'true' }), { dbPoolMax: 20 });
+  const ctx = createContext(loadConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', REDIS_PREFIX: `swbench-ops-${process.pid}`, ALLOW_PRIVATE_EXTERNAL_HOSTS: 'true' }), { modules: MODULES, dbPoolMax: 20 });
   await openContext(ctx);
   try {
     await backfill(ctx);

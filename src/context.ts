@@ -7,6 +7,10 @@ import { createFailFastRedis, waitForReady } from './redis.js';
 import { LocalCache } from './services/cache/local-cache.js';
 import { OutboxRelay } from './services/outbox/relay.js';
 import { registerPool } from './services/outbox/wake.js';
+import type { ModuleContribution } from './services/modules/contribution.js';
+
+/** An installed module (src/services/modules/index.ts lists them): what it offers the others. */
+export type Module = ModuleContribution<AppContext>;
 
 /**
  * Everything a service needs from the outside world, built once per process. Services take it as
@@ -21,9 +25,18 @@ export interface AppContext {
   cache: LocalCache;
   /** Moves committed job intents (the outbox) into BullMQ; runs in every process that produces jobs. */
   outbox: OutboxRelay;
+  /** The installed modules, handed over by the process (services ask them through services/modules/registry.ts). */
+  modules: readonly Module[];
 }
 
-export function createContext(config: Config, options: { log?: Logger; dbPoolMax?: number } = {}): AppContext {
+export interface ContextOptions {
+  /** Usually MODULES from services/modules/index.ts: passed in, because those modules import this file. */
+  modules: readonly Module[];
+  log?: Logger;
+  dbPoolMax?: number;
+}
+
+export function createContext(config: Config, options: ContextOptions): AppContext {
   const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const db = createDb(
     config.databaseUrl,
@@ -37,7 +50,7 @@ export function createContext(config: Config, options: { log?: Logger; dbPoolMax
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
   const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
-  return { config, log, db, redis, queues, cache, outbox };
+  return { config, log, db, redis, queues, cache, outbox, modules: options.modules };
 }
 
 /**

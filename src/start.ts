@@ -1,6 +1,7 @@
 import { createServer } from './api/server.js';
 import { loadConfig } from './config.js';
 import { closeContext, createContext, openContext } from './context.js';
+import { MODULES } from './services/modules/index.js';
 import { runMigrations } from './db/migrate.js';
 import { runMain, stopOnSignals } from './lifecycle.js';
 import { startWorkers, type WorkerPool } from './workers/run-workers.js';
@@ -12,7 +13,7 @@ import { startWorkers, type WorkerPool } from './workers/run-workers.js';
 runMain(async () => {
   const config = loadConfig();
   const applied = await runMigrations(config.databaseUrl);
-  const ctx = createContext(config);
+  const ctx = createContext(config, { modules: MODULES });
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
   // The API listens first: with Redis down at boot it still answers (health says what is down,

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { defineStatement, runStatement, runStatementsAndCommit } from '../src/db/statement.js';
+import { defineStatement, runStatement, runStatementsAndCommit } from '../src/db/prepared-statements.js';
 import { transaction } from '../src/db/transaction.js';
 import { buildApp } from './helpers/app.js';
 

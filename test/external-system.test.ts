@@ -191,3 +191,34 @@ t.test('a backfill stops writing once the store disconnects mid-run', async (t) 
   t.equal(job.status, 'completed');
   t.match(job.result, { skipped: /disconnected/ });
 });
+
+t.test('a synced title change reaches the storefront at once and moves its ETag, as an admin edit does', async (t) => {
+  const ext = await new ExternalSystemServer().start();
+  t.teardown(() => ext.stop());
+  ext.products = makeProducts(3);
+  const app = await buildApp(t, { workers: ['sync'], env: PRIVATE_OK });
+  const owner = await signupOwner(app);
+  const sf = { storefrontToken: owner.storefrontToken };
+  const connected = await post(app, owner, 'connect', { baseUrl: ext.url, apiKey: ext.apiKey, syncCustomers: false });
+  t.equal((await waitForJob(app, owner, connected.body.data.job.id)).status, 'completed');
+  const { slug } = await app.ctx.db('products').where({ storeId: owner.store.id, externalId: 'p_1' }).first('slug');
+
+  // Both reads are now cached in this process, under the store's current catalog version.
+  const product = await app.request({ url: `/storefront/products/${slug}`, ...sf });
+  t.equal(product.status, 200, product.raw);
+  t.equal(product.body.data.product.title, 'External product 1');
+  const list = await app.request({ url: '/storefront/products', ...sf });
+  t.ok(list.body.data.products.some((p: { title: string }) => p.title === 'External product 1'));
+
+  ext.products[1] = { ...ext.products[1]!, title: 'Renamed upstream', updatedAt: '2026-03-01T00:00:00.000Z' };
+  const synced = await waitForJob(app, owner, (await post(app, owner, 'sync')).body.data.job.id);
+  t.match(synced.result, { products: { changed: 1 } });
+
+  const revalidated = await app.request({ url: `/storefront/products/${slug}`, ...sf, headers: { 'if-none-match': product.headers.etag as string } });
+  t.equal(revalidated.status, 200, 'the old ETag no longer matches');
+  t.not(revalidated.headers.etag, product.headers.etag);
+  t.equal(revalidated.body.data.product.title, 'Renamed upstream', 'not the cached copy');
+  const listed = await app.request({ url: '/storefront/products', ...sf });
+  t.not(listed.headers.etag, list.headers.etag);
+  t.ok(listed.body.data.products.some((p: { title: string }) => p.title === 'Renamed upstream'));
+});

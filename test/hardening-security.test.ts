@@ -6,6 +6,7 @@ import t from 'tap';
 import { createServer } from '../src/api/server.js';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext } from '../src/context.js';
+import { MODULES } from '../src/services/modules/index.js';
 import { createLogger } from '../src/logger.js';
 import { LocalCache } from '../src/services/cache/local-cache.js';
 import { buildApp, signupOwner, unique } from './helpers/app.js';
@@ -82,7 +83,7 @@ t.test('revocation holds in another process within the cache TTL even when its i
   const app = await buildApp(t, { env: { STOREFRONT_CACHE_TTL_MS: '400' } });
   const owner = await signupOwner(app);
   // A second "process" on the same database whose invalidation channel differs: every message is lost to it.
-  const other = createContext({ ...app.ctx.config, redisPrefix: `${app.ctx.config.redisPrefix}:other` });
+  const other = createContext({ ...app.ctx.config, redisPrefix: `${app.ctx.config.redisPrefix}:other` }, { modules: MODULES });
   await openContext(other);
   const otherServer = await createServer(other, { port: 0, host: '127.0.0.1' });
   await otherServer.initialize();
@@ -204,7 +205,7 @@ t.test('Redis down at boot: the web process starts and serves; auth rate limits 
     PASSWORD_HASH_COST: '1024',
     RATE_LIMIT_AUTH_PER_EMAIL: '2'
   });
-  const ctx = createContext(config);
+  const ctx = createContext(config, { modules: MODULES });
   const started = Date.now();
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0, host: '127.0.0.1' });

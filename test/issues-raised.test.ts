@@ -6,7 +6,7 @@ import { admin, createProduct } from './helpers/catalog.js';
 import { importCsv, waitForJob } from './helpers/jobs.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 import { enqueueEmail } from '../src/services/email/outbox.js';
-import { scanLowStock } from '../src/services/operations/low-stock.js';
+import { scanLowStock } from '../src/services/issues/low-stock.js';
 
 const openIssues = async (app: Awaited<ReturnType<typeof buildApp>>, owner: Awaited<ReturnType<typeof signupOwner>>) =>
   (await app.request({ url: '/admin/store/issues', ...admin(owner) })).body.data.issues as any[];

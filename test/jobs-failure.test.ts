@@ -32,7 +32,7 @@ t.test("a job failed for good gives up its uploaded file; another store cannot s
   const other = await signupOwner(app);
   const queued = await importCsv(app, owner, 'Email\nbob@example.com\n');
   const jobId = queued.body.data.job.id;
-  const { recordJobFailure } = await import('../src/services/job-runs/job-runs.js');
+  const { recordJobFailure } = await import('../src/services/job-history/job-runs.js');
   await recordJobFailure(app.ctx, jobId, 'worker crashed', false);
   const uploads = path.join(app.ctx.config.storageDir, 'imports', owner.store.id);
   t.equal((await readdir(uploads)).length, 1, 'kept while a retry may follow');

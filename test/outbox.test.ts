@@ -149,7 +149,7 @@ t.test('the sweep fails job runs whose BullMQ job is gone, and leaves live ones 
   const live = await app.request({ method: 'POST', url: '/admin/customers/export', token: owner.accessToken, storeId: owner.store.id });
   await app.ctx.outbox.drain();
   await app.ctx.queues.get('imports').remove(lost.body.data.job.id);
-  const { sweepLostJobRuns } = await import('../src/services/job-runs/sweep.js');
+  const { sweepLostJobRuns } = await import('../src/services/job-history/sweep.js');
   t.same(await sweepLostJobRuns(app.ctx, { quietForMs: -1_000 }), { failed: 1 });
   const rows = await app.ctx.db('jobs').whereIn('id', [lost.body.data.job.id, live.body.data.job.id]);
   t.match(rows.find((r) => r.id === lost.body.data.job.id), { status: 'failed', error: /lost by the queue/ });
@@ -161,7 +161,8 @@ t.test('a producer without a running relay wakes the relay of another process by
   const owner = await signupOwner(app);
   // A second process on the same database: its own pool and relay.
   const { createContext, openContext, closeContext } = await import('../src/context.js');
-  const other = createContext(app.ctx.config, { dbPoolMax: 2 });
+  const { MODULES } = await import('../src/services/modules/index.js');
+  const other = createContext(app.ctx.config, { modules: MODULES, dbPoolMax: 2 });
   await openContext(other);
   t.teardown(() => closeContext(other));
   await app.ctx.outbox.stop();

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
+import { MODULES } from '../../src/services/modules/index.js';
 import { freshBenchDatabase } from './database.js';
 import { STEPS, type Step } from './shoppers.js';
 
@@ -25,7 +26,7 @@ interface PgClient {
 export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; trips: number; redis: number }>> {
   const databaseUrl = await freshBenchDatabase('checkout_round_trips');
   const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, REDIS_PREFIX: 'bench-round-trips' });
-  const ctx = createContext(config, { dbPoolMax: 4 });
+  const ctx = createContext(config, { modules: MODULES, dbPoolMax: 4 });
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0 });
   await server.initialize();

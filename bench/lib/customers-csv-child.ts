@@ -1,12 +1,13 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext } from '../../src/context.js';
+import { MODULES } from '../../src/services/modules/index.js';
 import { runCustomerExport } from '../../src/services/customers/export.js';
 import { runCustomerImport } from '../../src/services/customers/import.js';
 
 // Child process for the customers CSV benchmark: runs one import or export job exactly as the
 // worker's processor does, and reports its wall time and this process's peak RSS.
 const [mode, jobId] = process.argv.slice(2) as ['import' | 'export', string];
-const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), { dbPoolMax: 4 });
+const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), { modules: MODULES, dbPoolMax: 4 });
 let peakSampled = process.memoryUsage().rss;
 const sampler = setInterval(() => {
   peakSampled = Math.max(peakSampled, process.memoryUsage().rss);

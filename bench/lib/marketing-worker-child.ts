@@ -1,11 +1,12 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
-import { closeCampaignTransports } from '../../src/services/marketing/transports.js';
+import { MODULES } from '../../src/services/modules/index.js';
+import { closeCampaignTransports } from '../../src/services/email/transport.js';
 import { startWorkers } from '../../src/workers/run-workers.js';
 
 // A worker process for the marketing benchmark: the campaigns queue only, as the `worker` process
 // runs it. On SIGTERM it stops and prints its peak RSS.
-const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }));
+const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), { modules: MODULES });
 await openContext(ctx);
 const pool = await startWorkers(ctx, ['campaigns']);
 let peak = process.memoryUsage().rss;

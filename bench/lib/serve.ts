@@ -2,12 +2,13 @@ import Hapi from '@hapi/hapi';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext, openContext } from '../../src/context.js';
+import { MODULES } from '../../src/services/modules/index.js';
 import { registerDirectSubscribe } from './direct-subscribe.js';
 
 // Child process for HTTP benchmarks: the real API and a bare hapi route, side by side in one
 // process, so both are measured under the same conditions.
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', PORT: '0' });
-const ctx = createContext(config, { dbPoolMax: 20 });
+const ctx = createContext(config, { modules: MODULES, dbPoolMax: 20 });
 await openContext(ctx);
 const api = await createServer(ctx, { port: 0, host: '127.0.0.1' });
 registerDirectSubscribe(api, ctx);

@@ -1,11 +1,12 @@
 import { loadConfig } from '../config.js';
 import { closeContext, createContext, openContext } from '../context.js';
+import { MODULES } from '../services/modules/index.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
 import { createServer } from './server.js';
 
 /** The `web` process: the HTTP API only. */
 runMain(async () => {
-  const ctx = createContext(loadConfig());
+  const ctx = createContext(loadConfig(), { modules: MODULES });
   await openContext(ctx);
   const server = await createServer(ctx);
   await server.start();

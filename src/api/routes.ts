@@ -15,7 +15,7 @@ import { internalExternalSystemRoutes } from './internal-external-system/index.j
 import { internalHostedDomainRoutes } from './internal-hosted-domain/index.js';
 import { authRoutes } from './auth/index.js';
 import { healthRoutes } from './health/index.js';
-import { getOpenApi } from './openapi/get-openapi.js';
+import { openApiRoutes } from './openapi/index.js';
 import { publicRoutes } from './public/index.js';
 import { storefrontRoutes } from './storefront/index.js';
 import { storefrontCartRoutes } from './storefront-carts/index.js';
@@ -29,7 +29,7 @@ import { internalStripeRoutes } from './internal-stripe/index.js';
 /** Every route group, mounted under /api/v1. One line per group. */
 export const ROUTE_GROUPS: ServerRoute[][] = [
   healthRoutes,
-  [getOpenApi],
+  openApiRoutes,
   authRoutes,
   adminStoreRoutes,
   adminTeamRoutes,

@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
 import pg from 'pg';
+import { camelCase } from './column-names.js';
 import { PreparingPgClient } from './prepared-statements.js';
 
 // int8 (counts, sums) as JS numbers: every amount we keep fits well inside 2^53.
@@ -24,8 +25,6 @@ interface RawResult {
 
 const isRawResult = (result: unknown): result is RawResult =>
   typeof result === 'object' && result !== null && Array.isArray((result as RawResult).rows) && typeof (result as RawResult).command === 'string';
-
-export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
   const mapped: Record<string, unknown> = {};

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { HELD_CONNECTION, type HeldConnection } from './statement.js';
 
 /**
  * What a service's statements need from a database handle: `sql(table)` and `sql.queryBuilder()`
@@ -21,6 +20,29 @@ export interface TransactionSql extends Sql {
   committed: Promise<void>;
 }
 
+/** A pooled pg connection, as the statements of prepared-statements.ts use it. */
+export interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[]; rowMode: 'array' }): Promise<PgResult>;
+  query(text: string): Promise<unknown>;
+  /** pg's pipeline mode, on inside transaction(). */
+  pipeline?: boolean;
+}
+
+export interface PgResult {
+  rows: unknown[][];
+  rowCount: number | null;
+  fields: Array<{ name: string }>;
+}
+
+/** What `transaction()` puts on its handle: the connection its statements must run on. */
+export interface HeldConnection {
+  connection: PgConnection;
+  /** Committed or rolled back: nothing more may run on the handle. */
+  finished: boolean;
+}
+
+export const HELD_CONNECTION = Symbol('held connection');
+
 interface PooledClient {
   acquireConnection(): Promise<PooledConnection>;
   releaseConnection(connection: PooledConnection): Promise<unknown>;
@@ -39,7 +61,7 @@ interface PooledConnection {
  * Runs `work` in one transaction on one pooled connection: BEGIN, the work's statements, COMMIT
  * (ROLLBACK when it throws). Each statement goes through knex bound to that connection
  * (`.connection()`), so identifier mapping, prepared statements and query events are as anywhere;
- * `runStatement` finds the connection on the handle. BEGIN, COMMIT and ROLLBACK go to the
+ * `runStatement` (prepared-statements.ts) finds the connection on the handle. BEGIN, COMMIT and ROLLBACK go to the
  * connection directly (knex's raw path costs more CPU than the statement itself), with knex's
  * `query` event.
  *

@@ -1,6 +1,4 @@
 import Joi from 'joi';
-import { abandonBatch, sendCampaignBatch } from '../services/marketing/send-batch.js';
-import { isFinalAttempt } from './final-attempt.js';
 import { defineJob } from './job-kind.js';
 
 /**
@@ -8,19 +6,10 @@ import { defineJob } from './job-kind.js';
  * doubles it). Temporary SMTP failures retry the batch with backoff; on its last attempt the
  * recipients still deferred are failed so the campaign ends with exact counts.
  */
-export const campaignBatchJob = defineJob<{ campaignId: string; batch: number }, unknown>({
+export const campaignBatchJob = defineJob<{ campaignId: string; batch: number }>({
   name: 'campaign-batch',
   queue: 'campaigns',
   payload: Joi.object({ campaignId: Joi.string().uuid().required(), batch: Joi.number().integer().min(0).required() }),
   options: { attempts: 8, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: { age: 3600, count: 1000 } },
-  concurrency: 4,
-  async process(ctx, job, signal) {
-    const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    try {
-      return await sendCampaignBatch(ctx, job.data.campaignId, job.data.batch, { finalAttempt, signal });
-    } catch (error) {
-      if (isFinalAttempt(job, error)) await abandonBatch(ctx, job.data.campaignId, job.data.batch, (error as Error).message).catch(() => undefined);
-      throw error;
-    }
-  }
+  concurrency: 4
 });

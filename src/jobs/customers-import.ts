@@ -1,4 +1,3 @@
-import { runCustomerImport } from '../services/customers/import.js';
 import { trackedJob } from './tracked.js';
 
 /** A customer CSV import (`jobs` row type `customers.import`); resumes from its checkpoint on retry. */
@@ -6,6 +5,5 @@ export const customersImportJob = trackedJob({
   name: 'customers-import',
   queue: 'imports',
   options: { attempts: 3 },
-  concurrency: 1,
-  run: (ctx, jobId, signal) => runCustomerImport(ctx, jobId, { signal })
+  concurrency: 1
 });

@@ -1,4 +1,3 @@
-import { runDomainCheckJob } from '../services/domains/check-job.js';
 import { trackedJob } from './tracked.js';
 
 /** A DNS check of one store's custom domain (`jobs` row type `domains.check`). */
@@ -6,6 +5,5 @@ export const domainCheckJob = trackedJob({
   name: 'domain-check',
   queue: 'domains',
   options: { attempts: 3, backoff: { type: 'exponential', delay: 1_000 } },
-  concurrency: 8,
-  run: (ctx, jobId) => runDomainCheckJob(ctx, jobId)
+  concurrency: 8
 });

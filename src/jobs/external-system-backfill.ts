@@ -1,4 +1,3 @@
-import { runBackfill } from '../services/external-system/backfill.js';
 import { trackedJob } from './tracked.js';
 
 /** Pages products and customers from the linked external system (`jobs` row type `external_system.backfill`). */
@@ -6,6 +5,5 @@ export const externalSystemBackfillJob = trackedJob({
   name: 'external-system-backfill',
   queue: 'sync',
   options: { attempts: 5, backoff: { type: 'exponential', delay: 5_000 } },
-  concurrency: 2,
-  run: (ctx, jobId, signal) => runBackfill(ctx, jobId, signal)
+  concurrency: 2
 });

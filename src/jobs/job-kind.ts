@@ -1,6 +1,5 @@
-import type { Job, JobsOptions } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
 import type Joi from 'joi';
-import type { AppContext } from '../context.js';
 import type { QueueName } from './queues.js';
 
 /** A repeatable job: BullMQ job scheduler options, registered at worker boot (upsert, so idempotent). */
@@ -10,11 +9,13 @@ export type JobSchedule = ({ every: number } | { pattern: string }) & {
 };
 
 /**
- * A job kind: everything about one kind of background work, declared in one file under src/jobs/.
- * Producers and workers use the same object, so the name is spelled once; the payload is checked
- * with joi when it is enqueued (a bad payload is a programming error, found at the producer).
+ * A job kind's declaration: what producers and workers share about one kind of background work,
+ * in one file under src/jobs/. Producers (services) enqueue with it, so the name is spelled once;
+ * the payload is checked with joi when it is enqueued (a bad payload is a programming error, found
+ * at the producer). What a worker runs for it, its processor, is in src/workers/processors/: a
+ * declaration imports no service, so a service can enqueue a job whose processor calls it back.
  */
-export interface JobKind<Payload = any, Result = unknown> {
+export interface JobKind<Payload = any> {
   name: string;
   queue: QueueName;
   payload: Joi.ObjectSchema<Payload>;
@@ -23,11 +24,9 @@ export interface JobKind<Payload = any, Result = unknown> {
   /** How many of this kind one worker process runs at once. */
   concurrency?: number;
   schedule?: JobSchedule;
-  /** Calls a service. `signal` aborts when the worker shuts down: long processors should stop at a safe point. */
-  process(ctx: AppContext, job: Job<Payload>, signal: AbortSignal): Promise<Result>;
 }
 
-export function defineJob<Payload, Result>(kind: JobKind<Payload, Result>): JobKind<Payload, Result> {
+export function defineJob<Payload>(kind: JobKind<Payload>): JobKind<Payload> {
   return kind;
 }
 

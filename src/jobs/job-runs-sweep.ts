@@ -1,13 +1,11 @@
 import Joi from 'joi';
-import { sweepLostJobRuns } from '../services/job-runs/sweep.js';
 import { defineJob } from './job-kind.js';
 
 /** Every few minutes: job runs whose BullMQ job is gone (Redis flushed, removed) are failed, not left active. */
-export const jobRunsSweepJob = defineJob<Record<string, never>, { failed: number }>({
+export const jobRunsSweepJob = defineJob<Record<string, never>>({
   name: 'job-runs-sweep',
   queue: 'maintenance',
   payload: Joi.object({}),
   options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
-  schedule: { every: 5 * 60_000 },
-  process: (ctx) => sweepLostJobRuns(ctx)
+  schedule: { every: 5 * 60_000 }
 });

@@ -1,13 +1,11 @@
 import Joi from 'joi';
-import { scanLowStock } from '../services/operations/low-stock.js';
 import { defineJob } from './job-kind.js';
 
 /** Hourly: variants at or below the low-stock threshold become (or stay) open issues; restocked ones resolve. */
-export const lowStockScanJob = defineJob<Record<string, never>, { raised: number; resolved: number }>({
+export const lowStockScanJob = defineJob<Record<string, never>>({
   name: 'low-stock-scan',
   queue: 'maintenance',
   payload: Joi.object({}),
   options: { attempts: 3, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
-  schedule: { every: 3600_000 },
-  process: (ctx) => scanLowStock(ctx)
+  schedule: { every: 3600_000 }
 });

@@ -15,7 +15,7 @@ import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
 import { stripeEventJob } from './stripe-event.js';
 
-/** Every job kind the workers run. Add one line per kind. */
+/** Every declared job kind (schedules are registered from here); each has its processor in src/workers/processors/. Add one line per kind. */
 export const JOB_KINDS: JobKind[] = [
   sendEmailJob,
   passwordResetRequestJob,

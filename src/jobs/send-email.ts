@@ -1,13 +1,25 @@
 import Joi from 'joi';
-import { deliverEmail, type DeliveryResult, type SendEmailPayload } from '../services/email/delivery.js';
-import { raiseEmailFailureIssue } from '../services/operations/failure-issues.js';
-import { isFinalAttempt } from './final-attempt.js';
 import { defineJob } from './job-kind.js';
+
+export interface SendEmailPayload {
+  emailLogId: string;
+  storeId: string | null;
+  to: string;
+  templateKey: string | null;
+  /** Either a template key with its data, or content already rendered (campaigns render per recipient). */
+  data?: Record<string, unknown>;
+  /** `data` encrypted with ENCRYPTION_KEY, for mail that carries a secret link (invites). */
+  sealedData?: string;
+  content?: { subject: string; html: string; text: string };
+  headers?: Record<string, string>;
+  /** Marketing email: sent only if this customer is still subscribed when the job runs. */
+  marketingCustomerId?: string;
+}
 
 const content = Joi.object({ subject: Joi.string().allow('').required(), html: Joi.string().allow('').required(), text: Joi.string().allow('').required() });
 
 /** One email: transactional mail and test sends. The email_log row id is the job id. */
-export const sendEmailJob = defineJob<SendEmailPayload, DeliveryResult>({
+export const sendEmailJob = defineJob<SendEmailPayload>({
   name: 'send-email',
   queue: 'email',
   payload: Joi.object({
@@ -22,13 +34,5 @@ export const sendEmailJob = defineJob<SendEmailPayload, DeliveryResult>({
     marketingCustomerId: Joi.string().uuid()
   }),
   options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
-  concurrency: 10,
-  async process(ctx, job) {
-    try {
-      return await deliverEmail(ctx, job.data);
-    } catch (error) {
-      if (isFinalAttempt(job, error)) await raiseEmailFailureIssue(ctx, job.data, (error as Error).message).catch(() => undefined);
-      throw error;
-    }
-  }
+  concurrency: 10
 });

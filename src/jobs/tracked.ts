@@ -1,41 +1,32 @@
 import Joi from 'joi';
 import type { JobsOptions } from 'bullmq';
-import type { AppContext } from '../context.js';
-import { markJobActive, recordJobFailure, type TrackedJobPayload } from '../services/job-runs/job-runs.js';
 import { defineJob, type JobKind } from './job-kind.js';
 import type { QueueName } from './queues.js';
-import { isFinalAttempt } from './final-attempt.js';
 
-export interface TrackedJobSpec<Result> {
+/** What a tracked job carries through BullMQ: the PostgreSQL `jobs` row is the record, the payload only points at it. */
+export interface TrackedJobPayload {
+  jobId: string;
+  storeId: string;
+}
+
+export interface TrackedJobSpec {
   name: string;
   queue: QueueName;
   options?: JobsOptions;
   concurrency?: number;
-  run(ctx: AppContext, jobId: string, signal: AbortSignal): Promise<Result>;
 }
 
 /**
- * A job kind mirrored in a PostgreSQL `jobs` row (what `/admin/jobs` reads): active when a worker
- * takes it, failed with its error once no retry is left; the service marks it completed. Failures
- * BullMQ decides without running the processor (stalled too often) reach the row through the
- * worker's `failed` event (see run-workers.ts).
+ * A job kind mirrored in a PostgreSQL `jobs` row (what `/admin/jobs` reads, kept by
+ * services/job-history). Its processor is made with `trackedProcessor` (workers/processors/tracked.ts),
+ * which marks the row active and records failures.
  */
-export function trackedJob<Result>(spec: TrackedJobSpec<Result>): JobKind<TrackedJobPayload, Result> {
-  return defineJob<TrackedJobPayload, Result>({
+export function trackedJob(spec: TrackedJobSpec): JobKind<TrackedJobPayload> {
+  return defineJob<TrackedJobPayload>({
     name: spec.name,
     queue: spec.queue,
     payload: Joi.object({ jobId: Joi.string().uuid().required(), storeId: Joi.string().uuid().required() }),
     options: spec.options,
-    concurrency: spec.concurrency,
-    async process(ctx, job, signal) {
-      const jobId = job.data.jobId;
-      await markJobActive(ctx, jobId);
-      try {
-        return await spec.run(ctx, jobId, signal);
-      } catch (error) {
-        await recordJobFailure(ctx, jobId, (error as Error).message, isFinalAttempt(job, error)).catch(() => undefined);
-        throw error;
-      }
-    }
+    concurrency: spec.concurrency
   });
 }

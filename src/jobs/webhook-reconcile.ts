@@ -1,13 +1,11 @@
 import Joi from 'joi';
-import { reconcileStripeEvents } from '../services/payments/reconcile-events.js';
 import { defineJob } from './job-kind.js';
 
 /** Every 15 minutes: stored webhook events that were never processed are replayed. */
-export const webhookReconcileJob = defineJob<Record<string, never>, { replayed: number }>({
+export const webhookReconcileJob = defineJob<Record<string, never>>({
   name: 'webhook-reconcile',
   queue: 'webhooks',
   payload: Joi.object({}),
   options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
-  schedule: { every: 15 * 60_000 },
-  process: (ctx) => reconcileStripeEvents(ctx)
+  schedule: { every: 15 * 60_000 }
 });

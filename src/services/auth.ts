@@ -5,6 +5,7 @@ import { issueAccessToken } from './access-tokens.js';
 import { consumeRateLimit } from './rate-limit.js';
 import type { Role } from './roles.js';
 import { hashPassword, randomSecret, verifyPassword } from './secrets.js';
+import { insertStore } from './stores.js';
 import { insertStorefrontToken, newStorefrontSecret } from './storefront-tokens.js';
 import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
 
@@ -54,7 +55,7 @@ export async function signup(ctx: AppContext, input: SignupInput) {
       const [user] = await trx('users')
         .insert({ email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash })
         .returning(['id', 'email', 'firstName', 'lastName', 'sessionVersion']);
-      const [store] = await trx('stores').insert({ name: input.storeName, slug: input.storeSlug, contactEmail: input.email }).returning(['id', 'name', 'slug']);
+      const store = await insertStore(trx, { name: input.storeName, slug: input.storeSlug, contactEmail: input.email });
       await trx('memberships').insert({ storeId: store.id, userId: user.id, role: 'owner' });
       await insertStorefrontToken(trx, store.id, 'Default storefront', storefrontToken);
       return { user, store };

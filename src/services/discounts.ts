@@ -1,11 +1,10 @@
 import type { AppContext } from '../context.js';
-import { Discount, type DiscountType } from '../db/models/discount.js';
 import { containsPattern } from '../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../errors.js';
 import { keysetPage, type PageRequest } from './pagination.js';
 
-export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const satisfies readonly DiscountType[];
-export type { DiscountType };
+export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const;
+export type DiscountType = (typeof DISCOUNT_TYPES)[number];
 
 export interface DiscountInput {
   code: string;
@@ -18,7 +17,22 @@ export interface DiscountInput {
   minimumOrderAmount?: number | null;
 }
 
-type DiscountRow = Pick<Discount, 'id' | 'code' | 'type' | 'value' | 'isActive' | 'usageLimit' | 'usageCount' | 'startsAt' | 'endsAt' | 'minimumOrderAmount' | 'createdAt' | 'updatedAt'>;
+/** A `discounts` row. */
+export interface DiscountRow {
+  id: string;
+  storeId: string;
+  code: string;
+  type: DiscountType;
+  value: number | null;
+  isActive: boolean;
+  usageLimit: number | null;
+  usageCount: number;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  minimumOrderAmount: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 export const toDiscountDto = (row: DiscountRow) => ({
   id: row.id,
@@ -60,14 +74,14 @@ export async function listDiscounts(ctx: AppContext, storeId: string, filters: {
 }
 
 export async function getDiscount(ctx: AppContext, storeId: string, discountId: string) {
-  const row = await Discount.query(ctx.db).findOne({ storeId, id: discountId });
+  const row: DiscountRow | undefined = await ctx.db('discounts').where({ storeId, id: discountId }).first();
   if (!row) throw notFound('Discount');
   return toDiscountDto(row);
 }
 
 export async function createDiscount(ctx: AppContext, storeId: string, input: DiscountInput) {
   try {
-    const row = await Discount.query(ctx.db).insertAndFetch({ storeId, ...columnsFrom(input) });
+    const [row] = await ctx.db('discounts').insert({ storeId, ...columnsFrom(input) }).returning('*');
     return toDiscountDto(row);
   } catch (error) {
     if (uniqueViolation(error) === 'discounts_store_code_key') throw codeTaken();
@@ -80,12 +94,12 @@ export async function replaceDiscount(ctx: AppContext, storeId: string, discount
   try {
     return await ctx.db.transaction(async (trx) => {
       // Lock the row so a checkout redeeming it cannot slip past the new usage limit.
-      const current = await Discount.query(trx).findOne({ storeId, id: discountId }).forUpdate();
+      const current: DiscountRow | undefined = await trx('discounts').where({ storeId, id: discountId }).forUpdate().first();
       if (!current) throw notFound('Discount');
       if (columns.usageLimit !== null && columns.usageLimit < current.usageCount) {
         throw validationFailed([{ path: 'usageLimit', message: `usageLimit cannot be below the current usageCount (${current.usageCount})` }]);
       }
-      const row = await current.$query(trx).patchAndFetch({ ...columns, updatedAt: new Date() });
+      const [row] = await trx('discounts').where({ id: current.id }).update({ ...columns, updatedAt: new Date() }).returning('*');
       return toDiscountDto(row);
     });
   } catch (error) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { unprocessable } from '../errors.js';
 import { passwordResetRequestJob } from '../jobs/password-reset-request.js';
-import { deliverEmail } from './email/delivery.js';
+import { deliverEmail, logQueuedEmail } from './email/delivery.js';
 import { enqueueJob } from './outbox/enqueue.js';
 import { hashPassword, hashToken, randomSecret } from './secrets.js';
 import { findUserByEmail, toUserDto } from './users.js';
@@ -32,7 +32,7 @@ export async function sendPasswordReset(ctx: AppContext, email: string): Promise
   const emailLogId = randomUUID();
   await ctx.db.transaction(async (trx) => {
     await trx('passwordResets').insert({ userId: user.id, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + RESET_TTL_MS) });
-    await trx('emailLog').insert({ id: emailLogId, storeId: null, toEmail: user.email, templateKey: 'password_reset', status: 'queued' });
+    await logQueuedEmail(trx, { id: emailLogId, storeId: null, to: user.email, templateKey: 'password_reset' });
   });
   await deliverEmail(ctx, {
     emailLogId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
@@ -132,6 +133,12 @@ async function computeDashboard(ctx: AppContext, storeId: string) {
   };
 }
 
+/** A new store (signup), in the caller's transaction. */
+export async function insertStore(trx: Knex.Transaction, input: { name: string; slug: string; contactEmail: string }): Promise<{ id: string; name: string; slug: string }> {
+  const [store] = await trx('stores').insert(input).returning(['id', 'name', 'slug']);
+  return store;
+}
+
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
   if (input.email?.smtp?.host) await checkedSmtpAddress(input.email.smtp.host, ctx.config.allowPrivateSmtpHosts);
   await ctx.db.transaction(async (trx) => {
@@ -147,7 +154,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
       changes.marketingSendRate = input.marketingSendRate === null ? null : Math.min(input.marketingSendRate, ctx.config.marketing.sendRateCap);
     }
     if (input.currency !== undefined && input.currency !== current.currency) {
-      if (await storeCurrencyLocked(trx, storeId)) {
+      if (await storeCurrencyLocked(ctx, trx, storeId)) {
         throw conflict('conflict', 'The currency cannot change once the store has orders', [{ path: 'currency', message: 'store already has orders' }]);
       }
       changes.currency = input.currency;

@@ -1,10 +1,16 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/knex.js';
-import { Membership } from '../db/models/membership.js';
-import { User } from '../db/models/user.js';
 import type { Role } from './roles.js';
 
-export type UserRow = Pick<User, 'id' | 'email' | 'firstName' | 'lastName' | 'passwordHash' | 'sessionVersion'>;
+/** A `users` row (the columns sign-in and the token check read). */
+export interface UserRow {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  passwordHash: string;
+  sessionVersion: number;
+}
 
 export interface MembershipDto {
   storeId: string;
@@ -21,11 +27,11 @@ export const toUserDto = (user: Pick<UserRow, 'id' | 'email' | 'firstName' | 'la
 });
 
 export async function findUserById(db: Db, userId: string): Promise<UserRow | undefined> {
-  return User.query(db).findById(userId);
+  return db('users').where({ id: userId }).first();
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return User.query(db).whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
+  return db('users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
 }
 
 export async function membershipsOf(db: Db, userId: string): Promise<MembershipDto[]> {
@@ -37,5 +43,5 @@ export async function membershipsOf(db: Db, userId: string): Promise<MembershipD
 }
 
 export async function findMembership(ctx: AppContext, storeId: string, userId: string): Promise<{ role: Role } | undefined> {
-  return Membership.query(ctx.db).findOne({ storeId, userId }).select('role');
+  return ctx.db('memberships').where({ storeId, userId }).first('role');
 }

@@ -1,11 +1,12 @@
 import { loadConfig } from '../config.js';
 import { closeContext, createContext, openContext } from '../context.js';
+import { MODULES } from '../services/modules/index.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
 import { startWorkers } from './run-workers.js';
 
 /** The `worker` process: consumes every queue. */
 runMain(async () => {
-  const ctx = createContext(loadConfig());
+  const ctx = createContext(loadConfig(), { modules: MODULES });
   await openContext(ctx);
   const pool = await startWorkers(ctx);
   ctx.log.info('workers running');

@@ -1,12 +1,14 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { isFinalAttempt } from '../jobs/final-attempt.js';
-import type { JobKind } from '../jobs/job-kind.js';
 import { JOB_KINDS } from '../jobs/registry.js';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queues.js';
+import type { TrackedJobPayload } from '../jobs/tracked.js';
 import { bullmqConnection } from '../redis.js';
-import { recordJobFailure, type TrackedJobPayload } from '../services/job-runs/job-runs.js';
+import { recordJobFailure } from '../services/job-history/job-runs.js';
+import { isFinalAttempt } from './final-attempt.js';
+import type { JobProcessor } from './processor.js';
+import { PROCESSORS } from './processors/index.js';
 import { registerSchedules } from './schedules.js';
 
 export interface WorkerPool {
@@ -15,20 +17,28 @@ export interface WorkerPool {
 }
 
 /** A queue's worker runs as many jobs at once as its busiest kind asks for. */
-function concurrencyOf(kinds: JobKind[]): number {
-  return Math.max(1, ...kinds.map((kind) => kind.concurrency ?? 1));
+function concurrencyOf(processors: JobProcessor[]): number {
+  return Math.max(1, ...processors.map(({ kind }) => kind.concurrency ?? 1));
+}
+
+/** A declared kind without a processor would sit in its queue unrun: refuse to start instead. */
+function checkEveryKindProcessed(): void {
+  const processed = new Set(PROCESSORS.map(({ kind }) => kind.name));
+  const missing = JOB_KINDS.filter((kind) => !processed.has(kind.name)).map((kind) => kind.name);
+  if (missing.length) throw new Error(`job kinds without a processor in src/workers/processors/: ${missing.join(', ')}`);
 }
 
 /**
- * One BullMQ worker per queue, dispatching by job name to the registered kinds. Closing aborts the
- * shared signal (long processors stop at a safe point) and lets active jobs finish.
+ * One BullMQ worker per queue, dispatching by job name to the registered processors. Closing aborts
+ * the shared signal (long processors stop at a safe point) and lets active jobs finish.
  */
 export async function startWorkers(ctx: AppContext, queues: readonly QueueName[] = QUEUE_NAMES): Promise<WorkerPool> {
+  checkEveryKindProcessed();
   const shutdown = new AbortController();
   const workers = queues
-    .map((queue) => ({ queue, kinds: JOB_KINDS.filter((kind) => kind.queue === queue) }))
-    .filter(({ kinds }) => kinds.length > 0)
-    .map(({ queue, kinds }) => startQueueWorker(ctx, queue, kinds, shutdown.signal));
+    .map((queue) => ({ queue, processors: PROCESSORS.filter(({ kind }) => kind.queue === queue) }))
+    .filter(({ processors }) => processors.length > 0)
+    .map(({ queue, processors }) => startQueueWorker(ctx, queue, processors, shutdown.signal));
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   await registerSchedules(ctx, queues).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'job schedules not registered'));
   return {
@@ -40,18 +50,18 @@ export async function startWorkers(ctx: AppContext, queues: readonly QueueName[]
   };
 }
 
-function startQueueWorker(ctx: AppContext, queue: QueueName, kinds: JobKind[], signal: AbortSignal): Worker {
-  const byName = new Map(kinds.map((kind) => [kind.name, kind]));
+function startQueueWorker(ctx: AppContext, queue: QueueName, processors: JobProcessor[], signal: AbortSignal): Worker {
+  const byName = new Map(processors.map((processor) => [processor.kind.name, processor]));
   const worker = new Worker(
     queue,
     async (job: Job) => {
-      const kind = byName.get(job.name);
-      if (!kind) throw new UnrecoverableError(`no processor for job ${job.name} on queue ${queue}`);
+      const processor = byName.get(job.name);
+      if (!processor) throw new UnrecoverableError(`no processor for job ${job.name} on queue ${queue}`);
       const started = Date.now();
       const fields = { kind: job.name, jobId: job.id, storeId: (job.data as { storeId?: string })?.storeId, attempt: job.attemptsMade + 1 };
       ctx.log.info(fields, 'job started');
       try {
-        const result = await kind.process(ctx, job, signal);
+        const result = await processor.process(ctx, job, signal);
         ctx.log.info({ ...fields, durationMs: Date.now() - started, outcome: 'completed' }, 'job finished');
         return result;
       } catch (error) {
@@ -61,7 +71,7 @@ function startQueueWorker(ctx: AppContext, queue: QueueName, kinds: JobKind[], s
         throw error;
       }
     },
-    { connection: bullmqConnection(ctx.config.redisUrl), prefix: ctx.config.redisPrefix, concurrency: concurrencyOf(kinds), autorun: true }
+    { connection: bullmqConnection(ctx.config.redisUrl), prefix: ctx.config.redisPrefix, concurrency: concurrencyOf(processors), autorun: true }
   );
   // Failures BullMQ decides itself (stalled more than allowed) never reach the processor: the job
   // run's row learns of them here, so no row stays `active` for ever.

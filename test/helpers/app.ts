@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../../src/context.js';
+import { MODULES } from '../../src/services/modules/index.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
 import { createTestDatabase, dropTestDatabase } from './databases.js';
@@ -66,7 +67,7 @@ export async function buildApp(
     ALLOW_PRIVATE_SMTP_HOSTS: 'true',
     ...options.env
   });
-  const ctx = createContext(config, { dbPoolMax: 20 });
+  const ctx = createContext(config, { modules: MODULES, dbPoolMax: 20 });
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0, host: '127.0.0.1' });
   if (options.listen) await server.start();

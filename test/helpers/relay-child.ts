@@ -3,8 +3,8 @@ import { createContext } from '../../src/context.js';
 import { OutboxRelay } from '../../src/services/outbox/relay.js';
 
 // A separate process that relays the outbox in small batches until the test kills it (SIGKILL:
-// no cleanup, no shutdown hooks, exactly like a crash).
-const ctx = createContext(loadConfig({ ...process.env, NODE_ENV: 'test' }), { dbPoolMax: 2 });
+// no cleanup, no shutdown hooks, exactly like a crash). It runs no service, so it installs no module.
+const ctx = createContext(loadConfig({ ...process.env, NODE_ENV: 'test' }), { modules: [], dbPoolMax: 2 });
 const relay = new OutboxRelay(ctx.db, ctx.queues, ctx.config.databaseUrl, ctx.log, { pollMs: 60_000, batchSize: 20 });
 process.stdout.write('relaying\n');
 for (;;) {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../src/context.js';
 import { successBody } from '../../src/api/plugins/envelope.js';
 import { findPublishedCollection, storefrontCollectionDto } from '../../src/services/catalog/collections.js';
-import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from '../../src/services/catalog/read-models.js';
+import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUMNS, toStorefrontProductDto, type ProductRow } from '../../src/services/catalog/product-rows.js';
 import { toMediaDto, type MediaRow } from '../../src/services/catalog/media.js';
 import { storefrontSearchTerms } from '../../src/services/catalog/search-terms.js';
 import { STOREFRONT_TSQUERY, type StorefrontProductFilters, type StorefrontSort } from '../../src/services/catalog/storefront.js';

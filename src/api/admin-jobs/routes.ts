@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { storageFor } from '../../services/storage/index.js';
-import { getJob, jobFileKey, listJobs } from '../../services/job-runs/job-runs.js';
+import { getJob, jobFileKey, listJobs } from '../../services/job-history/job-runs.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';

@@ -3,7 +3,7 @@ import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
 import { DOMAIN_CHECK_JOB_TYPE } from '../../services/domains/check-job.js';
 import { BACKFILL_JOB_TYPE } from '../../services/external-system/links.js';
-import { JOB_STATUSES } from '../../services/job-runs/job-runs.js';
+import { JOB_STATUSES } from '../../services/job-history/job-runs.js';
 import { idValue, responseObject, timestamp } from '../schemas.js';
 
 /** Every `type` a tracked job run is recorded under (what `?type=` filters by). */

@@ -1,7 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { cancelCampaignRoute, createCampaignRoutes, getCampaignRoute, listCampaignsRoute, previewAudienceRoute } from './campaigns.js';
-import { createListRoute, deleteListRoute, getListRoute, listListsRoute, replaceListRoute } from './lists.js';
-import { createTemplateRoute, deleteTemplateRoute, getTemplateRoute, listTemplatesRoute, previewTemplateRoute, replaceTemplateRoute } from './templates.js';
+import { cancelCampaignRoute, createCampaignRoutes, getCampaignRoute, listCampaignsRoute, previewAudienceRoute } from './campaign-routes.js';
+import { createListRoute, deleteListRoute, getListRoute, listListsRoute, replaceListRoute } from './list-routes.js';
+import { createTemplateRoute, deleteTemplateRoute, getTemplateRoute, listTemplatesRoute, previewTemplateRoute, replaceTemplateRoute } from './template-routes.js';
 
 export const adminMarketingRoutes: ServerRoute[] = [
   listTemplatesRoute,

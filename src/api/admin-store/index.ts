@@ -1,9 +1,8 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { testEmail, testTemplateEmail, verifyEmail } from './email.js';
-import { getStore } from './get-store.js';
-import { uploadMedia } from './media.js';
-import { createToken, listTokens, revokeToken, rotateToken } from './storefront-tokens.js';
-import { patchStore } from './update-store.js';
+import { testEmail, testTemplateEmail, verifyEmail } from './email-routes.js';
+import { getStore, patchStore } from './routes.js';
+import { uploadMedia } from './media-routes.js';
+import { createToken, listTokens, revokeToken, rotateToken } from './storefront-token-routes.js';
 
 export const adminStoreRoutes: ServerRoute[] = [
   getStore,

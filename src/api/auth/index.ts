@@ -1,8 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { postForgotPassword } from './forgot-password.js';
-import { postLogin } from './login.js';
-import { getMe } from './me.js';
-import { postResetPassword } from './reset-password.js';
-import { postSignup } from './signup.js';
+import { getMe, postForgotPassword, postLogin, postResetPassword, postSignup } from './routes.js';
 
 export const authRoutes: ServerRoute[] = [postSignup, postLogin, getMe, postForgotPassword, postResetPassword];

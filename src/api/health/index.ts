@@ -1,3 +1,3 @@
-import { getHealth } from './get-health.js';
+import { getHealth } from './routes.js';
 
 export const healthRoutes = [getHealth];

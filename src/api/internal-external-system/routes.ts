@@ -1,6 +1,6 @@
 import type { ResponseToolkit, Request } from '@hapi/hapi';
 import { receiveExternalTrigger } from '../../services/external-system/triggers.js';
-import { linkResponse, syncResponse } from '../admin-external-system/schemas.js';
+import { linkResponse, syncResponse } from './schemas.js';
 import { RAW_BODY } from '../internal-hosted-domain/routes.js';
 import { publicRoute } from '../route-helpers.js';
 

@@ -1,6 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { getPublicMediaRoute } from './media.js';
-import { confirmNewsletterRoute, describeNewsletterConfirmRoute } from './newsletter-confirm.js';
-import { describeUnsubscribeRoute, unsubscribeRoute } from './unsubscribe.js';
+import { getPublicMediaRoute } from './media-routes.js';
+import { confirmNewsletterRoute, describeNewsletterConfirmRoute } from './newsletter-confirm-routes.js';
+import { describeUnsubscribeRoute, unsubscribeRoute } from './unsubscribe-routes.js';
 
 export const publicRoutes: ServerRoute[] = [getPublicMediaRoute, unsubscribeRoute, describeUnsubscribeRoute, describeNewsletterConfirmRoute, confirmNewsletterRoute];

@@ -1,5 +1,5 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { confirmCheckoutSessionRoute, createCheckoutSessionRoute } from './checkout.js';
+import { confirmCheckoutSessionRoute, createCheckoutSessionRoute } from './checkout-routes.js';
 import {
   addCartItemRoute,
   applyDiscountRoute,

@@ -1,8 +1,8 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { getStorefrontCollectionRoute, listStorefrontCollectionsRoute } from './collections.js';
-import { getStorefrontStoreRoute } from './get-store.js';
-import { getStorefrontProductRoute, listStorefrontProductsRoute } from './products.js';
-import { newsletterSubscribeRoute } from './newsletter.js';
+import { getStorefrontCollectionRoute, listStorefrontCollectionsRoute } from './collection-routes.js';
+import { getStorefrontStoreRoute } from './store-routes.js';
+import { getStorefrontProductRoute, listStorefrontProductsRoute } from './product-routes.js';
+import { newsletterSubscribeRoute } from './newsletter-routes.js';
 
 export const storefrontRoutes: ServerRoute[] = [
   getStorefrontStoreRoute,

@@ -1,4 +1,4 @@
-import { defineStatement, runStatement, type Statement } from '../../db/statement.js';
+import { defineStatement, runStatement, type Statement } from '../../db/prepared-statements.js';
 import type { Sql } from '../../db/transaction.js';
 import { notFound } from '../../errors.js';
 import { lineRowsSql, toCartLine, type CartLine, type CartRow, type LineRow } from './cart-view.js';

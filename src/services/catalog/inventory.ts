@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { transactionWithEvents } from '../events/domain-events.js';
-import type { VariantRow } from './read-models.js';
+import type { VariantRow } from './product-rows.js';
 
 export interface InventoryChange {
   /** Who made the change (null for the storefront/checkout). */

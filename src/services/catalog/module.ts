@@ -1,5 +1,16 @@
-import type { AppContext } from '../../context.js';
-import type { ModuleContribution } from '../modules/contribution.js';
+/**
+ * The catalog module: products, variants, media, collections, stock and what storefronts read.
+ * It owns those tables (src/services/table-owners.ts). Rules the database keeps for it, whoever
+ * writes (checkout included), in the same transaction:
+ * - triggers `storefront_products_*`, `storefront_variants_*`, `storefront_product_media_*` and
+ *   `storefront_media_update` rebuild a product's storefront JSON (`storefront_products`,
+ *   functions `refresh_storefront_products`, `storefront_product_documents`, `storefront_json`;
+ *   migration 20261123006200): a document is never older than the rows it shows;
+ * - triggers `storefront_search_*` keep `storefront_search` (one row per active product and its
+ *   search vector; migration 20261123006400);
+ * - the generated column `product_variants.low_stock` (below).
+ */
+import type { AppContext, Module } from '../../context.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
 /**
@@ -11,7 +22,7 @@ export const LOW_STOCK_THRESHOLD = 5;
 // Drops the cached reads and moves the HTTP version (ETags) with them.
 const dropStorefrontCatalog = (ctx: AppContext, event: { storeId: string }) => invalidateStorefrontCatalog(ctx, event.storeId);
 
-export const catalogModule: ModuleContribution = {
+export const catalogModule: Module = {
   name: 'catalog',
   // Whatever a storefront could see changed: product, variants, stock, collections, media links.
   onEvent: {

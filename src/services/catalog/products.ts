@@ -1,18 +1,19 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { Product } from '../../db/models/product.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
+  loadProductMedia,
+  loadVariants,
   productColumns,
   toAdminProductDto,
   type ProductOption,
   type ProductRow,
   type ProductStatus,
   type VariantRow
-} from './read-models.js';
+} from './product-rows.js';
 import { insertWithSlug } from './slugs.js';
 import { transactionWithEvents } from '../events/domain-events.js';
 import { syncVariants, type VariantInput } from './variants.js';
@@ -54,23 +55,21 @@ async function replaceProductMedia(trx: Knex.Transaction, storeId: string, produ
   if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
 }
 
-/** One product with its live variants, media in order and collections: one graph load (objection). */
+/** One product with its live variants, media in order and the collections it is in (by title). */
 export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
-  const product = await Product.query(ctx.db)
-    .findOne({ storeId, id: productId })
-    .select(productColumns('products'))
-    .withGraphFetched('[variants(live), media(inOrder), collections(byTitle)]')
-    .modifiers({
-      live: (query) => query.whereNull('archivedAt').orderBy(['position', 'createdAt']),
-      inOrder: (query) => query.orderBy('position'),
-      byTitle: (query) => query.where('collections.storeId', storeId).orderBy('title').select('collections.id', 'title', 'slug', 'isPublished')
-    });
+  const product: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
   if (!product) throw notFound('Product');
-  const collections = (product.collections ?? []).map(({ id, title, slug, isPublished }) => ({ id, title, slug, isPublished }));
-  return {
-    ...toAdminProductDto(ctx, product as unknown as ProductRow, (product.variants ?? []) as unknown as VariantRow[], product.media ?? []),
-    collections
-  };
+  const [variants, media, collections] = await Promise.all([
+    loadVariants(ctx.db, [productId]),
+    loadProductMedia(ctx.db, [productId]),
+    ctx
+      .db('collectionProducts as cp')
+      .join('collections', 'collections.id', 'cp.collectionId')
+      .where({ 'cp.productId': productId, 'collections.storeId': storeId })
+      .orderBy('title')
+      .select('collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ id: string; title: string; slug: string; isPublished: boolean }>>
+  ]);
+  return { ...toAdminProductDto(ctx, product, variants.get(productId) ?? [], media.get(productId) ?? []), collections };
 }
 
 export async function listProducts(ctx: AppContext, storeId: string, filters: ProductFilters, page: PageRequest) {
@@ -116,9 +115,9 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
         return inserted as ProductRow;
       }
     });
-    await syncVariants(trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
+    await syncVariants(ctx, trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
-    emit({ type: 'product.changed', storeId, productId: row.id });
+    emit({ type: 'product.changed', storeId, productIds: [row.id] });
     return row.id;
   });
   return getProduct(ctx, storeId, productId);
@@ -145,10 +144,10 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
       const existing: VariantRow[] = await trx('productVariants').where({ productId, storeId }).whereNull('archivedAt').orderBy('position').forUpdate();
       // Options changed without variants: the current variants must still fit the new options.
       const variants = input.variants ?? existing.map((v) => ({ id: v.id }));
-      await syncVariants(trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
+      await syncVariants(ctx, trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
-    emit({ type: 'product.changed', storeId, productId });
+    emit({ type: 'product.changed', storeId, productIds: [productId] });
   });
   return getProduct(ctx, storeId, productId);
 }
@@ -157,7 +156,7 @@ export async function setProductStatus(ctx: AppContext, storeId: string, product
   await transactionWithEvents(ctx, async (trx, emit) => {
     const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
     if (!updated) throw notFound('Product');
-    emit({ type: 'product.changed', storeId, productId });
+    emit({ type: 'product.changed', storeId, productIds: [productId] });
   });
   return getProduct(ctx, storeId, productId);
 }

@@ -3,8 +3,8 @@ import { containsPattern } from '../../db/like-patterns.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
 import { mediaUrl } from './media.js';
-import { storefrontQuery } from './prepared-query.js';
-import { IN_STOCK_SQL } from './read-models.js';
+import { queryPrepared } from '../../db/prepared-statements.js';
+import { IN_STOCK_SQL } from './product-rows.js';
 import { storefrontSearchTerms } from './search-terms.js';
 
 /**
@@ -177,7 +177,7 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
   // index), a tag, a price range (a narrow range wants the price index, a wide one the sort's).
   const planStable = (!filters.q || ranked) && !valueFilters;
-  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, planStable);
+  const [row] = await queryPrepared<PageRow>(ctx.db, sql.text, sql.bindings, planStable);
   const hasMore = Number(row!.fetched) > page.limit;
   return {
     data: `{"products":[${row!.items}]}`,
@@ -186,7 +186,7 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
 }
 
 export async function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
-  const [row] = await storefrontQuery<{ document: string }>(
+  const [row] = await queryPrepared<{ document: string }>(
     ctx.db,
     `select replace(d.document, chr(1), $1) as document
        from products p join storefront_products d on d.product_id = p.id
@@ -222,7 +222,7 @@ export async function listStorefrontCollections(ctx: AppContext, storeId: string
   sql
     .add(` order by c.created_at desc, c.id desc${pageBound(page.limit)}) q order by q.sort_key desc, q.id desc limit ?)`, page.limit + 1)
     .add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
-  const [row] = await storefrontQuery<PageRow>(ctx.db, sql.text, sql.bindings, true);
+  const [row] = await queryPrepared<PageRow>(ctx.db, sql.text, sql.bindings, true);
   const hasMore = Number(row!.fetched) > page.limit;
   return {
     data: `{"collections":[${row!.items}]}`,
@@ -257,7 +257,7 @@ export async function getStorefrontCollection(ctx: AppContext, storeId: string, 
     page.limit,
     page.limit
   );
-  const [row] = await storefrontQuery<PageRow & { json: string }>(ctx.db, sql.text, sql.bindings, true);
+  const [row] = await queryPrepared<PageRow & { json: string }>(ctx.db, sql.text, sql.bindings, true);
   if (!row) throw notFound('Collection');
   const hasMore = Number(row.fetched) > page.limit;
   return {

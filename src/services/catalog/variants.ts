@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
 import { variantsInUse } from '../modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
-import type { InventoryPolicy, ProductOption, VariantRow } from './read-models.js';
+import type { InventoryPolicy, ProductOption, VariantRow } from './product-rows.js';
 
 export interface VariantInput {
   id?: string;
@@ -56,8 +57,8 @@ function normaliseOptionValues(input: VariantInput['optionValues'], options: Pro
 const titleFor = (values: Record<string, string>) => (Object.keys(values).length ? Object.values(values).join(' / ') : 'Default');
 
 /** Deletes a variant nobody ordered; archives it when orders (or anything else) still point at it. */
-async function removeVariants(trx: Knex.Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
-  const ordered = await variantsInUse(trx, storeId, variants.map((v) => v.id));
+async function removeVariants(ctx: AppContext, trx: Knex.Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
+  const ordered = await variantsInUse(ctx, trx, storeId, variants.map((v) => v.id));
   for (const variant of variants) {
     let archive = ordered.has(variant.id);
     if (!archive) {
@@ -78,7 +79,7 @@ async function removeVariants(trx: Knex.Transaction, storeId: string, variants: 
  * updated, new ones created, the rest removed. Runs inside the caller's transaction, with the
  * product row already locked; stock changes made here are written to the ledger.
  */
-export async function syncVariants(trx: Knex.Transaction, sync: SyncOptions, inputs: VariantInput[], existing: VariantRow[]): Promise<void> {
+export async function syncVariants(ctx: AppContext, trx: Knex.Transaction, sync: SyncOptions, inputs: VariantInput[], existing: VariantRow[]): Promise<void> {
   const details: ErrorDetail[] = [];
   const byId = new Map(existing.map((v) => [v.id, v]));
   inputs.forEach((input, index) => {
@@ -110,7 +111,7 @@ export async function syncVariants(trx: Knex.Transaction, sync: SyncOptions, inp
   }
 
   const kept = new Set(resolved.map((r) => r.current?.id).filter(Boolean));
-  await removeVariants(trx, sync.storeId, existing.filter((v) => !kept.has(v.id)));
+  await removeVariants(ctx, trx, sync.storeId, existing.filter((v) => !kept.has(v.id)));
 
   for (const { input, current, index, optionValues } of resolved) {
     const columns: Record<string, unknown> = { position: index, optionValues: JSON.stringify(optionValues) };

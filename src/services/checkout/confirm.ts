@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { transaction, type Sql } from '../../db/transaction.js';
-import { defineStatement, runStatement, runStatementsAndCommit } from '../../db/statement.js';
+import { defineStatement, runStatement, runStatementsAndCommit } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { cartNotOpen } from '../carts/carts.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { defineStatement, runStatements, runStatementsAndCommit, type StatementCall, type StatementResult } from '../../db/statement.js';
+import { defineStatement, runStatements, runStatementsAndCommit, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
 import { transaction } from '../../db/transaction.js';
 import { lockCart } from '../carts/cart-rows.js';
 import { cartNotOpen } from '../carts/carts.js';

@@ -1,6 +1,13 @@
-import type { ModuleContribution } from '../modules/contribution.js';
+/**
+ * The customers module owns customers and their imports (src/services/table-owners.ts). A rule the
+ * database keeps for it: triggers `customers_count_insert`, `customers_count_update` and
+ * `customers_count_delete` (function `store_customer_counts_apply`, migrations 20261123004100,
+ * 20261123006700, 20261123007100) keep each store's customer and subscriber counts in
+ * `store_customer_counts` shards, whoever writes a customer (checkout, imports, the sync).
+ */
+import type { Module } from '../../context.js';
 
-export const customersModule: ModuleContribution = {
+export const customersModule: Module = {
   name: 'customers',
   // Kept by triggers on customers (migration 20261123004100): at most 16 shard rows summed, whatever the store's size.
   async dashboard(ctx, storeId) {

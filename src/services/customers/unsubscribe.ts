@@ -91,7 +91,7 @@ export async function unsubscribeByToken(ctx: AppContext, token: string, ip: str
       .where({ id: row.id })
       .whereNot({ emailMarketing: 'unsubscribed' })
       .update({ ...consentColumns(trx, 'unsubscribed', { source: 'unsubscribe_link', ip }), updatedAt: trx.fn.now() });
-    if (changed && campaignId) await creditUnsubscribe(trx, row.id, campaignId);
+    if (changed && campaignId) await creditUnsubscribe(ctx, trx, row.id, campaignId);
   });
   return { unsubscribed: true, email: maskEmail(row.email) };
 }

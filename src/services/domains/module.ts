@@ -1,6 +1,6 @@
-import type { ModuleContribution } from '../modules/contribution.js';
+import type { Module } from '../../context.js';
 
-export const domainsModule: ModuleContribution = {
+export const domainsModule: Module = {
   name: 'domains',
   async dashboard(ctx, storeId) {
     const row = await ctx.db('storeDomains').where({ storeId }).whereIn('status', ['verified', 'active']).first('id');

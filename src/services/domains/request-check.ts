@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { domainCheckJob } from '../../jobs/domain-check.js';
-import { createJob } from '../job-runs/job-runs.js';
+import { createJob } from '../job-history/job-runs.js';
 import type { Tenant } from '../roles.js';
 import { DOMAIN_CHECK_JOB_TYPE } from './check-job.js';
 import { findDomain, toDomainDto } from './domains.js';

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
+import type { SendEmailPayload } from '../../jobs/send-email.js';
 import { findStoreTemplate } from '../modules/registry.js';
 import { AppError } from '../../errors.js';
 import { decryptSecret } from '../secrets.js';
@@ -6,19 +8,9 @@ import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templa
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
 
-export interface SendEmailPayload {
-  emailLogId: string;
-  storeId: string | null;
-  to: string;
-  templateKey: string | null;
-  /** Either a template key with its data, or content already rendered (campaigns render per recipient). */
-  data?: Record<string, unknown>;
-  /** `data` encrypted with ENCRYPTION_KEY, for mail that carries a secret link (invites). */
-  sealedData?: string;
-  content?: { subject: string; html: string; text: string };
-  headers?: Record<string, string>;
-  /** Marketing email: sent only if this customer is still subscribed when the job runs. */
-  marketingCustomerId?: string;
+/** An email about to be delivered by the caller itself (not through the outbox): its log row, in the caller's transaction. */
+export async function logQueuedEmail(trx: Knex.Transaction, row: { id: string; storeId: string | null; to: string; templateKey: string }): Promise<void> {
+  await trx('emailLog').insert({ id: row.id, storeId: row.storeId, toEmail: row.to, templateKey: row.templateKey, status: 'queued' });
 }
 
 /** The store's own template for the key (an override, or a key of its own), else the built-in one. */

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
-import { sendEmailJob } from '../../jobs/send-email.js';
-import { jobInsert } from '../outbox/enqueue.js';
-import { runStatements } from '../../db/statement.js';
+import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
+import { jobInsert, withdrawJob } from '../outbox/enqueue.js';
+import { runStatements } from '../../db/prepared-statements.js';
 import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
-import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
+import { templateFor, type DeliveryResult } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
 import { assertEmailSecretsReadable } from './settings.js';
 
@@ -88,7 +88,7 @@ async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<D
     await ctx.outbox.drain();
   } catch (error) {
     outcome.cancel();
-    const withdrawn = await ctx.db('outbox').where({ jobId }).delete();
+    const withdrawn = await withdrawJob(ctx.db, jobId);
     if (withdrawn) await ctx.db('emailLog').where({ id: emailLogId }).update({ status: 'failed', error: 'withdrawn: the job queue was unavailable' });
     if (withdrawn || isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
   }

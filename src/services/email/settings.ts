@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/knex.js';
 import { conflict } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../secrets.js';
 import { checkedSmtpAddress } from './smtp-host-guard.js';
-import { platformDefaultMailer, storeSmtpMailer, type Mailer } from './transport.js';
+import { platformDefaultMailer, pooledTransport, storeSmtpMailer, type Mailer } from './transport.js';
 
 export interface EmailSettingsInput {
   fromName?: string | null;
@@ -132,4 +134,33 @@ export async function verifyEmailProvider(ctx: AppContext, storeId: string) {
   } finally {
     if (mailer.provider === 'smtp') mailer.transporter.close();
   }
+}
+
+export interface CampaignSender {
+  transporter: Transporter;
+  from: string;
+  replyTo: string | undefined;
+  provider: Mailer['provider'];
+  persist?: Mailer['persist'];
+}
+
+/** The store's sender for campaign mail (its SMTP settings or the platform default), with a pooled transport. */
+export async function campaignSender(ctx: AppContext, storeId: string): Promise<CampaignSender> {
+  const sender = await resolveSender(ctx, storeId);
+  const base = { from: sender.from, replyTo: sender.replyTo, provider: sender.mailer.provider };
+  const connections = ctx.config.marketing.smtpConnections;
+  if (sender.mailer.provider === 'smtp') {
+    sender.mailer.transporter.close();
+    const settings = (await readEmailSettings(ctx.db, storeId))!;
+    const key = createHash('sha256')
+      .update(JSON.stringify([settings.smtpHost, settings.smtpPort, settings.smtpSecure, settings.smtpUser, settings.smtpPasswordEncrypted]))
+      .digest('hex');
+    const options = (sender.mailer.transporter as unknown as { options: Record<string, unknown> }).options;
+    return { ...base, transporter: pooledTransport(`store:${key}`, () => nodemailer.createTransport({ ...options, pool: true, maxConnections: connections, maxMessages: Infinity } as any)) };
+  }
+  if (sender.mailer.provider === 'platform') {
+    const url = ctx.config.smtpUrl;
+    return { ...base, transporter: pooledTransport(`platform:${url}`, () => nodemailer.createTransport({ url, pool: true, maxConnections: connections, maxMessages: Infinity } as any)) };
+  }
+  return { ...base, transporter: sender.mailer.transporter, persist: sender.mailer.persist };
 }

@@ -22,6 +22,12 @@ export interface Mailer {
   persist?: (messageId: string, raw: Buffer) => Promise<void>;
 }
 
+/**
+ * The one mail transport module. Transactional mail gets a short-lived transport per message
+ * (`storeSmtpMailer`, `platformDefaultMailer`); campaign mail, thousands of messages per batch,
+ * reuses pooled connections (`pooledTransport`, resolved per store by `campaignSender` in
+ * settings.ts).
+ */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
 /** `address` is the checked address to connect to (see smtp-host-guard); TLS still verifies `smtp.host`. */
@@ -63,4 +69,54 @@ export function platformDefaultMailer(config: Config): Mailer {
   }
   platformMailer = { url: key, mailer };
   return mailer;
+}
+
+/**
+ * Pooled SMTP transports for campaign mail: one pool per distinct store transport (or the platform
+ * one), kept across batches and closed after a minute unused.
+ */
+interface PooledTransport {
+  transporter: Transporter;
+  lastUsed: number;
+}
+
+const pools = new Map<string, PooledTransport>();
+const IDLE_MS = 60_000;
+let sweeper: NodeJS.Timeout | null = null;
+
+function sweepIdle() {
+  const now = Date.now();
+  for (const [key, pool] of pools) {
+    if (now - pool.lastUsed > IDLE_MS) {
+      pool.transporter.close();
+      pools.delete(key);
+    }
+  }
+  if (!pools.size && sweeper) {
+    clearInterval(sweeper);
+    sweeper = null;
+  }
+}
+
+/** The pooled transport kept under `key` (a digest of its settings), made with `create` the first time. */
+export function pooledTransport(key: string, create: () => Transporter): Transporter {
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = { transporter: create(), lastUsed: Date.now() };
+    pools.set(key, pool);
+    if (!sweeper) {
+      sweeper = setInterval(sweepIdle, IDLE_MS / 2);
+      sweeper.unref();
+    }
+  }
+  pool.lastUsed = Date.now();
+  return pool.transporter;
+}
+
+/** Closes every pool (worker shutdown, tests, benchmarks). */
+export function closeCampaignTransports(): void {
+  for (const pool of pools.values()) pool.transporter.close();
+  pools.clear();
+  if (sweeper) clearInterval(sweeper);
+  sweeper = null;
 }

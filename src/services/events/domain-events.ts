@@ -1,18 +1,8 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
-import { MODULES } from '../modules/index.js';
+import type { DomainEvent, EmitEvent } from './domain-event.js';
 
-/** Something that changed, told to the modules that care once the change has committed. */
-export type DomainEvent =
-  | { type: 'product.changed'; storeId: string; productId: string }
-  | { type: 'inventory.changed'; storeId: string; variantIds: string[] }
-  | { type: 'collection.changed'; storeId: string; collectionId: string }
-  | { type: 'store.changed'; storeId: string };
-
-export type DomainEventType = DomainEvent['type'];
-
-/** Collects the events of one unit of work; they are published only if it commits. */
-export type EmitEvent = (event: DomainEvent) => void;
+export type { DomainEvent, DomainEventType, EmitEvent } from './domain-event.js';
 
 /**
  * Runs `work` in a transaction and, after it commits, publishes the events it emitted (awaited, so
@@ -26,10 +16,13 @@ export async function transactionWithEvents<T>(ctx: AppContext, work: (trx: Knex
   return result;
 }
 
-/** Hands committed events to every module that subscribes to their type. A failing handler is logged, not thrown: the change is done. */
+/**
+ * Hands committed events to every installed module (`ctx.modules`) that subscribes to their type.
+ * A failing handler is logged, not thrown: the change is done.
+ */
 export async function publishEvents(ctx: AppContext, events: DomainEvent[]): Promise<void> {
   for (const event of events) {
-    for (const module of MODULES) {
+    for (const module of ctx.modules) {
       const handle = module.onEvent?.[event.type] as ((ctx: AppContext, event: DomainEvent) => Promise<void>) | undefined;
       if (!handle) continue;
       await handle(ctx, event).catch((error: Error) =>

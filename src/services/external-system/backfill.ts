@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { completeJob, findJobRow } from '../job-runs/job-runs.js';
+import { transactionWithEvents } from '../events/domain-events.js';
+import { completeJob, findJobRow, saveJobProgress } from '../job-history/job-runs.js';
 import { resolveIssuesOf } from '../issues/manage.js';
 import { decryptSecret } from '../secrets.js';
 import { ExternalSystemError, type ExternalPage } from './client.js';
@@ -64,17 +65,16 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
         prefetched = fetchPage(phase, next);
         prefetched.catch(() => undefined); // awaited next turn; a failure surfaces there
       }
-      const stillLinked = await ctx.db.transaction(async (trx) => {
+      // The page's change events (storefront caches, ETags) are published once it commits.
+      const stillLinked = await transactionWithEvents(ctx, async (trx, emit) => {
         // Disconnected (or connected anew) since the job started: nothing more is written for it.
         const current: Pick<LinkRow, 'status' | 'connectedAt'> | undefined = await trx('externalSystemLinks').where({ id: link.id }).forShare().first('status', 'connectedAt');
         if (current?.status !== 'connected' || current.connectedAt?.getTime() !== link.connectedAt?.getTime()) return false;
-        const counts = phase === 'products' ? await upsertProducts(trx, storeId, items) : await upsertCustomers(trx, storeId, items);
+        const counts = phase === 'products' ? await upsertProducts(trx, emit, storeId, items) : await upsertCustomers(trx, storeId, items);
         const nextPhase: Phase = next ? phase : phase === 'products' && link.syncCustomers ? 'customers' : 'done';
         state = { ...state, [phase]: add(state[phase], counts), phase: nextPhase, cursor: next };
         const percent = state.phase === 'done' ? 99 : state.phase === 'customers' ? (link.syncProducts ? 50 : 0) : 0;
-        await trx('jobs')
-          .where({ id: jobId })
-          .update({ checkpoint: state, progress: { percent, phase: state.phase, products: state.products, customers: state.customers }, updatedAt: trx.fn.now() });
+        await saveJobProgress(trx, jobId, { checkpoint: state, progress: { percent, phase: state.phase, products: state.products, customers: state.customers } });
         return true;
       });
       if (!stillLinked) {

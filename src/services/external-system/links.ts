@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { externalSystemBackfillJob } from '../../jobs/external-system-backfill.js';
-import { createJob, toJobDto } from '../job-runs/job-runs.js';
+import { createJob, toJobDto } from '../job-history/job-runs.js';
 import type { Tenant } from '../roles.js';
 import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
 import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './client.js';

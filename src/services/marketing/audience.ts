@@ -24,7 +24,7 @@ export interface Audience {
  * and not on the store's suppression list. Lists are a union (member of any); filters intersect.
  * An empty array (`listIds: []`, `tags: []`, …) restricts nothing, like an absent key.
  */
-export async function audienceCondition(db: Knex, storeId: string, audience: Audience): Promise<SqlCondition> {
+export async function audienceCondition(ctx: AppContext, db: Knex, storeId: string, audience: Audience): Promise<SqlCondition> {
   const parts: SqlCondition[] = [
     { sql: 'c.store_id = ?', bindings: [storeId] },
     { sql: `c.email_marketing = 'subscribed'`, bindings: [] },
@@ -46,7 +46,7 @@ export async function audienceCondition(db: Knex, storeId: string, audience: Aud
   if (audience.inactiveDays !== undefined) {
     parts.push({ sql: `c.orders_count > 0 and c.last_order_at < now() - make_interval(days => ?)`, bindings: [audience.inactiveDays] });
   }
-  parts.push(...purchaseConditions(f));
+  parts.push(...purchaseConditions(ctx, f));
   return { sql: parts.map((p) => `(${p.sql})`).join(' and '), bindings: parts.flatMap((p) => p.bindings) };
 }
 
@@ -55,7 +55,7 @@ const SAMPLE_SIZE = 10;
 /** How many customers an audience reaches right now, and a few of them. */
 export async function previewAudience(ctx: AppContext, storeId: string, audience: Audience) {
   await assertListsExist(ctx.db, storeId, audience.listIds ?? []);
-  const where = await audienceCondition(ctx.db, storeId, audience);
+  const where = await audienceCondition(ctx, ctx.db, storeId, audience);
   const [countResult, sampleResult] = await Promise.all([
     ctx.db.raw(`select count(*)::int as count from customers c where ${where.sql}`, where.bindings),
     ctx.db.raw(

@@ -1,9 +1,9 @@
-import type { ModuleContribution } from '../modules/contribution.js';
+import type { Module } from '../../context.js';
 import { recordCampaignUnsubscribe } from './campaign-counts.js';
 import { findTemplateByKey, templateKeys } from './templates.js';
 
 /** Marketing's part: a store's templates, as overrides and extra keys for transactional email; campaign unsubscribes. */
-export const marketingModule: ModuleContribution = {
+export const marketingModule: Module = {
   name: 'marketing',
   templateKeys: (ctx, storeId) => templateKeys(ctx, storeId),
   findTemplate: (ctx, storeId, key) => findTemplateByKey(ctx, storeId, key),

@@ -4,7 +4,7 @@ import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/unsub
 import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
 import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
-import { campaignSender, type CampaignSender } from './transports.js';
+import { campaignSender, type CampaignSender } from '../email/settings.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';

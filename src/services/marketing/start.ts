@@ -28,7 +28,7 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
   await ctx.db.transaction(async (trx) => {
     const locked = await trx('campaigns').where({ id: campaignId }).forUpdate().first('snapshotAt', 'status');
     if (locked.snapshotAt || locked.status !== 'sending') return;
-    const where = await audienceCondition(trx, storeId, audience);
+    const where = await audienceCondition(ctx, trx, storeId, audience);
     const inserted = await trx.raw(
       `insert into campaign_recipients (campaign_id, customer_id) select ?, c.id from customers c where ${where.sql}`,
       [campaignId, ...where.bindings]

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import type { AppContext } from '../../context.js';
 import type { EmailTemplate } from '../email/templates.js';
-import type { DomainEvent, DomainEventType } from '../events/domain-events.js';
+import type { DomainEvent, DomainEventType } from '../events/domain-event.js';
 
 export interface DashboardStats {
   ordersCount: number;
@@ -43,23 +42,27 @@ export interface SqlCondition {
 /**
  * What a module offers the rest of the service. Earlier modules ask the registry instead of
  * probing later modules' tables; a module that is not installed simply contributes nothing.
+ * The installed modules travel on the context (`ctx.modules`, listed in ./index.ts and handed to
+ * `createContext` by each process), so no service imports them back. `Ctx` is the AppContext
+ * (`Module` in src/context.ts): a parameter, because the context that carries the modules cannot
+ * be imported by their contract.
  */
-export interface ModuleContribution {
+export interface ModuleContribution<Ctx> {
   name: string;
-  dashboard?(ctx: AppContext, storeId: string): Promise<DashboardPart>;
+  dashboard?(ctx: Ctx, storeId: string): Promise<DashboardPart>;
   /** Whether the store has records (orders) that lock settings such as its currency. */
   locksStoreCurrency?(db: Knex | Knex.Transaction, storeId: string): Promise<boolean>;
   /** Of these variant ids, the ones something still points at (ordered): archive them, never delete. */
   variantsInUse?(db: Knex | Knex.Transaction, storeId: string, variantIds: string[]): Promise<string[]>;
   /** A customer's latest orders for `GET /admin/customers/{id}`. */
-  customerRecentOrders?(ctx: AppContext, storeId: string, customerId: string): Promise<unknown[]>;
+  customerRecentOrders?(ctx: Ctx, storeId: string, customerId: string): Promise<unknown[]>;
   /** A store's own email templates by key (marketing), as overrides and extra keys for transactional mail. */
-  templateKeys?(ctx: AppContext, storeId: string): Promise<string[]>;
-  findTemplate?(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null>;
+  templateKeys?(ctx: Ctx, storeId: string): Promise<string[]>;
+  findTemplate?(ctx: Ctx, storeId: string, key: string): Promise<EmailTemplate | null>;
   /** Conditions on customers `c` for "has bought" audience filters (the orders module). */
   purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
   /** An unsubscribe through a link that names a campaign: marketing credits that campaign (in the caller's transaction). */
   creditUnsubscribe?(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void>;
   /** Reactions to committed domain events (cache invalidation, search documents, …). */
-  onEvent?: { [T in DomainEventType]?: (ctx: AppContext, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
+  onEvent?: { [T in DomainEventType]?: (ctx: Ctx, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

@@ -1,4 +1,4 @@
-import type { ModuleContribution } from './contribution.js';
+import type { Module } from '../../context.js';
 import { catalogModule } from '../catalog/module.js';
 import { customersModule } from '../customers/module.js';
 import { domainsModule } from '../domains/module.js';
@@ -8,8 +8,11 @@ import { ordersModule } from '../orders/module.js';
 import { paymentsModule } from '../payments/module.js';
 import { reviewsModule } from '../reviews/module.js';
 
-/** Every installed module's contribution. Add one line per module. */
-export const MODULES: ModuleContribution[] = [
+/**
+ * Every installed module's contribution. Add one line per module. Each process hands this list to
+ * `createContext`; services reach the modules through `ctx.modules`, never by importing this file.
+ */
+export const MODULES: Module[] = [
   catalogModule,
   customersModule,
   issuesModule,

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { EmailTemplate } from '../email/templates.js';
 import type { DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
-import { MODULES } from './index.js';
 
 export interface Dashboard {
   stats: DashboardStats;
@@ -13,7 +12,7 @@ export interface Dashboard {
 
 /** Every module's dashboard part, gathered in parallel and merged over zero defaults. */
 export async function dashboardFigures(ctx: AppContext, storeId: string): Promise<Dashboard> {
-  const parts: DashboardPart[] = await Promise.all(MODULES.filter((m) => m.dashboard).map((m) => m.dashboard!(ctx, storeId)));
+  const parts: DashboardPart[] = await Promise.all(ctx.modules.filter((m) => m.dashboard).map((m) => m.dashboard!(ctx, storeId)));
   const dashboard: Dashboard = {
     stats: { ordersCount: 0, revenue30d: 0, customersCount: 0, subscribersCount: 0, productsCount: 0, pendingReviews: 0, lowStockVariants: 0 },
     setup: { paymentsConnected: false, domainVerified: false, emailConfigured: false, hasProducts: false },
@@ -29,29 +28,29 @@ export async function dashboardFigures(ctx: AppContext, storeId: string): Promis
   return dashboard;
 }
 
-export async function storeCurrencyLocked(db: Knex | Knex.Transaction, storeId: string): Promise<boolean> {
-  const answers = await Promise.all(MODULES.filter((m) => m.locksStoreCurrency).map((m) => m.locksStoreCurrency!(db, storeId)));
+export async function storeCurrencyLocked(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string): Promise<boolean> {
+  const answers = await Promise.all(ctx.modules.filter((m) => m.locksStoreCurrency).map((m) => m.locksStoreCurrency!(db, storeId)));
   return answers.some(Boolean);
 }
 
-export async function variantsInUse(db: Knex | Knex.Transaction, storeId: string, variantIds: string[]): Promise<Set<string>> {
+export async function variantsInUse(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, variantIds: string[]): Promise<Set<string>> {
   if (variantIds.length === 0) return new Set();
-  const answers = await Promise.all(MODULES.filter((m) => m.variantsInUse).map((m) => m.variantsInUse!(db, storeId, variantIds)));
+  const answers = await Promise.all(ctx.modules.filter((m) => m.variantsInUse).map((m) => m.variantsInUse!(db, storeId, variantIds)));
   return new Set(answers.flat());
 }
 
 export async function customerRecentOrders(ctx: AppContext, storeId: string, customerId: string): Promise<unknown[]> {
-  const answers = await Promise.all(MODULES.filter((m) => m.customerRecentOrders).map((m) => m.customerRecentOrders!(ctx, storeId, customerId)));
+  const answers = await Promise.all(ctx.modules.filter((m) => m.customerRecentOrders).map((m) => m.customerRecentOrders!(ctx, storeId, customerId)));
   return answers.flat();
 }
 
 export async function storeTemplateKeys(ctx: AppContext, storeId: string): Promise<string[]> {
-  const answers = await Promise.all(MODULES.filter((m) => m.templateKeys).map((m) => m.templateKeys!(ctx, storeId)));
+  const answers = await Promise.all(ctx.modules.filter((m) => m.templateKeys).map((m) => m.templateKeys!(ctx, storeId)));
   return answers.flat();
 }
 
 export async function findStoreTemplate(ctx: AppContext, storeId: string, key: string): Promise<EmailTemplate | null> {
-  for (const module of MODULES) {
+  for (const module of ctx.modules) {
     const template = module.findTemplate ? await module.findTemplate(ctx, storeId, key) : null;
     if (template) return template;
   }
@@ -62,12 +61,12 @@ export async function findStoreTemplate(ctx: AppContext, storeId: string, key: s
  * "Has bought" conditions from the module that keeps orders. Without one, nobody has bought
  * anything: a filter that asks for purchases matches no one.
  */
-export function purchaseConditions(filters: PurchaseConditions): SqlCondition[] {
+export function purchaseConditions(ctx: AppContext, filters: PurchaseConditions): SqlCondition[] {
   if (!filters.purchasedProductIds?.length && !filters.purchasedCollectionIds?.length) return [];
-  const provider = MODULES.find((m) => m.purchaseConditions);
+  const provider = ctx.modules.find((m) => m.purchaseConditions);
   return provider ? provider.purchaseConditions!(filters) : [{ sql: 'false', bindings: [] }];
 }
 
-export async function creditUnsubscribe(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
-  for (const module of MODULES) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, customerId, campaignId);
+export async function creditUnsubscribe(ctx: AppContext, trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
+  for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, customerId, campaignId);
 }

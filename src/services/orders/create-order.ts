@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
-import { camelCase } from '../../db/knex.js';
-import { defineStatement, type StatementCall, type StatementResult } from '../../db/statement.js';
+import { camelCase } from '../../db/column-names.js';
+import { defineStatement, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 
 

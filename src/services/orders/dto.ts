@@ -1,13 +1,64 @@
-import type { BaseModel } from '../../db/models/base-model.js';
-import type { Fulfillment } from '../../db/models/fulfillment.js';
-import type { OrderItem } from '../../db/models/order-item.js';
-import type { Order } from '../../db/models/order.js';
-/** Row shapes are the models' (src/db/models): one declaration of each table's columns. */
-export type OrderRow = Omit<Order, 'items' | 'fulfillments' | keyof BaseModel>;
+/** An `orders` row: one declaration of the table's columns, for every query that reads it. */
+export interface OrderRow {
+  id: string;
+  storeId: string;
+  number: number;
+  customerId: string | null;
+  checkoutSessionId: string | null;
+  email: string;
+  status: 'open' | 'completed' | 'cancelled';
+  /** The payment state machine's states (services/payments/payment-state.ts). */
+  paymentStatus: 'pending' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'voided' | 'failed';
+  /** Refunded so far (minor units): the whole total once `refunded`. */
+  amountRefunded: number;
+  /** Stripe's `created` and id of the last event applied to the payment (payments/payment-state.ts orders them). */
+  paymentEventCreated: Date | null;
+  paymentEventId: string | null;
+  fulfillmentStatus: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
+  paymentProvider: string;
+  paymentIntentId: string | null;
+  currency: string;
+  subtotal: number;
+  discountTotal: number;
+  shippingTotal: number;
+  total: number;
+  discountCode: string | null;
+  shippingMethod: { id: string; name: string; price: number } | null;
+  shippingAddress: Record<string, unknown>;
+  billingAddress: Record<string, unknown> | null;
+  trackingToken: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
-export type OrderItemRow = Omit<OrderItem, keyof BaseModel>;
+/** An `order_items` row. */
+export interface OrderItemRow {
+  id: string;
+  orderId: string;
+  storeId: string;
+  productId: string | null;
+  variantId: string | null;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+  fulfilledQuantity: number;
+  position: number;
+}
 
-export type FulfillmentRow = Omit<Fulfillment, keyof BaseModel>;
+/** A `fulfillments` row. */
+export interface FulfillmentRow {
+  id: string;
+  storeId: string;
+  orderId: string;
+  items: Array<{ orderItemId: string; quantity: number }>;
+  trackingCompany: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  notifyCustomer: boolean;
+  createdAt: Date;
+}
 
 export const toFulfillmentDto = (row: FulfillmentRow) => ({
   id: row.id,

@@ -1,5 +1,5 @@
+import type { Module } from '../../context.js';
 import { purchaseConditions } from './purchase-conditions.js';
-import type { ModuleContribution } from '../modules/contribution.js';
 import { toOrderSummaryDto, type OrderRow } from './dto.js';
 import { recentOrdersOfCustomer } from './orders.js';
 
@@ -7,7 +7,7 @@ import { recentOrdersOfCustomer } from './orders.js';
  * Orders on the dashboard, cheap at any size: the count and 30-day revenue come from the daily
  * rollup kept with each order (a few hundred rows), plus one boundary day of orders for revenue.
  */
-export const ordersModule: ModuleContribution = {
+export const ordersModule: Module = {
   name: 'orders',
   async dashboard(ctx, storeId) {
     const [counted, revenue, recent] = await Promise.all([

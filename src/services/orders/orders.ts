@@ -1,4 +1,3 @@
-import { Order } from '../../db/models/order.js';
 import { PAYMENT_STATES } from '../payments/payment-state.js';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
@@ -38,16 +37,14 @@ export async function listOrders(ctx: AppContext, storeId: string, filters: { st
 }
 
 export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, orderId: string) {
-  // One graph load: the order with its items in position order and its fulfilments in time order.
-  const [graph, base] = await Promise.all([
-    Order.query(db)
-      .findOne({ storeId, id: orderId })
-      .withGraphFetched('[items(inPosition), fulfillments(inTimeOrder)]')
-      .modifiers({ inPosition: (query) => query.orderBy('position'), inTimeOrder: (query) => query.orderBy('createdAt') }),
+  // The order with its items in position order and its fulfilments in time order.
+  const [order, items, fulfillments, base] = await Promise.all([
+    db('orders').where({ storeId, id: orderId }).first() as Promise<OrderRow | undefined>,
+    db('orderItems').where({ storeId, orderId }).orderBy('position') as Promise<OrderItemRow[]>,
+    db('fulfillments').where({ storeId, orderId }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
     trackingUrlBase(ctx, storeId)
   ]);
-  if (!graph) throw notFound('Order');
-  const { items = [], fulfillments = [], ...order } = graph;
+  if (!order) throw notFound('Order');
   return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken)) };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { defineStatement, runStatements, type Statement, type StatementCall } from '../../db/statement.js';
+import { defineStatement, runStatements, type Statement, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql } from '../../db/transaction.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
@@ -77,4 +77,9 @@ export function jobInsert<Payload>(kind: JobKind<Payload>, payload: Payload, opt
   };
   const call: StatementCall = { statement: insertStatement(options.together), values: { ...options.together?.values, ...row }, ran: wakeRelayAfterCommit };
   return { call, jobId, outboxId: id };
+}
+
+/** Takes back a job intent the relay has not moved yet; false when it already went (or never was). */
+export async function withdrawJob(db: Sql, jobId: string): Promise<boolean> {
+  return (await db('outbox').where({ jobId }).delete()) > 0;
 }

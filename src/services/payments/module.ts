@@ -1,7 +1,7 @@
-import type { ModuleContribution } from '../modules/contribution.js';
+import type { Module } from '../../context.js';
 import { paymentsConnected } from './accounts.js';
 
-export const paymentsModule: ModuleContribution = {
+export const paymentsModule: Module = {
   name: 'payments',
   dashboard: async (ctx, storeId) => ({ setup: { paymentsConnected: await paymentsConnected(ctx.db, storeId) } })
 };

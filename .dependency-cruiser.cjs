@@ -1,0 +1,95 @@
+/**
+ * The code's shape, checked by `npm run lint` (dependency-cruiser). CONTRIBUTING.md explains the
+ * layers; every rule here is an error, and the lint passes only with none broken.
+ *
+ *   api ──> services ──> db          workers ──> services
+ *     └──────┴──> jobs (declarations: name, queue, payload schema, options, schedule)
+ *
+ * Type-only imports count like any other (a type loop is still a loop to a reader).
+ */
+// What package.json's scripts and the Procfile run, plus tests, benches and migrations.
+const ENTRY_POINTS = ['^src/start\\.ts$', '^src/api/index\\.ts$', '^src/workers/index\\.ts$', '^src/db/migrate\\.ts$', '^test/', '^bench/', '^migrations/'];
+const LAYERS = '^src/(api|services|db|jobs|workers|adapters)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A loop means two files cannot be understood (or changed) one without the other. Hand the dependency over (on the context) instead.',
+      from: {},
+      to: { circular: true }
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A source file nothing imports is dead code: delete it.',
+      from: { orphan: true, pathNot: ['\\.d\\.ts$', '(^|/)\\.[^/]+\\.(c|m)?js$', '^test/setup/', '^bench/[^/]+\\.ts$', '^test/[^/]+\\.test\\.ts$', '^migrations/'] },
+      to: {}
+    },
+    {
+      name: 'no-unreachable-source',
+      severity: 'error',
+      comment: 'Every file under src/ is reached from a process entry point, a test, a bench or a migration.',
+      from: { path: ENTRY_POINTS },
+      to: { path: '^src/', pathNot: ENTRY_POINTS, reachable: false }
+    },
+    {
+      name: 'db-is-the-bottom',
+      severity: 'error',
+      comment: 'src/db/ (connections, statements, transactions) knows nothing of the layers above it.',
+      from: { path: '^src/db/' },
+      to: { path: '^src/(api|services|jobs|workers|adapters)/' }
+    },
+    {
+      name: 'jobs-are-declarations',
+      severity: 'error',
+      comment: 'A job declaration (src/jobs/) is what producers and workers share: it imports no service, worker, route or table. Its processor lives in src/workers/processors/.',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/(api|services|db|workers)/' }
+    },
+    {
+      name: 'services-below-api-and-workers',
+      severity: 'error',
+      comment: 'Services are called by routes and workers, never the other way round.',
+      from: { path: '^src/services/' },
+      to: { path: '^src/(api|workers)/' }
+    },
+    {
+      name: 'api-through-services',
+      severity: 'error',
+      comment: 'Routes call services; they do not query tables or run workers.',
+      from: { path: '^src/api/' },
+      to: { path: '^src/(db|workers)/' }
+    },
+    {
+      name: 'workers-through-services',
+      severity: 'error',
+      comment: 'A processor calls a service; it does not query tables or reach into routes.',
+      from: { path: '^src/workers/' },
+      to: { path: '^src/(api|db)/' }
+    },
+    {
+      name: 'adapters-are-ports',
+      severity: 'error',
+      comment: 'An adapter (src/adapters/) implements an outside-world port (queue, cache, pub/sub, rate limit) and knows no business rule.',
+      from: { path: '^src/adapters/' },
+      to: { path: '^src/(api|services|jobs|workers)/' }
+    },
+    {
+      name: 'kernel-below-layers',
+      severity: 'error',
+      comment: 'config, errors, logger and lifecycle are used by every layer and import none.',
+      from: { path: '^src/(config|errors|logger|lifecycle)\\.ts$' },
+      to: { path: LAYERS }
+    }
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^(src|test|bench|migrations)/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    reporterOptions: { text: { highlightFocused: true } }
+  }
+};

@@ -1,0 +1,86 @@
+import { getDashboard, updateStore, type UpdateStoreInput } from '../../services/stores.js';
+import { ANY_MEMBER, ADMINS } from '../../services/roles.js';
+import { envelopeJson } from '../json-body.js';
+import { tenantOf } from '../plugins/auth.js';
+import { successBody } from '../plugins/envelope.js';
+import { adminRoute } from '../route-helpers.js';
+import { dashboardResponse, storeSettingsResponse } from './schemas.js';
+import Joi from 'joi';
+import { email, id, money, text } from '../schemas.js';
+
+export const getStore = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/store',
+  options: {
+    description: 'Store dashboard: settings, stats, setup progress, recent orders, open issues',
+    tags: ['store'],
+    response: { status: { 200: dashboardResponse } },
+    // Concurrent requests share one dashboard (getDashboard), and so its JSON: serialised once.
+    handler: async (request, h) => {
+      const dashboard = await getDashboard(request.server.app.ctx, tenantOf(request).storeId);
+      return envelopeJson(h, dashboard, () => JSON.stringify(successBody(dashboard)));
+    }
+  }
+});
+
+const timezone = Joi.string().trim().max(64).custom((value: string, helpers) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return value;
+  } catch {
+    return helpers.error('any.invalid');
+  }
+}, 'IANA time zone');
+
+const country = Joi.string().trim().uppercase().length(2).pattern(/^[A-Z]{2}$/);
+
+export const updateStorePayload = Joi.object({
+  name: text(120).min(1),
+  contactEmail: email().allow(null),
+  timezone,
+  currency: Joi.string().trim().uppercase().length(3).pattern(/^[A-Z]{3}$/),
+  shippingMethods: Joi.array().max(50).items(
+    Joi.object({
+      id: id(),
+      name: text(120).min(1).required(),
+      price: money().required(),
+      freeOverAmount: money().allow(null),
+      countries: Joi.array().items(country).max(250).unique().allow(null)
+    })
+  ),
+  manualPaymentsEnabled: Joi.boolean(),
+  // Seconds browsers and CDNs may reuse storefront responses, and serve them stale while revalidating.
+  storefrontCacheMaxAge: Joi.number().integer().min(0).max(86400),
+  storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).max(604800),
+  logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
+  newsletterDoubleOptIn: Joi.boolean(),
+  marketingSendRate: Joi.number().integer().min(1).max(100_000).allow(null).description('messages per second; capped by the platform'),
+  storefrontUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
+  email: Joi.object({
+    fromName: text(120).allow(null, ''),
+    fromEmail: email().allow(null),
+    replyTo: email().allow(null),
+    smtp: Joi.object({
+      host: Joi.string().trim().hostname().required(),
+      port: Joi.number().integer().min(1).max(65535).required(),
+      secure: Joi.boolean(),
+      user: text(255).allow(null, ''),
+      password: Joi.string().max(1024).allow(null, '')
+    }).allow(null)
+  })
+}).min(1);
+
+export const patchStore = adminRoute(ADMINS, {
+  method: 'PATCH',
+  path: '/admin/store',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description: 'Update store settings (the SMTP password is write-only)',
+    tags: ['store'],
+    validate: { payload: updateStorePayload },
+    response: { status: { 200: storeSettingsResponse } },
+    handler: async (request) => ({
+      store: await updateStore(request.server.app.ctx, tenantOf(request).storeId, request.payload as UpdateStoreInput)
+    })
+  }
+});

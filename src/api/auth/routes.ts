@@ -1,0 +1,97 @@
+import Joi from 'joi';
+import { limitAuthAttempt, signup, login, currentUser } from '../../services/auth.js';
+import { email, text } from '../schemas.js';
+import { publicRoute, userRoute } from '../route-helpers.js';
+import { signupResponse, sessionResponse, meResponse, messageResponse } from './schemas.js';
+import { clientIp } from '../client-ip.js';
+import { userIdOf } from '../plugins/auth.js';
+import { forgotPassword, resetPassword } from '../../services/password-reset.js';
+
+export const postSignup = publicRoute({
+  method: 'POST',
+  path: '/auth/signup',
+  options: {
+    plugins: { openapi: { errors: [409, 429] } },
+    description: 'Create an operator account and its first store',
+    tags: ['auth'],
+    response: { status: { 201: signupResponse } },
+    validate: {
+      payload: Joi.object({
+        firstName: text(100).min(1).required(),
+        lastName: text(100).min(1).required(),
+        email: email().required(),
+        password: Joi.string().min(8).max(128).required(),
+        storeName: text(120).min(1).required(),
+        storeSlug: Joi.string().trim().lowercase().min(3).max(63).pattern(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'slug').required()
+      })
+    },
+    handler: async (request, h) => {
+      const ctx = request.server.app.ctx;
+      const input = request.payload as Parameters<typeof signup>[1];
+      await limitAuthAttempt(ctx, 'signup', clientIp(request), input.email);
+      return h.response(await signup(ctx, input)).code(201);
+    }
+  }
+});
+
+export const postLogin = publicRoute({
+  method: 'POST',
+  path: '/auth/login',
+  options: {
+    plugins: { openapi: { errors: [401, 429] } },
+    description: 'Sign in with email and password',
+    tags: ['auth'],
+    response: { status: { 200: sessionResponse } },
+    validate: { payload: Joi.object({ email: email().required(), password: Joi.string().min(1).max(128).required() }) },
+    handler: async (request) => {
+      const ctx = request.server.app.ctx;
+      const { email: address, password } = request.payload as { email: string; password: string };
+      await limitAuthAttempt(ctx, 'login', clientIp(request), address);
+      return login(ctx, address, password);
+    }
+  }
+});
+
+export const getMe = userRoute({
+  method: 'GET',
+  path: '/auth/me',
+  options: {
+    description: 'The signed-in user and their store memberships',
+    tags: ['auth'],
+    response: { status: { 200: meResponse } },
+    handler: async (request) => currentUser(request.server.app.ctx, userIdOf(request))
+  }
+});
+
+export const postForgotPassword = publicRoute({
+  method: 'POST',
+  path: '/auth/forgot-password',
+  options: {
+    plugins: { openapi: { errors: [429] } },
+    description: 'Email a single-use password reset link (always answers 200)',
+    tags: ['auth'],
+    response: { status: { 200: messageResponse } },
+    validate: { payload: Joi.object({ email: email().required() }) },
+    handler: async (request) => {
+      const ctx = request.server.app.ctx;
+      const { email: address } = request.payload as { email: string };
+      await limitAuthAttempt(ctx, 'forgot', clientIp(request), address);
+      return forgotPassword(ctx, address);
+    }
+  }
+});
+
+export const postResetPassword = publicRoute({
+  method: 'POST',
+  path: '/auth/reset-password',
+  options: {
+    description: 'Set a new password with a reset token; earlier access tokens stop working',
+    tags: ['auth'],
+    response: { status: { 200: messageResponse } },
+    validate: { payload: Joi.object({ token: Joi.string().trim().min(1).max(200).required(), password: Joi.string().min(8).max(128).required() }) },
+    handler: async (request) => {
+      const { token, password } = request.payload as { token: string; password: string };
+      return resetPassword(request.server.app.ctx, token, password);
+    }
+  }
+});

@@ -1,0 +1,5 @@
+import { domainRecheckJob } from '../../jobs/domain-recheck.js';
+import { recheckDueDomains } from '../../services/domains/recheck.js';
+import { processorOf } from '../processor.js';
+
+export const domainRecheckProcessor = processorOf(domainRecheckJob, (ctx) => recheckDueDomains(ctx));

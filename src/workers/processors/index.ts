@@ -1,0 +1,37 @@
+import type { JobProcessor } from '../processor.js';
+import { campaignBatchProcessor } from './campaign-batch.js';
+import { campaignStartProcessor } from './campaign-start.js';
+import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, idempotencyKeysPurgeProcessor } from './checkout-maintenance.js';
+import { customersExportProcessor } from './customers-export.js';
+import { customersImportProcessor } from './customers-import.js';
+import { domainCheckProcessor } from './domain-check.js';
+import { domainRecheckProcessor } from './domain-recheck.js';
+import { externalSystemBackfillProcessor } from './external-system-backfill.js';
+import { externalSystemNightlySyncProcessor } from './external-system-nightly-sync.js';
+import { jobRunsSweepProcessor } from './job-runs-sweep.js';
+import { lowStockScanProcessor } from './low-stock-scan.js';
+import { passwordResetRequestProcessor } from './password-reset-request.js';
+import { sendEmailProcessor } from './send-email.js';
+import { stripeEventProcessor } from './stripe-event.js';
+import { webhookReconcileProcessor } from './webhook-reconcile.js';
+
+/** What the workers run, one processor per declared job kind (src/jobs/registry.ts). Add one line per kind. */
+export const PROCESSORS: JobProcessor[] = [
+  sendEmailProcessor,
+  passwordResetRequestProcessor,
+  customersImportProcessor,
+  customersExportProcessor,
+  jobRunsSweepProcessor,
+  stripeEventProcessor,
+  checkoutReservationsReleaseProcessor,
+  expiredCartsCleanupProcessor,
+  idempotencyKeysPurgeProcessor,
+  domainCheckProcessor,
+  domainRecheckProcessor,
+  lowStockScanProcessor,
+  externalSystemBackfillProcessor,
+  externalSystemNightlySyncProcessor,
+  webhookReconcileProcessor,
+  campaignStartProcessor,
+  campaignBatchProcessor
+];

@@ -1,0 +1,5 @@
+import { lowStockScanJob } from '../../jobs/low-stock-scan.js';
+import { scanLowStock } from '../../services/issues/low-stock.js';
+import { processorOf } from '../processor.js';
+
+export const lowStockScanProcessor = processorOf(lowStockScanJob, (ctx) => scanLowStock(ctx));
