@@ -7,6 +7,7 @@ import { storefrontOf } from '../../src/api/plugins/auth.js';
 import { storefrontRoute } from '../../src/api/route-helpers.js';
 import type { CustomerRow } from '../../src/services/customers/customers.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../../src/services/customers/unsubscribe.js';
+import { sealEmailMessage } from '../../src/services/email/sealed-message.js';
 
 /**
  * The baseline the outbox is measured against: newsletter subscribe as it was before the outbox
@@ -47,10 +48,11 @@ export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
             const payload = {
               emailLogId,
               storeId,
-              to: customer.email,
               templateKey: 'newsletter_welcome',
-              data: { store: { name: store?.name ?? '' }, customer: { email: customer.email }, unsubscribeUrl: unsubscribeUrlFor(ctx, customer) },
-              headers: listUnsubscribeHeaders(ctx, customer),
+              sealed: sealEmailMessage(ctx, {
+                data: { store: { name: store?.name ?? '' }, customer: { email: customer.email }, unsubscribeUrl: unsubscribeUrlFor(ctx, customer) },
+                headers: listUnsubscribeHeaders(ctx, customer)
+              }),
               marketingCustomerId: customer.id
             };
             await ctx.queues.get('email').add(sendEmailJob.name, payload, { jobId: emailLogId, ...sendEmailJob.options });

@@ -4,21 +4,18 @@ import { raiseEmailFailureIssue } from '../services/operations/failure-issues.js
 import { isFinalAttempt } from './final-attempt.js';
 import { defineJob } from './job-kind.js';
 
-const content = Joi.object({ subject: Joi.string().allow('').required(), html: Joi.string().allow('').required(), text: Joi.string().allow('').required() });
-
-/** One email: transactional mail and test sends. The email_log row id is the job id. */
+/**
+ * One email: transactional mail and test sends. The email_log row id is the job id. Ids only in
+ * the clear: the recipient is the log row's, the rest is sealed (services/email/sealed-message.ts).
+ */
 export const sendEmailJob = defineJob<SendEmailPayload, DeliveryResult>({
   name: 'send-email',
   queue: 'email',
   payload: Joi.object({
     emailLogId: Joi.string().uuid().required(),
     storeId: Joi.string().uuid().allow(null).required(),
-    to: Joi.string().required(),
     templateKey: Joi.string().allow(null).required(),
-    data: Joi.object().unknown(true),
-    sealedData: Joi.string(),
-    content,
-    headers: Joi.object().pattern(Joi.string(), Joi.string()),
+    sealed: Joi.string(),
     marketingCustomerId: Joi.string().uuid()
   }),
   options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
