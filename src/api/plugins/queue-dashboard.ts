@@ -85,7 +85,8 @@ export const queueDashboardPlugin: Plugin<void> = {
       }
     });
 
-    // bull-board's own JSON must reach its UI as it is, not inside the API envelope: serialised
+    // bull-board's page leaves without its links to other origins (rendered here by the board's own
+    // views manager), and its JSON reaches its UI as it is, not inside the API envelope: serialised
     // here (a string), which the envelope leaves alone.
     server.ext(
       'onPreResponse',
@@ -93,7 +94,6 @@ export const queueDashboardPlugin: Plugin<void> = {
         const response = request.response;
         if (!isDashboardPath(request.path) || response instanceof Error) return h.continue;
         if ((response.variety as string) === 'view') {
-          // The page, rendered here by the board's own views manager, without its external links.
           const view = (response as unknown as { source: { template: string; context: unknown } }).source;
           const html = await (request as unknown as { render(template: string, context: unknown): Promise<string> }).render(view.template, view.context);
           return h.response(withoutExternalReferences(html)).type('text/html; charset=utf-8').code(response.statusCode);
