@@ -109,6 +109,7 @@ t.test('revocation holds in another process within the cache TTL even when its i
 t.test('TRUST_PROXY picks the client address from X-Forwarded-For for consent records and rate limits', async (t) => {
   const trusting = await buildApp(t, { env: { TRUST_PROXY: '1', RATE_LIMIT_AUTH_PER_IP: '3' } });
   const owner = await signupOwner(trusting);
+  await trusting.request({ method: 'PATCH', url: '/admin/store', payload: { newsletterDoubleOptIn: false }, ...admin(owner) });
   const subscribe = await trusting.request({
     method: 'POST',
     url: '/storefront/newsletter/subscribe',
@@ -129,6 +130,7 @@ t.test('TRUST_PROXY picks the client address from X-Forwarded-For for consent re
 
   const direct = await buildApp(t);
   const owner2 = await signupOwner(direct);
+  await direct.request({ method: 'PATCH', url: '/admin/store', payload: { newsletterDoubleOptIn: false }, ...admin(owner2) });
   await direct.request({
     method: 'POST',
     url: '/storefront/newsletter/subscribe',

@@ -87,7 +87,7 @@ t.test('a manual-payment order placed at checkout (payment pending) is a purchas
   const app = await buildApp(t);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
-  await setupShop(app, owner);
+  await setupShop(app, owner, { newsletterDoubleOptIn: false });
   const product = await sellable(app, owner, 'Teapot', [{ price: 2500, stock: 5 }]);
   const { session } = await openSession(app, owner, [{ variantId: product.variants[0]!.id, quantity: 1 }], { email: 'buyer@example.com' });
   t.equal(session.status, 201, session.raw);

@@ -9,6 +9,8 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
   t.teardown(() => smtp.stop());
   const app = await buildApp(t, { workers: ['email'], env: { SMTP_URL: smtp.url } });
   const owner = await signupOwner(app);
+  // A store that turned double opt-in off (new stores have it on): a new address subscribes at once.
+  t.equal((await app.request({ method: 'PATCH', url: '/admin/store', payload: { newsletterDoubleOptIn: false }, token: owner.accessToken, storeId: owner.store.id })).status, 200);
   const subscribe = (payload: unknown) =>
     app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', payload, storefrontToken: owner.storefrontToken });
 

@@ -6,12 +6,15 @@ import { sendEmailJob } from '../../src/jobs/send-email.js';
 import { storefrontOf } from '../../src/api/plugins/auth.js';
 import { storefrontRoute } from '../../src/api/route-helpers.js';
 import type { CustomerRow } from '../../src/services/customers/customers.js';
+import { limitNewsletterSubscribe } from '../../src/services/customers/newsletter.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from '../../src/services/customers/unsubscribe.js';
+import { sealEmailMessage } from '../../src/services/email/sealed-message.js';
 
 /**
  * The baseline the outbox is measured against: newsletter subscribe as it was before the outbox
  * (the double opt-in reads, the upsert, the store's name, an email_log row, then a direct BullMQ add
- * after commit), behind the same storefront auth and validation. Bench only: it loses the job when Redis is down.
+ * after commit), behind the same storefront auth, validation and rate limits as the real route.
+ * Bench only: it loses the job when Redis is down.
  */
 export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
   server.route(
@@ -23,6 +26,7 @@ export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
         handler: async (request) => {
           const storeId = storefrontOf(request).storeId;
           const { email } = request.payload as { email: string };
+          await limitNewsletterSubscribe(ctx, storeId, request.info.remoteAddress, email);
           // The same double opt-in reads as the real route.
           await Promise.all([
             ctx.db('stores').where({ id: storeId }).first('name', 'newsletterDoubleOptIn'),
@@ -47,10 +51,11 @@ export function registerDirectSubscribe(server: Server, ctx: AppContext): void {
             const payload = {
               emailLogId,
               storeId,
-              to: customer.email,
               templateKey: 'newsletter_welcome',
-              data: { store: { name: store?.name ?? '' }, customer: { email: customer.email }, unsubscribeUrl: unsubscribeUrlFor(ctx, customer) },
-              headers: listUnsubscribeHeaders(ctx, customer),
+              sealed: sealEmailMessage(ctx, {
+                data: { store: { name: store?.name ?? '' }, customer: { email: customer.email }, unsubscribeUrl: unsubscribeUrlFor(ctx, customer) },
+                headers: listUnsubscribeHeaders(ctx, customer)
+              }),
               marketingCustomerId: customer.id
             };
             await ctx.queues.get('email').add(sendEmailJob.name, payload, { jobId: emailLogId, ...sendEmailJob.options });

@@ -19,7 +19,7 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   // BENCH_CPU_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
-    env: { ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', RATE_LIMIT_STOREFRONT_PER_CLIENT: '1000000000', ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'development' },
+    env: { ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', RATE_LIMIT_STOREFRONT_PER_CLIENT: '1000000000', RATE_LIMIT_NEWSLETTER_PER_IP: '1000000000', ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit']
   });
   const lines = readline.createInterface({ input: child.stdout! });

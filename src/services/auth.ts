@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { PREPARED } from '../db/prepared-statements.js';
 import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../errors.js';
 import { issueAccessToken } from './access-tokens.js';
+import { authAttemptBuckets } from './auth-limits.js';
 import { consumeRateLimit } from './rate-limit.js';
 import type { Role } from './roles.js';
 import { hashPassword, randomSecret, verifyPassword } from './secrets.js';
@@ -27,17 +28,9 @@ export const RESERVED_SLUGS = new Set([
 
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Email or password is incorrect', undefined, { 'WWW-Authenticate': 'Bearer' });
 
-/**
- * Rate limits shared by the unauthenticated auth routes: per client IP, per email and IP pair (so
- * someone guessing from one address cannot lock the owner out from another), and a higher ceiling
- * per email across every address.
- */
+/** Rate limits shared by the unauthenticated auth routes (see authAttemptBuckets); every attempt counts. */
 export async function limitAuthAttempt(ctx: AppContext, action: string, ip: string, email?: string): Promise<void> {
-  const limits = ctx.config.rateLimits;
-  await consumeRateLimit(ctx, `${action}:ip:${ip}`, limits.authPerIpPerMinute);
-  if (!email) return;
-  await consumeRateLimit(ctx, `${action}:email-ip:${email}:${ip}`, limits.authPerEmailPerMinute);
-  await consumeRateLimit(ctx, `${action}:email:${email}`, limits.authPerEmailCeilingPerMinute);
+  for (const { bucket, limit } of authAttemptBuckets(ctx, action, ip, email || undefined)) await consumeRateLimit(ctx, bucket, limit);
 }
 
 export async function signup(ctx: AppContext, input: SignupInput) {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { unprocessable } from '../errors.js';
-import { passwordResetRequestJob } from '../jobs/password-reset-request.js';
+import { passwordResetRequestJob, type PasswordResetRequest } from '../jobs/password-reset-request.js';
 import { deliverEmail, logQueuedEmail } from './email/delivery.js';
 import { enqueueJob } from './outbox/enqueue.js';
-import { hashPassword, hashToken, randomSecret } from './secrets.js';
+import { sealEmailMessage } from './email/sealed-message.js';
+import { decryptSecret, encryptSecret, hashPassword, hashToken, randomSecret } from './secrets.js';
 import { findUserByEmail, toUserDto } from './users.js';
 
 const RESET_TTL_MS = 3600_000;
@@ -17,7 +18,8 @@ export const FORGOT_PASSWORD_MESSAGE = 'If an account exists for that email, a r
  * outage still answers 200 (the relay delivers the job when Redis is back).
  */
 export async function forgotPassword(ctx: AppContext, email: string) {
-  await enqueueJob(ctx.db, passwordResetRequestJob, { email });
+  // The address typed travels sealed: the outbox, Redis and the queue dashboard never show it.
+  await enqueueJob(ctx.db, passwordResetRequestJob, { sealedEmail: encryptSecret(email, ctx.config.encryptionKey) });
   return { message: FORGOT_PASSWORD_MESSAGE };
 }
 
@@ -25,7 +27,9 @@ export async function forgotPassword(ctx: AppContext, email: string) {
  * The job's work: makes the single-use token and mails the link from inside the job, so the plain
  * token exists only here and in the message (never in the outbox, a queue payload or a log).
  */
-export async function sendPasswordReset(ctx: AppContext, email: string): Promise<{ sent: boolean }> {
+export async function sendPasswordReset(ctx: AppContext, request: PasswordResetRequest): Promise<{ sent: boolean }> {
+  const email = request.sealedEmail ? decryptSecret(request.sealedEmail, ctx.config.encryptionKey) : request.email;
+  if (!email) return { sent: false };
   const user = await findUserByEmail(ctx.db, email);
   if (!user) return { sent: false };
   const token = randomSecret(32);
@@ -37,13 +41,14 @@ export async function sendPasswordReset(ctx: AppContext, email: string): Promise
   await deliverEmail(ctx, {
     emailLogId,
     storeId: null,
-    to: user.email,
     templateKey: 'password_reset',
-    data: {
-      user: toUserDto(user),
-      resetUrl: `${ctx.config.adminUrl}/reset-password?token=${encodeURIComponent(token)}`,
-      expiresInMinutes: RESET_TTL_MS / 60_000
-    }
+    sealed: sealEmailMessage(ctx, {
+      data: {
+        user: toUserDto(user),
+        resetUrl: `${ctx.config.adminUrl}/reset-password?token=${encodeURIComponent(token)}`,
+        expiresInMinutes: RESET_TTL_MS / 60_000
+      }
+    })
   });
   return { sent: true };
 }

@@ -35,6 +35,27 @@ export async function consumeRateLimit(ctx: AppContext, bucket: string, limit: n
   }
 }
 
+/**
+ * Throws 429 when any bucket has already reached its limit in this window, without counting this
+ * request: for limits on failures only (credentials sent with every request, where counting
+ * successes would lock out the one who knows them), checked before the attempt; the failures are
+ * counted with consumeRateLimit. While Redis is away it reads the per-process counters.
+ */
+export async function assertUnderRateLimits(ctx: AppContext, buckets: Array<{ bucket: string; limit: number }>, windowSec = 60): Promise<void> {
+  const window = Math.floor(Date.now() / 1000 / windowSec);
+  let counts: Array<string | null>;
+  try {
+    counts = await ctx.redis.mget(buckets.map(({ bucket }) => `${ctx.config.redisPrefix}:rl:${bucket}:${window}`));
+  } catch (error) {
+    ctx.log.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable, counting in this process');
+    for (const { bucket, limit } of buckets) fallbackLimiter(ctx, windowSec).check(bucket, limit);
+    return;
+  }
+  if (buckets.some(({ limit }, i) => Number(counts[i] ?? 0) >= limit)) {
+    throw rateLimited(Math.max(windowSec - (Math.floor(Date.now() / 1000) % windowSec), 1));
+  }
+}
+
 /** In-process fixed-window limiter for hot paths (storefront reads) where a Redis round trip per request costs too much. */
 export class LocalRateLimiter {
   private readonly counts = new Map<string, { window: number; count: number }>();
@@ -56,6 +77,15 @@ export class LocalRateLimiter {
     }
     entry.count += 1;
     if (entry.count > limit) {
+      throw rateLimited(Math.max(this.windowSec - (Math.floor(Date.now() / 1000) % this.windowSec), 1));
+    }
+  }
+
+  /** Throws when the key has already reached the limit in this window; counts nothing. */
+  check(key: string, limit = this.limit): void {
+    const window = Math.floor(Date.now() / 1000 / this.windowSec);
+    const entry = this.counts.get(key);
+    if (entry && entry.window === window && entry.count >= limit) {
       throw rateLimited(Math.max(this.windowSec - (Math.floor(Date.now() / 1000) % this.windowSec), 1));
     }
   }

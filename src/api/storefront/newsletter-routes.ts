@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { subscribeToNewsletter, type SubscribeInput } from '../../services/customers/newsletter.js';
+import { limitNewsletterSubscribe, subscribeToNewsletter, type SubscribeInput } from '../../services/customers/newsletter.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { email, text } from '../schemas.js';
@@ -13,20 +13,20 @@ export const newsletterSubscribeRoute = storefrontRoute({
     description:
       'Subscribe an email to the store newsletter: 200 { subscribed, email, emailMarketing } whether new or already subscribed ' +
       '(idempotent; the newsletter_welcome email goes out once, when the customer becomes subscribed). An address that unsubscribed, or any new ' +
-      'address when the store has newsletterDoubleOptIn, gets 200 { status: "pending_confirmation" } and a confirm link by email instead.',
+      'address when the store has newsletterDoubleOptIn (on by default for new stores), gets 200 { status: "pending_confirmation" } and a confirm link by email instead. ' +
+      '429 rate_limited past RATE_LIMIT_NEWSLETTER_PER_IP calls a minute from one client, or RATE_LIMIT_NEWSLETTER_PER_EMAIL an hour for one address.',
     tags: ['newsletter'],
     validate: {
       payload: Joi.object({ email: email().required(), firstName: text(255).allow(''), lastName: text(255).allow('') })
     },
     response: { status: { 200: newsletterSubscribeResponse } },
     handler: async (request) => {
+      const ctx = request.server.app.ctx;
       const input = request.payload as SubscribeInput;
-      return subscribeToNewsletter(
-        request.server.app.ctx,
-        storefrontOf(request).storeId,
-        { email: input.email, firstName: input.firstName || undefined, lastName: input.lastName || undefined },
-        clientIp(request)
-      );
+      const { storeId } = storefrontOf(request);
+      const ip = clientIp(request);
+      await limitNewsletterSubscribe(ctx, storeId, ip, input.email);
+      return subscribeToNewsletter(ctx, storeId, { email: input.email, firstName: input.firstName || undefined, lastName: input.lastName || undefined }, ip);
     }
   }
 });

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { enqueueEmail } from '../email/outbox.js';
+import { consumeRateLimit } from '../rate-limit.js';
 import type { CustomerRow } from './customers.js';
 import { sendNewsletterConfirmation } from './newsletter-confirm.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from './unsubscribe.js';
@@ -9,6 +10,17 @@ export interface SubscribeInput {
   email: string;
   firstName?: string | undefined;
   lastName?: string | undefined;
+}
+
+/**
+ * Sign-ups per store, per client address (RATE_LIMIT_NEWSLETTER_PER_IP a minute) and per address
+ * signed up (RATE_LIMIT_NEWSLETTER_PER_EMAIL an hour): the route is public and a call may mail a
+ * confirm link, so neither one client nor someone aiming at one mailbox gets far.
+ */
+export async function limitNewsletterSubscribe(ctx: AppContext, storeId: string, ip: string, email: string): Promise<void> {
+  const limits = ctx.config.rateLimits;
+  await consumeRateLimit(ctx, `newsletter:ip:${storeId}:${ip}`, limits.newsletterPerIpPerMinute);
+  await consumeRateLimit(ctx, `newsletter:email:${storeId}:${email.toLowerCase()}`, limits.newsletterPerEmailPerHour, 3600);
 }
 
 /**

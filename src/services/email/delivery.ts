@@ -7,6 +7,7 @@ import { decryptSecret } from '../secrets.js';
 import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
+import { openEmailMessage, type EmailMessageParts } from './sealed-message.js';
 
 /** An email about to be delivered by the caller itself (not through the outbox): its log row, in the caller's transaction. */
 export async function logQueuedEmail(trx: Knex.Transaction, row: { id: string; storeId: string | null; to: string; templateKey: string }): Promise<void> {
@@ -18,44 +19,49 @@ export async function templateFor(ctx: AppContext, storeId: string | null, key: 
   return (storeId ? await findStoreTemplate(ctx, storeId, key) : null) ?? BUILT_IN_TEMPLATES[key] ?? null;
 }
 
-function templateData(ctx: AppContext, payload: SendEmailPayload): Record<string, unknown> {
-  if (payload.sealedData) return JSON.parse(decryptSecret(payload.sealedData, ctx.config.encryptionKey)) as Record<string, unknown>;
-  return payload.data ?? {};
+function messageParts(ctx: AppContext, payload: SendEmailPayload): EmailMessageParts {
+  if (payload.sealed) return openEmailMessage(ctx, payload.sealed);
+  const data = payload.sealedData ? (JSON.parse(decryptSecret(payload.sealedData, ctx.config.encryptionKey)) as Record<string, unknown>) : payload.data;
+  return { data, content: payload.content, headers: payload.headers };
 }
 
+/** The job's result holds no address: how many recipients the server accepted. */
 export interface DeliveryResult {
   messageId: string;
-  accepted: string[];
+  acceptedCount: number;
 }
 
 /** The email job's work: render, send through the store's (or platform's) mailer, record the outcome. */
 export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): Promise<DeliveryResult> {
-  const logged = await ctx.db('emailLog').where({ id: payload.emailLogId }).first('status', 'providerMessageId');
-  if (logged?.status === 'sent') return { messageId: logged.providerMessageId, accepted: [payload.to] };
+  const logged = await ctx.db('emailLog').where({ id: payload.emailLogId }).first('status', 'providerMessageId', 'toEmail');
+  if (logged?.status === 'sent') return { messageId: logged.providerMessageId, acceptedCount: 1 };
+  const to = (logged?.toEmail as string | undefined) ?? payload.to;
+  if (!to) throw new AppError(422, 'validation_failed', `Email ${payload.emailLogId} has no log row to say where it goes`);
   if (payload.marketingCustomerId && payload.storeId && !(await isSubscribed(ctx, payload.storeId, payload.marketingCustomerId))) {
     await ctx.db('emailLog').where({ id: payload.emailLogId }).update({ status: 'failed', error: 'skipped: the recipient is not subscribed' });
-    return { messageId: '', accepted: [] };
+    return { messageId: '', acceptedCount: 0 };
   }
 
-  let content = payload.content;
+  const message = messageParts(ctx, payload);
+  let content = message.content;
   if (!content) {
     const template = payload.templateKey ? await templateFor(ctx, payload.storeId, payload.templateKey) : null;
     if (!template) throw new AppError(422, 'validation_failed', `Unknown template ${payload.templateKey}`);
-    content = await renderTemplate(template, templateData(ctx, payload));
+    content = await renderTemplate(template, message.data ?? {});
   }
   const sender = await resolveSender(ctx, payload.storeId);
   try {
     const info = await sender.mailer.transporter.sendMail({
       from: sender.from,
       replyTo: sender.replyTo,
-      to: payload.to,
+      to,
       subject: content.subject,
       html: content.html,
       text: content.text,
-      headers: payload.headers
+      headers: message.headers
     });
     if (sender.mailer.persist && Buffer.isBuffer(info.message)) await sender.mailer.persist(info.messageId, info.message);
-    const accepted = (info.accepted ?? [payload.to]).map(String);
+    const acceptedCount = info.accepted ? info.accepted.length : 1;
     await ctx.db('emailLog').where({ id: payload.emailLogId }).update({
       status: 'sent',
       subject: content.subject,
@@ -64,7 +70,7 @@ export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): 
       sentAt: ctx.db.fn.now(),
       error: null
     });
-    return { messageId: info.messageId, accepted: accepted.length ? accepted : [payload.to] };
+    return { messageId: info.messageId, acceptedCount };
   } catch (error) {
     await ctx.db('emailLog').where({ id: payload.emailLogId }).update({
       status: 'failed',

@@ -5,12 +5,12 @@ import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../
 import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
 import { jobInsert, withdrawJob } from '../outbox/enqueue.js';
 import { runStatements } from '../../db/prepared-statements.js';
-import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
 import { templateFor, type DeliveryResult } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
 import { assertEmailSecretsReadable } from './settings.js';
+import { sealEmailMessage } from './sealed-message.js';
 
 export interface EnqueueEmailInput {
   storeId: string | null;
@@ -26,11 +26,6 @@ export interface EnqueueEmailOptions {
   /** The transaction of the change that causes the email: the email exists exactly when it commits. */
   trx?: Sql;
   attempts?: number;
-  /**
-   * The template data carries a secret (an invite link): it travels encrypted through the outbox
-   * and the queue, and only the delivering worker reads it.
-   */
-  seal?: boolean;
 }
 
 const EMAIL_LOG_INSERT = `insert into email_log (id, store_id, to_email, template_key, subject, status)
@@ -48,21 +43,19 @@ export async function enqueueEmail(ctx: AppContext, input: EnqueueEmailInput, op
 }
 
 /** enqueueEmail as a statement for the caller to run with others (runStatements) in its transaction. */
-export function emailInsert(ctx: AppContext, input: EnqueueEmailInput, options: Pick<EnqueueEmailOptions, 'attempts' | 'seal'> = {}) {
+export function emailInsert(ctx: AppContext, input: EnqueueEmailInput, options: Pick<EnqueueEmailOptions, 'attempts'> = {}) {
   const emailLogId = randomUUID();
   const logRow = {
     sql: EMAIL_LOG_INSERT,
     values: { logId: emailLogId, logStoreId: input.storeId, logTo: input.to, logTemplateKey: input.templateKey ?? null, logSubject: input.content?.subject ?? null }
   };
+  // Ids in the clear, the rest sealed (sealed-message.ts); the recipient is the log row's.
+  const sealed = sealEmailMessage(ctx, input);
   const payload: SendEmailPayload = {
     emailLogId,
     storeId: input.storeId,
-    to: input.to,
     templateKey: input.templateKey ?? null,
-    ...(input.data && options.seal ? { sealedData: encryptSecret(JSON.stringify(input.data), ctx.config.encryptionKey) } : {}),
-    ...(input.data && !options.seal ? { data: input.data } : {}),
-    ...(input.content ? { content: input.content } : {}),
-    ...(input.headers ? { headers: input.headers } : {}),
+    ...(sealed ? { sealed } : {}),
     ...(input.marketingCustomerId ? { marketingCustomerId: input.marketingCustomerId } : {})
   };
   // The log row and the job intent in one statement: atomic without a transaction of their own.
@@ -77,7 +70,7 @@ const TEST_SEND_TIMEOUT_MS = 30_000;
  * outcome. The relay is asked to move the row at once; if Redis refuses, the send is withdrawn (the
  * operator is told to retry) rather than delivered later behind their back.
  */
-async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<DeliveryResult> {
+async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<{ messageId: string; accepted: string[] }> {
   if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
   const events = await ctx.queues.eventsFor('email').catch(() => {
     throw serviceUnavailable('The job queue is unavailable');
@@ -93,7 +86,9 @@ async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<D
     if (withdrawn || isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
   }
   try {
-    return await outcome.result;
+    const result = await outcome.result;
+    // The job's result names no one (the dashboard shows it); the one recipient is the caller's.
+    return { messageId: result.messageId, accepted: result.acceptedCount > 0 ? [input.to] : [] };
   } catch (error) {
     const message = (error as Error).message;
     throw upstreamFailed(`The email could not be sent: ${message}`, [{ path: 'smtp', message }]);

@@ -15,14 +15,20 @@ export async function raiseJobFailureIssue(ctx: AppContext, run: { id: string; s
 }
 
 /** An email that failed on its last attempt (the recipient's server keeps refusing, or SMTP is down). */
-export async function raiseEmailFailureIssue(ctx: AppContext, email: { storeId: string | null; to: string; templateKey: string | null }, message: string) {
+export async function raiseEmailFailureIssue(
+  ctx: AppContext,
+  email: { emailLogId: string; storeId: string | null; templateKey: string | null; to?: string },
+  message: string
+) {
   if (!email.storeId) return;
+  // The job carries ids only: the recipient is the log row's.
+  const to = (await ctx.db('emailLog').where({ id: email.emailLogId, storeId: email.storeId }).first('toEmail'))?.toEmail ?? email.to;
   await raiseIssue(ctx.db, {
     storeId: email.storeId,
     kind: 'email_failed',
     subject: email.templateKey ?? 'custom',
     severity: 'warning',
     title: `Email could not be delivered${email.templateKey ? ` (${email.templateKey})` : ''}`,
-    detail: `To ${email.to}: ${message}`
+    detail: `To ${to ?? 'an unknown recipient'}: ${message}`
   });
 }

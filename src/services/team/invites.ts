@@ -61,7 +61,7 @@ async function sendInviteEmail(ctx: AppContext, trx: Knex.Transaction, storeId: 
       invite: { role: invite.role, email: invite.email, expiresAt: invite.expiresAt },
       inviteUrl: inviteUrl(ctx, token)
     }
-  }, { trx, seal: true });
+  }, { trx });
 }
 
 /**
