@@ -8,7 +8,7 @@ import { deleteRedisKeys } from './helpers/app.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 
 // Three boots of the app through tsx on a machine that may be busy.
-t.setTimeout(300_000);
+t.setTimeout(480_000);
 
 /** True while any process of the group is alive (signal 0 only checks). */
 function groupAlive(pgid: number): boolean {
@@ -74,7 +74,7 @@ for (const [script, ready] of [
     child.stderr!.on('data', (chunk) => (output += chunk));
     const npmExit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
-    t.ok(await waitFor(() => output.includes(ready), 60_000), `the ${script} process came up (${output.slice(-1000)})`);
+    t.ok(await waitFor(() => output.includes(ready), 120_000), `the ${script} process came up (${output.slice(-1000)})`);
     process.kill(pgid, 'SIGTERM');
     t.ok(await waitFor(() => !groupAlive(pgid), 30_000), `every process of the group exited (${output.slice(-1000)})`);
     t.match(output, /"msg":"shutting down".*"signal":"SIGTERM"|"signal":"SIGTERM".*"msg":"shutting down"/, 'node itself got the SIGTERM and stopped cleanly');

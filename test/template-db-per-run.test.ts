@@ -10,7 +10,7 @@ import t from 'tap';
 import { ADMIN_DATABASE_URL, adminQuery, quoteIdentifier, TEMPLATE_DATABASE, TEMPLATE_PREFIX, templateDatabaseFor } from './helpers/databases.js';
 
 // Two whole tap runs (each migrating its own template) on a machine that may be busy.
-t.setTimeout(240_000);
+t.setTimeout(360_000);
 
 const dist = path.resolve('dist/test');
 
