@@ -2,6 +2,7 @@ import Hapi, { type Server } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../context.js';
 import { registerEncoders, COMPRESSION_MIN_BYTES, ROUTE_COMPRESSION } from './compression.js';
+import { accountPageRoutes } from './account-pages/index.js';
 import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
@@ -56,6 +57,8 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     },
     { routes: { prefix: API_PREFIX } }
   );
+  // The pages emailed links open (password reset, invites) live at the root, as the links say.
+  server.route(accountPageRoutes);
   await server.register(queueDashboardPlugin);
   await server.register(notFoundPlugin);
   return server;

@@ -53,6 +53,12 @@ export async function sendPasswordReset(ctx: AppContext, request: PasswordResetR
   return { sent: true };
 }
 
+/** Whether a reset link still works (unused, not expired), for the page it opens; changes nothing. */
+export async function isResetTokenLive(ctx: AppContext, token: string): Promise<boolean> {
+  const row = await ctx.db('passwordResets').where({ tokenHash: hashToken(token) }).whereNull('usedAt').where('expiresAt', '>', ctx.db.fn.now()).first('userId');
+  return Boolean(row);
+}
+
 export async function resetPassword(ctx: AppContext, token: string, password: string) {
   const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
   const done = await ctx.db.transaction(async (trx) => {

@@ -1,8 +1,31 @@
+import { createHash } from 'node:crypto';
+import os from 'node:os';
 import pg from 'pg';
 
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-// Overridable so that several checkouts (git worktrees) can run their suites side by side.
-export const TEMPLATE_DATABASE = process.env.TEST_TEMPLATE_DATABASE ?? 'shopwright_test_template';
+
+/** Every template a run names itself starts so (TEST_TEMPLATE_DATABASE may name any other). */
+export const TEMPLATE_PREFIX = 'shopwright_tpl_';
+
+/**
+ * The migrated template of one test run, so that two runs on one PostgreSQL server (two checkouts,
+ * a developer beside CI) never clone, drop or `WITH (FORCE)`-disconnect each other's.
+ * TEST_TEMPLATE_DATABASE when set: `npm test` sets a random one (test/setup/run-tap.ts), and it is
+ * the override. A bare `tap` run falls back to a name from the tap runner's pid (the parent of
+ * tap's before/after scripts and of every test file) and this host, both alive for the whole run.
+ */
+export function templateDatabaseFor(env: NodeJS.ProcessEnv, runnerPid: number, host = os.hostname()): string {
+  if (env.TEST_TEMPLATE_DATABASE) return env.TEST_TEMPLATE_DATABASE;
+  const hostTag = createHash('sha256').update(host).digest('hex').slice(0, 8);
+  return `${TEMPLATE_PREFIX}${hostTag}_${runnerPid}`;
+}
+
+export const TEMPLATE_DATABASE = templateDatabaseFor(process.env, process.ppid);
+// Processes this one starts see the same template, whatever their parent.
+process.env.TEST_TEMPLATE_DATABASE = TEMPLATE_DATABASE;
+
+/** An SQL identifier, quoted (an override may hold any character). */
+export const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function databaseUrl(name: string): string {
   const url = new URL(ADMIN_DATABASE_URL);
@@ -24,7 +47,7 @@ export async function adminQuery(sql: string): Promise<void> {
 export async function createTestDatabase(name: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await adminQuery(`CREATE DATABASE "${name}" TEMPLATE ${TEMPLATE_DATABASE}`);
+      await adminQuery(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(TEMPLATE_DATABASE)}`);
       return databaseUrl(name);
     } catch (error) {
       // 55006: another file is cloning the template at this instant.
@@ -35,5 +58,5 @@ export async function createTestDatabase(name: string): Promise<string> {
 }
 
 export async function dropTestDatabase(name: string): Promise<void> {
-  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await adminQuery(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
 }

@@ -22,7 +22,21 @@ export const importCustomersRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/customers/import',
   options: {
-    plugins: { openapi: { errors: [400, 413, 415] } },
+    plugins: {
+      openapi: {
+        errors: [400, 413, 415],
+        requestBody: {
+          description: 'The CSV (header row first; columns in the README), up to 50 MB: the whole body, or the multipart field `file`',
+          content: {
+            'text/csv': { schema: { type: 'string', format: 'binary' } },
+            'multipart/form-data': {
+              schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'the CSV file' } }, additionalProperties: false },
+              encoding: { file: { contentType: 'text/csv' } }
+            }
+          }
+        }
+      }
+    },
     description:
       'Import customers from CSV (text/csv body or multipart field "file", up to 50 MB): 202 { job }. Upserts by email in a worker; ' +
       'bad rows are reported in the job result (row, column, message), good rows kept. dryRun=true only validates and counts.',

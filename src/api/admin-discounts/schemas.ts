@@ -13,7 +13,7 @@ export const upsertDiscountPayload = Joi.object({
     ],
     // The contract: value is ignored for free_shipping.
     otherwise: Joi.any().strip()
-  }),
+  }).description('percentage: 0 < value <= 100 (2 decimals at most); fixed_amount: minor units, at least 1; both required; ignored for free_shipping'),
   isActive: Joi.boolean(),
   usageLimit: Joi.number().integer().min(1).max(2_000_000_000).allow(null),
   startsAt: Joi.date().iso().allow(null),

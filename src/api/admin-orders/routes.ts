@@ -1,5 +1,5 @@
 import { createFulfillment, type FulfillmentInput } from '../../services/orders/fulfillments.js';
-import { getOrder, listOrders, type OrderStatusFilter } from '../../services/orders/orders.js';
+import { getOrder, listOrders, type OrderListFilters } from '../../services/orders/orders.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { idempotent } from '../idempotency.js';
@@ -13,13 +13,15 @@ export const listOrdersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/orders',
   options: {
-    description: 'Orders, newest first (keyset pages); status = an order status (open, completed, cancelled), payment status (pending, paid, refunded, failed) or fulfilment status (unfulfilled, partially_fulfilled, fulfilled); q = order number or email',
+    description:
+      'Orders, newest first (keyset pages); status = an order status (open, completed, cancelled); paymentStatus (pending, paid, refunded, failed) ' +
+      'and fulfillmentStatus (unfulfilled, partially_fulfilled, fulfilled) filter those columns; filters combine; q = order number or email',
     tags: ['orders'],
     validate: { query: listOrdersQuery },
     response: { status: { 200: orderListResponse } },
     handler: async (request) => {
-      const { limit, cursor, status, q } = request.query as { limit: number; cursor?: string; status?: OrderStatusFilter; q?: string };
-      const result = await listOrders(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined }, { limit, cursor });
+      const { limit, cursor, q, ...filters } = request.query as { limit: number; cursor?: string; q?: string } & Omit<OrderListFilters, 'q'>;
+      const result = await listOrders(request.server.app.ctx, tenantOf(request).storeId, { ...filters, q: q || undefined }, { limit, cursor });
       return withMeta({ orders: result.orders }, paginationMeta(limit, result.nextCursor));
     }
   }

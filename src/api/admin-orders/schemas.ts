@@ -5,7 +5,11 @@ import { emailValue, id, idValue, paginationQuery, responseObject, text, timesta
 
 export const listOrdersQuery = Joi.object({
   ...paginationQuery,
-  status: Joi.string().valid(...ORDER_STATUS_FILTERS),
+  status: Joi.string()
+    .valid(...ORDER_STATUS_FILTERS)
+    .description('an order status, or (kept for older clients) a payment or fulfilment status: prefer paymentStatus and fulfillmentStatus'),
+  paymentStatus: Joi.string().valid(...PAYMENT_STATUSES),
+  fulfillmentStatus: Joi.string().valid(...FULFILLMENT_STATUSES),
   q: Joi.string().trim().max(254).allow('')
 });
 

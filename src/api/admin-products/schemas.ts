@@ -16,7 +16,9 @@ const variant = Joi.object({
   sku: text(64).allow(null, ''),
   title: text(255).min(1),
   optionValues: Joi.alternatives().try(Joi.object().pattern(optionName(), text(64).min(1)), Joi.array().items(text(64).min(1)).max(10)),
-  price: money().when('id', { not: Joi.exist(), then: Joi.required() }),
+  price: money()
+    .when('id', { not: Joi.exist(), then: Joi.required() })
+    .description('minor units; required for a new variant (no id)'),
   compareAtPrice: money().allow(null),
   inventoryQuantity: Joi.number().integer().min(0).max(1_000_000_000),
   inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES)

@@ -1,4 +1,4 @@
-import { createMedia, MEDIA_MAX_BYTES, payloadTooLarge } from '../../services/catalog/media.js';
+import { ALLOWED_IMAGE_TYPES, createMedia, MEDIA_MAX_BYTES, payloadTooLarge } from '../../services/catalog/media.js';
 import { rm } from 'node:fs/promises';
 import { validationFailed } from '../../errors.js';
 import { ANY_MEMBER } from '../../services/roles.js';
@@ -18,7 +18,25 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
   method: 'POST',
   path: '/admin/store/media',
   options: {
-    plugins: { openapi: { errors: [400, 413, 415] } },
+    plugins: {
+      openapi: {
+        errors: [400, 413, 415],
+        requestBody: {
+          description: 'The image as the multipart field `file` (sniffed: JPEG, PNG, WebP, GIF or AVIF, up to 10 MB), with an optional `alt` text',
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: { file: { type: 'string', format: 'binary' }, alt: { type: 'string', maxLength: 500, description: 'alternative text' } },
+                additionalProperties: false
+              },
+              encoding: { file: { contentType: Object.keys(ALLOWED_IMAGE_TYPES).join(', ') } }
+            }
+          }
+        }
+      }
+    },
     description: 'Upload an image (multipart field `file`, optional `alt`); JPEG, PNG, WebP, GIF or AVIF, up to 10 MB',
     tags: ['media'],
     response: { status: { 201: mediaResponse } },

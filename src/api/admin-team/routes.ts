@@ -1,9 +1,13 @@
-import { acceptInvite, type AcceptInviteInput } from '../../services/team/accept.js';
+import type { Request } from '@hapi/hapi';
+import { acceptInvite, describeInvite, type AcceptInviteInput } from '../../services/team/accept.js';
 import { createInvite, resendInvite } from '../../services/team/invites.js';
 import { listTeam, revokeMember } from '../../services/team/members.js';
 import { ADMINS } from '../../services/roles.js';
 import type { Role } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
+import { acceptInviteFormPage, invalidInviteLinkPage, inviteAcceptedPage } from '../account-pages/forms.js';
+import { failValidationAsPage, failureMessages, pageForFailure, postedField } from '../public/html-failures.js';
+import { htmlPage, wantsHtml, type PageContent } from '../public/html-page.js';
 import { adminRoute, publicRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { sessionResponse } from '../auth/schemas.js';
@@ -66,10 +70,41 @@ export const acceptInviteRoute = publicRoute({
   path: '/auth/accept-invite',
   options: {
     plugins: { openapi: { errors: [409] } },
-    description: 'Accept a team invite: token, plus firstName, lastName and password for a new account',
+    description:
+      'Accept a team invite: token, plus firstName, lastName and password for a new account. The invite page posts it as a form: ' +
+      'a browser (Accept: text/html) gets a page back instead of JSON.',
     tags: ['auth'],
-    validate: { payload: acceptInvitePayload },
+    payload: { allow: ['application/json', 'application/x-www-form-urlencoded'] },
+    validate: { payload: acceptInvitePayload, failAction: failValidationAsPage(inviteFormAgain) },
     response: { status: { 200: sessionResponse } },
-    handler: async (request) => acceptInvite(request.server.app.ctx, request.payload as AcceptInviteInput)
+    handler: async (request, h) => {
+      const ctx = request.server.app.ctx;
+      const { passwordConfirmation: _confirmed, ...input } = request.payload as AcceptInviteInput & { passwordConfirmation?: string };
+      if (!wantsHtml(request)) return acceptInvite(ctx, input);
+      try {
+        const about = await describeInvite(ctx, input.token);
+        try {
+          const session = await acceptInvite(ctx, input);
+          return htmlPage(h, inviteAcceptedPage(about, session.user.email));
+        } catch (error) {
+          return pageForFailure(h, error, (failure) => (failure.code === 'invalid_token' ? invalidInviteLinkPage() : acceptInviteFormPage(input.token, about, failureMessages(failure), input)));
+        }
+      } catch (error) {
+        return pageForFailure(h, error, invalidInviteLinkPage);
+      }
+    }
   }
 });
+
+/** The invite page again, with what to fix (or why the link no longer works). */
+async function inviteFormAgain(request: Request, messages: string[]): Promise<PageContent> {
+  const token = postedField(request, 'token')?.trim();
+  if (!token) return invalidInviteLinkPage();
+  try {
+    const about = await describeInvite(request.server.app.ctx, token);
+    return acceptInviteFormPage(token, about, messages, { firstName: postedField(request, 'firstName'), lastName: postedField(request, 'lastName') });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'invalid_token') throw error;
+    return invalidInviteLinkPage();
+  }
+}

@@ -12,7 +12,11 @@ export const acceptInvitePayload = Joi.object({
   token: Joi.string().trim().min(1).max(200).required(),
   firstName: Joi.string().trim().min(1).max(100),
   lastName: Joi.string().trim().min(1).max(100),
-  password: Joi.string().min(8).max(128)
+  password: Joi.string().min(8).max(128),
+  passwordConfirmation: Joi.string()
+    .valid(Joi.ref('password'))
+    .messages({ 'any.only': 'the two passwords differ' })
+    .description('optional; when sent, must equal password (the invite page sends it)')
 });
 
 export const memberResource = responseObject({

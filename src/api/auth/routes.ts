@@ -2,7 +2,10 @@ import Joi from 'joi';
 import { limitAuthAttempt, signup, login, currentUser } from '../../services/auth.js';
 import { email, text } from '../schemas.js';
 import { publicRoute, userRoute } from '../route-helpers.js';
-import { signupResponse, sessionResponse, meResponse, messageResponse } from './schemas.js';
+import { signupResponse, sessionResponse, meResponse, messageResponse, resetPasswordPayload } from './schemas.js';
+import { invalidResetLinkPage, passwordResetDonePage, resetPasswordFormPage } from '../account-pages/forms.js';
+import { failValidationAsPage, failureMessages, pageForFailure, postedField } from '../public/html-failures.js';
+import { htmlPage, wantsHtml } from '../public/html-page.js';
 import { clientIp } from '../client-ip.js';
 import { userIdOf } from '../plugins/auth.js';
 import { forgotPassword, resetPassword } from '../../services/password-reset.js';
@@ -85,13 +88,28 @@ export const postResetPassword = publicRoute({
   method: 'POST',
   path: '/auth/reset-password',
   options: {
-    description: 'Set a new password with a reset token; earlier access tokens stop working',
+    description:
+      'Set a new password with a reset token; earlier access tokens stop working. The reset page posts it as a form: ' +
+      'a browser (Accept: text/html) gets a page back instead of JSON.',
     tags: ['auth'],
+    payload: { allow: ['application/json', 'application/x-www-form-urlencoded'] },
     response: { status: { 200: messageResponse } },
-    validate: { payload: Joi.object({ token: Joi.string().trim().min(1).max(200).required(), password: Joi.string().min(8).max(128).required() }) },
-    handler: async (request) => {
+    validate: {
+      payload: resetPasswordPayload,
+      // The reset page again, with what to fix.
+      failAction: failValidationAsPage((request, messages) => {
+        const token = postedField(request, 'token')?.trim();
+        return token ? resetPasswordFormPage(token, messages) : invalidResetLinkPage();
+      })
+    },
+    handler: async (request, h) => {
       const { token, password } = request.payload as { token: string; password: string };
-      return resetPassword(request.server.app.ctx, token, password);
+      if (!wantsHtml(request)) return resetPassword(request.server.app.ctx, token, password);
+      try {
+        return htmlPage(h, passwordResetDonePage((await resetPassword(request.server.app.ctx, token, password)).message));
+      } catch (error) {
+        return pageForFailure(h, error, (failure) => (failure.code === 'invalid_token' ? invalidResetLinkPage() : resetPasswordFormPage(token, failureMessages(failure))));
+      }
     }
   }
 });

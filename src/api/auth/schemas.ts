@@ -32,3 +32,12 @@ export const signupResponse = responseObject({
 export const sessionResponse = responseObject({ user: userResource.required(), memberships: memberships(), accessToken: accessToken() });
 export const meResponse = responseObject({ user: userResource.required(), memberships: memberships() });
 export const messageResponse = responseObject({ message: Joi.string().required() });
+
+export const resetPasswordPayload = Joi.object({
+  token: Joi.string().trim().min(1).max(200).required(),
+  password: Joi.string().min(8).max(128).required(),
+  passwordConfirmation: Joi.string()
+    .valid(Joi.ref('password'))
+    .messages({ 'any.only': 'the two passwords differ' })
+    .description('optional; when sent, must equal password (the reset page sends it)')
+});

@@ -3,6 +3,7 @@ import type { Schema } from 'joi';
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import { NO_BODY } from '../route-helpers.js';
+import { operationIdFor } from './operation-id.js';
 
 /**
  * What a route answers on success when that is not the JSON envelope (a redirect, a file, this
@@ -21,8 +22,17 @@ declare module '@hapi/hapi' {
      * `errors`: the statuses a route's business rules answer besides those the document derives from
      * its auth, validation and path parameters (a 409 on a taken key, a 404 for an id in the body).
      */
-    openapi?: { success?: NonEnvelopeSuccess; errors?: number[] };
+    openapi?: { success?: NonEnvelopeSuccess; errors?: number[]; requestBody?: DeclaredRequestBody };
   }
+}
+
+/**
+ * The body of a route whose payload hapi hands over unparsed or as files (CSV and multipart
+ * uploads), which no joi schema describes: `plugins: { openapi: { requestBody } }` in its options.
+ */
+export interface DeclaredRequestBody {
+  description: string;
+  content: Record<string, { schema: object; encoding?: Record<string, { contentType: string }> }>;
 }
 
 type Describable = Pick<Schema, 'describe'>;
@@ -43,7 +53,7 @@ const MAP_VALUES = 'x-map-values';
 function marked(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(marked);
   if (!node || typeof node !== 'object') return node;
-  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, marked(value)])) as Json;
+  const copy = Object.fromEntries(Object.entries(withoutWhens(node as Json)).map(([key, value]) => [key, marked(value)])) as Json;
   if (typeof copy.type !== 'string') return copy;
   const metas = [...((copy.metas as Json[] | undefined) ?? [])];
   const label = (copy.flags as Json | undefined)?.label;
@@ -57,9 +67,45 @@ function marked(node: unknown): unknown {
   return copy;
 }
 
+interface WhenDescription {
+  then?: Json;
+  otherwise?: Json;
+  switch?: Array<{ then?: Json; otherwise?: Json }>;
+}
+
+/**
+ * A joi description without its `.when()` rules, which joi-to-json publishes as a value of any type.
+ * A rule that depends on a sibling (discount `value` by `type`, a variant's `price` required only
+ * without an `id`) becomes the types the value may take: the base schema when it has a type (the
+ * branches only add presence or rules), else the typed branches (one, or `anyOf` several). Branches
+ * that only require or strip the value say nothing about its type; a conditional `required` cannot be
+ * said in OpenAPI, so the value is documented as optional and its description says when it is needed.
+ */
+function withoutWhens(node: Json): Json {
+  const whens = node.whens as WhenDescription[] | undefined;
+  if (typeof node.type !== 'string' || !whens?.length) return node;
+  const { whens: _whens, ...base } = node;
+  if (base.type !== 'any') return base;
+  const typed = whens
+    .flatMap((when) => [when.then, when.otherwise, ...(when.switch ?? []).flatMap((branch) => [branch.then, branch.otherwise])])
+    .filter((branch): branch is Json => Boolean(branch) && branch!.type !== 'any')
+    .map((branch) => ({ ...branch, flags: { ...(branch.flags as Json | undefined), presence: undefined } }));
+  if (!typed.length) return base;
+  const flags = { ...(base.flags as Json | undefined), presence: undefined };
+  const allow = base.allow ? { allow: base.allow } : {};
+  if (typed.length === 1) return { ...typed[0], flags: { ...typed[0]!.flags, ...flags }, ...allow };
+  return { type: 'alternatives', flags, matches: typed.map((schema) => ({ schema })), ...allow };
+}
+
+/** The type a nullable reference must carry: OpenAPI 3.0 ignores `nullable` beside no `type`. */
+function typeOfComponent(name: string, shape: Json): string {
+  if (typeof shape.type === 'string') return shape.type;
+  throw new Error(`OpenAPI: ${name} is used as nullable but has no type for nullable to apply to`);
+}
+
 /**
  * The OpenAPI schema of a joi schema. Every labelled schema becomes a named component (`$ref`; a
- * nullable use is `allOf` + `nullable`, the OpenAPI 3.0 idiom), so a client generator makes one type
+ * nullable use is `type` + `allOf` + `nullable`, the OpenAPI 3.0 idiom), so a client generator makes one type
  * per resource, named as the label says. Two different schemas under one label are a mistake a
  * generated client would hide, so they fail the document.
  */
@@ -81,7 +127,7 @@ function toOpenApi(schema: Describable, components: Record<string, Json>): Json 
     }
     components[name] = shape;
     const ref = { $ref: `#/components/schemas/${name}` };
-    return nullable ? { allOf: [ref], nullable: true } : ref;
+    return nullable ? { type: typeOfComponent(name, shape), allOf: [ref], nullable: true } : ref;
   };
   return named(joiToJson({ describe: () => marked(schema.describe()) } as unknown as Describable, 'open-api')) as Json;
 }
@@ -212,6 +258,14 @@ function errorStatuses(strategy: string | undefined, tenancy: unknown, hasInput:
   return [...statuses].sort();
 }
 
+/** Content types a route's joi body is documented under: JSON, and a form post where the route takes one. */
+function bodyContentTypes(settings: { payload?: unknown }): string[] {
+  const allow = (settings.payload as { allow?: string | string[] } | undefined)?.allow;
+  const allowed = allow === undefined ? ['application/json'] : [allow].flat();
+  const types = ['application/json', 'application/x-www-form-urlencoded'].filter((type) => allowed.includes(type));
+  return types.length ? types : ['application/json'];
+}
+
 function securityFor(auth: unknown, tenancy: unknown) {
   if (auth === 'admin') return tenancy ? [{ bearerAuth: [], storeId: [] }] : [{ bearerAuth: [] }];
   if (auth === 'storefront') return [{ storefrontToken: [] }];
@@ -225,6 +279,7 @@ function securityFor(auth: unknown, tenancy: unknown) {
 export function buildOpenApiDocument(server: Server) {
   const paths: Record<string, Record<string, object>> = {};
   const components: Record<string, Json> = {};
+  const operationIds = new Map<string, string>();
   for (const route of server.table()) {
     const settings = route.settings;
     if (!settings.tags?.includes('api')) continue;
@@ -233,6 +288,7 @@ export function buildOpenApiDocument(server: Server) {
     const auth = (settings.auth as { strategies?: string[] } | false | undefined) || undefined;
     const strategy = auth?.strategies?.[0];
     const operation: Record<string, unknown> = {
+      operationId: operationIdFor(route.method, route.path, settings.id),
       summary: settings.description ?? '',
       tags: settings.tags.filter((t) => !['api', 'admin', 'storefront'].includes(t)),
       parameters: [...parameters(validate.params, 'path', components), ...parameters(validate.query, 'query', components)],
@@ -261,9 +317,16 @@ export function buildOpenApiDocument(server: Server) {
         return responses;
       })()
     };
-    if (isJoi(validate.payload) && validate.payload !== NO_BODY) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi(validate.payload, components) } } };
+    const declaredBody = settings.plugins?.openapi?.requestBody;
+    if (declaredBody) {
+      operation.requestBody = { required: true, ...declaredBody };
+    } else if (isJoi(validate.payload) && validate.payload !== NO_BODY) {
+      const schema = toOpenApi(validate.payload, components);
+      operation.requestBody = { required: true, content: Object.fromEntries(bodyContentTypes(settings).map((type) => [type, { schema }])) };
     }
+    const taken = operationIds.get(operation.operationId as string);
+    if (taken) throw new Error(`OpenAPI: ${taken} and ${route.method.toUpperCase()} ${route.path} have one operationId; give one of them an options.id`);
+    operationIds.set(operation.operationId as string, `${route.method.toUpperCase()} ${route.path}`);
     paths[path] ??= {};
     paths[path]![route.method] = operation;
   }

@@ -1,15 +1,28 @@
 import { trackOrder } from '../../services/orders/public-tracking.js';
+import { failValidationAsPage, pageForFailure } from '../public/html-failures.js';
+import { htmlPage, wantsHtml } from '../public/html-page.js';
 import { publicRoute } from '../route-helpers.js';
 import { trackedOrderResponse, trackingParams } from './schemas.js';
+import { trackingNotFoundPage, trackingPage } from './tracking-page.js';
 
 export const trackOrderRoute = publicRoute({
   method: 'GET',
   path: '/public/orders/{trackingToken}',
   options: {
-    description: 'Order tracking by the token from the confirmation email: status, items, total, fulfilments; unknown token 404',
+    description:
+      'Order tracking by the token from the confirmation email: status, items, total, fulfilments; unknown token 404. ' +
+      'The emailed link opens it in a browser (Accept: text/html): a page showing the same.',
     tags: ['orders'],
-    validate: { params: trackingParams },
+    validate: { params: trackingParams, failAction: failValidationAsPage(() => trackingNotFoundPage()) },
     response: { status: { 200: trackedOrderResponse } },
-    handler: (request) => trackOrder(request.server.app.ctx, request.params.trackingToken as string)
+    handler: async (request, h) => {
+      const tracked = trackOrder(request.server.app.ctx, request.params.trackingToken as string);
+      if (!wantsHtml(request)) return tracked;
+      try {
+        return htmlPage(h, trackingPage(await tracked));
+      } catch (error) {
+        return pageForFailure(h, error, trackingNotFoundPage);
+      }
+    }
   }
 });

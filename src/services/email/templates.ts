@@ -67,7 +67,7 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
       { title: 'Sample mug', quantity: 1 }
     ],
     totalFormatted: '49.97 USD',
-    trackingUrl: `${appUrl}/track/sample`
+    trackingUrl: `${appUrl}/api/v1/public/orders/sample`
   };
   return {
     store,
@@ -80,7 +80,7 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
     inviter: { firstName: 'Alex' },
     invite: { role: 'staff' },
     inviteUrl: `${appUrl}/accept-invite?token=sample`,
-    unsubscribeUrl: `${appUrl}/unsubscribe?token=sample`,
+    unsubscribeUrl: `${appUrl}/api/v1/public/unsubscribe?token=sample`,
     content: 'This is a sample campaign body.'
   };
 }

@@ -22,10 +22,19 @@ function applyStatus(query: Knex.QueryBuilder, status: OrderStatusFilter) {
   else query.where('fulfillmentStatus', status);
 }
 
-/** Newest first, keyset pages. `q` is an order number (with or without `#`) or part of the email. */
-export async function listOrders(ctx: AppContext, storeId: string, filters: { status?: OrderStatusFilter; q?: string }, page: PageRequest) {
+export interface OrderListFilters {
+  status?: OrderStatusFilter;
+  paymentStatus?: (typeof PAYMENT_STATUSES)[number];
+  fulfillmentStatus?: (typeof FULFILLMENT_STATUSES)[number];
+  q?: string;
+}
+
+/** Newest first, keyset pages; filters combine. `q` is an order number (with or without `#`) or part of the email. */
+export async function listOrders(ctx: AppContext, storeId: string, filters: OrderListFilters, page: PageRequest) {
   const query = ctx.db('orders').where({ storeId });
   if (filters.status) applyStatus(query, filters.status);
+  if (filters.paymentStatus) query.where('paymentStatus', filters.paymentStatus);
+  if (filters.fulfillmentStatus) query.where('fulfillmentStatus', filters.fulfillmentStatus);
   const q = filters.q?.trim();
   if (q) {
     const digits = q.replace(/^#/, '');

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError, conflict, uniqueViolation, unprocessable, validationFailed } from '../../errors.js';
 import { issueAccessToken } from '../access-tokens.js';
-import { hashPassword, hashToken, verifyPassword } from '../secrets.js';
+import { hashPassword, hashToken, maskEmail, verifyPassword } from '../secrets.js';
 import { findUserByEmail, membershipsOf, toUserDto, type UserRow } from '../users.js';
 import type { InviteRow } from './invites.js';
 
@@ -12,7 +12,29 @@ export interface AcceptInviteInput {
   password?: string;
 }
 
-const invalidToken = () => unprocessable('invalid_token', 'This invite link is invalid, used or expired', [{ path: 'token', message: 'token is invalid or expired' }]);
+export const invalidInviteToken = () => unprocessable('invalid_token', 'This invite link is invalid, used or expired', [{ path: 'token', message: 'token is invalid or expired' }]);
+
+/** The open invite a token names (not accepted, not revoked, not expired), if any. */
+export async function findOpenInvite(ctx: AppContext, token: string): Promise<InviteRow | undefined> {
+  return ctx.db('storeInvites')
+    .where({ tokenHash: hashToken(token) })
+    .whereNull('acceptedAt')
+    .whereNull('revokedAt')
+    .where('expiresAt', '>', ctx.db.fn.now())
+    .first();
+}
+
+/**
+ * What an invite link is for, for the page it opens: the store, the role, the address (masked: a
+ * link may be forwarded) and whether that address already has an account (then the token alone
+ * joins; the token proves the address). 422 invalid_token as accepting would answer.
+ */
+export async function describeInvite(ctx: AppContext, token: string) {
+  const invite = await findOpenInvite(ctx, token);
+  if (!invite) throw invalidInviteToken();
+  const [store, existing] = await Promise.all([ctx.db('stores').where({ id: invite.storeId }).first('name'), findUserByEmail(ctx.db, invite.email)]);
+  return { store: { name: String(store?.name ?? '') }, role: invite.role, email: maskEmail(invite.email), hasAccount: Boolean(existing) };
+}
 
 /**
  * Accepts an invite. The emailed token proves the address, as a reset link does: an existing
@@ -21,13 +43,8 @@ const invalidToken = () => unprocessable('invalid_token', 'This invite link is i
  */
 export async function acceptInvite(ctx: AppContext, input: AcceptInviteInput) {
   const tokenHash = hashToken(input.token);
-  const invite: InviteRow | undefined = await ctx.db('storeInvites')
-    .where({ tokenHash })
-    .whereNull('acceptedAt')
-    .whereNull('revokedAt')
-    .where('expiresAt', '>', ctx.db.fn.now())
-    .first();
-  if (!invite) throw invalidToken();
+  const invite = await findOpenInvite(ctx, input.token);
+  if (!invite) throw invalidInviteToken();
 
   const existing = await findUserByEmail(ctx.db, invite.email);
   let passwordHash: string | null = null;
@@ -50,7 +67,7 @@ export async function acceptInvite(ctx: AppContext, input: AcceptInviteInput) {
         .where('expiresAt', '>', trx.fn.now())
         .update({ acceptedAt: trx.fn.now(), updatedAt: trx.fn.now() })
         .returning('id');
-      if (!claimed.length) throw invalidToken();
+      if (!claimed.length) throw invalidInviteToken();
       let user: UserRow | undefined = existing;
       if (!user) {
         [user] = await trx('users')
