@@ -33,6 +33,8 @@ export class RecipientClaims {
   readonly token = randomUUID();
   private validUntil = 0;
   private lapsed = false;
+  /** A claim statement in flight: a renewal now might not see its rows, so it must not vouch for them. */
+  private claiming = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -55,36 +57,41 @@ export class RecipientClaims {
    */
   async claimChunk(storeId: string, exclude: string[], limit: number): Promise<ClaimedRecipient[]> {
     const asked = performance.now();
-    const result = await this.ctx.db.raw(
-      `with picked as (
-         select r2.customer_id from campaign_recipients r2
-          where r2.campaign_id = ? and r2.customer_id >= ? and (?::uuid is null or r2.customer_id < ?::uuid)
-            and r2.status = 'pending' and r2.customer_id <> all(?::uuid[])
-          order by r2.customer_id
-          limit ${Number(limit)}
-          for update skip locked
-       ), decided as (
-         select p.customer_id, cu.email, cu.first_name, cu.last_name,
-                case when cu.email_marketing is distinct from 'subscribed' or s.email is not null then 'skipped' else 'sending' end as next_status,
-                s.email is not null as is_suppressed,
-                case when cu.id is null then 'customer deleted'
-                     when cu.email_marketing <> 'subscribed' then 'unsubscribed since the snapshot'
-                     when s.email is not null then 'address suppressed' end as reason
-           from picked p
-           left join customers cu on cu.id = p.customer_id and cu.store_id = ?
-           left join marketing_suppressions s on s.store_id = ? and s.email = lower(cu.email)
-       )
-       update campaign_recipients r
-          set status = d.next_status, suppressed = d.is_suppressed, error = d.reason,
-              attempts = r.attempts + case when d.next_status = 'sending' then 1 else 0 end,
-              claim_token = ?, claimed_at = now(), claim_expires_at = now() + ? * interval '1 millisecond'
-         from decided d
-        where r.campaign_id = ? and r.customer_id = d.customer_id
-        returning r.customer_id, d.email, d.first_name, d.last_name, r.status`,
-      [...this.rangeBindings, exclude, storeId, storeId, this.token, this.timeoutMs, this.campaignId]
-    );
-    if (result.rows.length && !this.lapsed) this.validUntil = asked + this.timeoutMs;
-    return result.rows as ClaimedRecipient[];
+    this.claiming = true;
+    try {
+      const result = await this.ctx.db.raw(
+        `with picked as (
+           select r2.customer_id from campaign_recipients r2
+            where r2.campaign_id = ? and r2.customer_id >= ? and (?::uuid is null or r2.customer_id < ?::uuid)
+              and r2.status = 'pending' and r2.customer_id <> all(?::uuid[])
+            order by r2.customer_id
+            limit ${Number(limit)}
+            for update skip locked
+         ), decided as (
+           select p.customer_id, cu.email, cu.first_name, cu.last_name,
+                  case when cu.email_marketing is distinct from 'subscribed' or s.email is not null then 'skipped' else 'sending' end as next_status,
+                  s.email is not null as is_suppressed,
+                  case when cu.id is null then 'customer deleted'
+                       when cu.email_marketing <> 'subscribed' then 'unsubscribed since the snapshot'
+                       when s.email is not null then 'address suppressed' end as reason
+             from picked p
+             left join customers cu on cu.id = p.customer_id and cu.store_id = ?
+             left join marketing_suppressions s on s.store_id = ? and s.email = lower(cu.email)
+         )
+         update campaign_recipients r
+            set status = d.next_status, suppressed = d.is_suppressed, error = d.reason,
+                attempts = r.attempts + case when d.next_status = 'sending' then 1 else 0 end,
+                claim_token = ?, claimed_at = now(), claim_expires_at = now() + ? * interval '1 millisecond'
+           from decided d
+          where r.campaign_id = ? and r.customer_id = d.customer_id
+          returning r.customer_id, d.email, d.first_name, d.last_name, r.status`,
+        [...this.rangeBindings, exclude, storeId, storeId, this.token, this.timeoutMs, this.campaignId]
+      );
+      if (result.rows.length && !this.lapsed) this.validUntil = asked + this.timeoutMs;
+      return result.rows as ClaimedRecipient[];
+    } finally {
+      this.claiming = false;
+    }
   }
 
   /**
@@ -98,7 +105,7 @@ export class RecipientClaims {
 
   /** Extends this run's live claims; a claim already expired is not revived (another run may take it). */
   private async renew(): Promise<void> {
-    if (this.lapsed) return;
+    if (this.lapsed || this.claiming) return;
     const asked = performance.now();
     try {
       await this.ctx.db.raw(
