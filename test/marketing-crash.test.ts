@@ -42,7 +42,7 @@ function deliveries(smtp: SmtpCapture): Map<string, number> {
 }
 
 // A child process boots slowly on a busy machine, and a crashed worker's jobs are found after a few lock periods.
-t.setTimeout(240_000);
+t.setTimeout(300_000);
 
 const statusCount = async (app: TestApp, campaignId: string, status: string) =>
   Number((await app.ctx.db('campaignRecipients').where({ campaignId, status }).count('* as n').first())!.n);
@@ -72,7 +72,7 @@ t.test('a campaign worker killed (SIGKILL) mid-batch loses no one: after a resta
   t.teardown(() => {
     child.kill('SIGKILL');
   });
-  t.ok(await until(() => smtp.messages.length >= 60, 60_000), 'the child worker is sending');
+  t.ok(await until(() => smtp.messages.length >= 40, 120_000), 'the child worker is sending');
 
   // The server stops answering: what is in flight now is not accepted, and the child holds claims.
   smtp.hanging = true;
@@ -92,7 +92,7 @@ t.test('a campaign worker killed (SIGKILL) mid-batch loses no one: after a resta
   // A fresh worker: BullMQ finds the killed worker's batch jobs stalled and runs them again.
   const restarted = Date.now();
   await app.startWorkers(['campaigns']);
-  const done = await waitForCampaign(app, owner, campaignId, ['sent'], 60_000);
+  const done = await waitForCampaign(app, owner, campaignId, ['sent'], 120_000);
   t.comment(`resumed and finished in ${Date.now() - restarted} ms`);
   t.match(done, { recipients: 240, sent: 240, failed: 0, skipped: 0 });
   const got = deliveries(smtp);
