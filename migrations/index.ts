@@ -22,6 +22,7 @@ import * as campaignUnsubscribes from './20261123007000_campaign_unsubscribes.js
 import * as customerCountsByBackend from './20261123007100_customer_counts_by_backend.js';
 import * as paymentEventTrust from './20261125002000_payment_event_trust.js';
 import * as newsletterDoubleOptInDefault from './20261125005000_newsletter_double_opt_in_default.js';
+import * as campaignRecipientClaims from './20261125004000_campaign_recipient_claims.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -50,5 +51,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123007000_campaign_unsubscribes', module: campaignUnsubscribes },
   { name: '20261123007100_customer_counts_by_backend', module: customerCountsByBackend },
   { name: '20261125002000_payment_event_trust', module: paymentEventTrust },
-  { name: '20261125005000_newsletter_double_opt_in_default', module: newsletterDoubleOptInDefault }
+  { name: '20261125005000_newsletter_double_opt_in_default', module: newsletterDoubleOptInDefault },
+  { name: '20261125004000_campaign_recipient_claims', module: campaignRecipientClaims }
 ];

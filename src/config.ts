@@ -43,8 +43,14 @@ export interface Config {
   outboxPollMs: number;
   /** Carts, checkout sessions and Stripe Connect. */
   checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
-  /** Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP connections per pool. */
-  marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number };
+  /**
+   * Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP
+   * connections per pool, and how long a batch run's claim on its recipients lasts unless renewed
+   * (a crashed worker's recipients are sent again once it lapses).
+   */
+  marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number; claimTimeoutMs: number };
+  /** BullMQ lock on an active job (renewed at half of it) and stalled-check interval: a crashed worker's jobs run again after one to two of these. */
+  jobLockMs: number;
   rateLimits: {
     authPerIpPerMinute: number;
     /** Per email and client address pair: a stranger guessing cannot lock the owner out elsewhere. */
@@ -152,8 +158,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendRateCap: Math.max(1, int(env.MARKETING_SEND_RATE_CAP, 2_000)),
       defaultSendRate: Math.max(1, int(env.MARKETING_DEFAULT_SEND_RATE, 100)),
       batchSize: Math.max(1, int(env.MARKETING_BATCH_SIZE, 250)),
-      smtpConnections: Math.max(1, int(env.MARKETING_SMTP_CONNECTIONS, 8))
+      smtpConnections: Math.max(1, int(env.MARKETING_SMTP_CONNECTIONS, 8)),
+      claimTimeoutMs: Math.max(500, int(env.MARKETING_CLAIM_TIMEOUT_MS, 60_000))
     },
+    jobLockMs: Math.max(1_000, int(env.JOB_LOCK_MS, 30_000)),
     trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
     allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),

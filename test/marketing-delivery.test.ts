@@ -158,7 +158,7 @@ t.test('a recipient claimed and waiting for its send slot when the campaign is c
   t.same(byStatus.map((c) => [c.status, Number(c.n)]), [['cancelled', 4], ['sent', 1]], 'none left sending');
 });
 
-t.test('recipients left in `sending` by a worker that died are failed on resume, never sent twice', async (t) => {
+t.test('recipients left in `sending` without a claim expiry (claimed before claims expired) are failed on resume, never sent twice', async (t) => {
   const smtp = await new CampaignSmtp().start();
   t.teardown(async () => {
     closeCampaignTransports();

@@ -71,7 +71,14 @@ function startQueueWorker(ctx: AppContext, queue: QueueName, processors: JobProc
         throw error;
       }
     },
-    { connection: bullmqConnection(ctx.config.redisUrl), prefix: ctx.config.redisPrefix, concurrency: concurrencyOf(processors), autorun: true }
+    {
+      connection: bullmqConnection(ctx.config.redisUrl),
+      prefix: ctx.config.redisPrefix,
+      concurrency: concurrencyOf(processors),
+      lockDuration: ctx.config.jobLockMs,
+      stalledInterval: ctx.config.jobLockMs,
+      autorun: true
+    }
   );
   // Failures BullMQ decides itself (stalled more than allowed) never reach the processor: the job
   // run's row learns of them here, so no row stays `active` for ever.

@@ -16,6 +16,13 @@ export class SmtpCapture {
   readonly rejectRecipients = new Set<string>();
   /** Sessions opened so far (a message may still be on its way). */
   connections = 0;
+  /**
+   * While true, a message's DATA is never answered: it is neither accepted nor kept, like a server
+   * hanging before its 250 (the sender cannot know the message went anywhere).
+   */
+  hanging = false;
+  /** Messages left unanswered while hanging. */
+  unanswered = 0;
   private server: SMTPServer;
   private waiters: Array<() => void> = [];
   port = 0;
@@ -49,6 +56,10 @@ export class SmtpCapture {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', async () => {
+          if (this.hanging) {
+            this.unanswered += 1;
+            return;
+          }
           // A slow server, for tests that need a request to stay in flight for a while.
           if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
           const raw = Buffer.concat(chunks).toString('utf8');

@@ -8,6 +8,7 @@ import { campaignSender, type CampaignSender } from '../email/settings.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';
+import { recordSent, RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -15,14 +16,6 @@ import { buildCampaignMessage } from './mime.js';
  * within that time, and at most 50.
  */
 const chunkSize = (rate: number) => Math.max(1, Math.min(50, Math.round(rate / 4)));
-
-interface ClaimedRecipient {
-  customerId: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  status: 'sending' | 'skipped';
-}
 
 /** SMTP tries per recipient for temporary failures (the batch job has more attempts than this). */
 const RECIPIENT_MAX_ATTEMPTS = 5;
@@ -40,11 +33,15 @@ interface BatchState {
   clickKey: Buffer;
 }
 
+type BatchCampaign = BatchState['campaign'] & { subject: string; html: string; text: string };
+
 /**
  * A batch job: claims chunks of its recipients, skips those who unsubscribed or got suppressed
  * since the snapshot, renders (templates compiled once per batch) and sends over the pooled
- * transport at the store's shared rate, and records each outcome before taking the next chunk. A
- * recipient left in `sending` by a killed worker is never sent again: it is marked failed.
+ * transport at the store's shared rate, recording each accepted message at once and the other
+ * outcomes before taking the next chunk. Recipients another run of this batch left claimed are
+ * waited for: a live run finishes them; a dead run's claims expire and go back to pending (see
+ * recipient-claims), so the batch is done only when none is left in flight.
  */
 export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean; signal?: AbortSignal } = {}) {
   const campaign = await ctx
@@ -53,19 +50,63 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'batchesTotal');
   if (!campaign || !campaign.batchesTotal) return { sent: 0, stopped: campaign?.status ?? 'missing' };
   const range = batchRange(batch, campaign.batchesTotal);
-  const inBatch = () => {
-    const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', range[0]);
-    return range[1] ? query.where('customerId', '<', range[1]) : query;
-  };
+  const claims = new RecipientClaims(ctx, campaignId, range);
+  try {
+    return await runBatch(ctx, campaign, batch, range, claims, opts);
+  } finally {
+    claims.stop();
+  }
+}
 
-  // Also when the campaign was cancelled meanwhile: no recipient stays `sending` for good.
-  await inBatch()
-    .where({ status: 'sending' })
-    .update({ status: 'failed', error: 'interrupted while sending; not retried so nobody gets it twice' });
-  if (campaign.status !== 'sending') return { sent: 0, stopped: campaign.status };
+async function runBatch(
+  ctx: AppContext,
+  campaign: BatchCampaign,
+  batch: number,
+  range: [string, string | null],
+  claims: RecipientClaims,
+  opts: { finalAttempt?: boolean; signal?: AbortSignal }
+) {
+  let state: BatchState | null = null;
+  const deferred: string[] = [];
+  let sent = 0;
+  for (;;) {
+    const status = (await ctx.db('campaigns').where({ id: campaign.id }).first('status'))?.status;
+    const sending = status === 'sending';
+    // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
+    if (opts.signal?.aborted && !opts.finalAttempt) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
+    if (sending) {
+      state ??= await batchState(ctx, campaign);
+      const claimed = await claims.claimChunk(campaign.storeId, deferred, chunkSize(state.rate));
+      if (claimed.length) {
+        const outcome = await sendChunk(state, claims, claimed.filter((r) => r.status === 'sending'));
+        sent += outcome.sent;
+        deferred.push(...outcome.deferred);
+        if (outcome.claimLapsed) throw new TransientBatchError('the claim on its recipients could not be renewed in time; the rest are sent on another attempt');
+        continue;
+      }
+    }
+    // Nothing left to claim, or the campaign stopped: settle what other runs of this batch hold.
+    const left = await claims.settleAbandoned(sending ? 'pending' : 'cancelled');
+    if (left.settled) continue;
+    if (left.nextExpiryMs === null) {
+      if (!sending) return { sent, stopped: status };
+      break;
+    }
+    await sleep(Math.min(left.nextExpiryMs + 10, 1_000));
+  }
+  if (deferred.length) {
+    if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
+    const [from, to] = range;
+    const query = ctx.db('campaignRecipients').where({ campaignId: campaign.id, status: 'pending' }).where('customerId', '>=', from);
+    await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed' });
+  }
+  await completeBatch(ctx, campaign.id, batch);
+  return { sent };
+}
 
+async function batchState(ctx: AppContext, campaign: BatchCampaign): Promise<BatchState> {
   const store = await ctx.db('stores').where({ id: campaign.storeId }).first('name');
-  const state: BatchState = {
+  return {
     ctx,
     campaign,
     storeName: store?.name ?? '',
@@ -74,26 +115,6 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     rate: await storeSendRate(ctx, campaign.storeId),
     clickKey: clickSigningKey(ctx)
   };
-
-  const deferred: string[] = [];
-  let sent = 0;
-  for (;;) {
-    const status = await ctx.db('campaigns').where({ id: campaignId }).first('status');
-    if (status?.status !== 'sending') return { sent, stopped: status?.status };
-    // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
-    if (opts.signal?.aborted && !opts.finalAttempt) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
-    const claimed = await claimChunk(ctx, campaign.storeId, campaignId, range, deferred, chunkSize(state.rate));
-    if (!claimed.length) break;
-    const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
-    sent += outcome.sent;
-    deferred.push(...outcome.deferred);
-  }
-  if (deferred.length) {
-    if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
-    await inBatch().where({ status: 'pending' }).update({ status: 'failed' });
-  }
-  await completeBatch(ctx, campaignId, batch);
-  return { sent };
 }
 
 /**
@@ -107,38 +128,6 @@ export async function abandonBatch(ctx: AppContext, campaignId: string, batch: n
   const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);
   await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed', error: `batch gave up: ${reason}`.slice(0, 1000) });
   await completeBatch(ctx, campaignId, batch);
-}
-
-/** Takes the next chunk: `sending` when still subscribed and not suppressed, `skipped` otherwise. */
-async function claimChunk(ctx: AppContext, storeId: string, campaignId: string, range: [string, string | null], exclude: string[], limit: number): Promise<ClaimedRecipient[]> {
-  const result = await ctx.db.raw(
-    `with picked as (
-       select r2.customer_id from campaign_recipients r2
-        where r2.campaign_id = ? and r2.customer_id >= ? and (?::uuid is null or r2.customer_id < ?::uuid)
-          and r2.status = 'pending' and r2.customer_id <> all(?::uuid[])
-        order by r2.customer_id
-        limit ${limit}
-        for update skip locked
-     ), decided as (
-       select p.customer_id, cu.email, cu.first_name, cu.last_name,
-              case when cu.email_marketing is distinct from 'subscribed' or s.email is not null then 'skipped' else 'sending' end as next_status,
-              s.email is not null as is_suppressed,
-              case when cu.id is null then 'customer deleted'
-                   when cu.email_marketing <> 'subscribed' then 'unsubscribed since the snapshot'
-                   when s.email is not null then 'address suppressed' end as reason
-         from picked p
-         left join customers cu on cu.id = p.customer_id and cu.store_id = ?
-         left join marketing_suppressions s on s.store_id = ? and s.email = lower(cu.email)
-     )
-     update campaign_recipients r
-        set status = d.next_status, suppressed = d.is_suppressed, error = d.reason,
-            attempts = r.attempts + case when d.next_status = 'sending' then 1 else 0 end
-       from decided d
-      where r.campaign_id = ? and r.customer_id = d.customer_id
-      returning r.customer_id, d.email, d.first_name, d.last_name, r.status`,
-    [campaignId, range[0], range[1], range[1], exclude, storeId, storeId, campaignId]
-  );
-  return result.rows as ClaimedRecipient[];
 }
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
@@ -165,11 +154,16 @@ function renderFor(state: BatchState, recipient: ClaimedRecipient) {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 interface Outcomes {
+  /** Accepted by the SMTP server (each recorded right then). */
   sent: string[];
+  /** Accepted, but the immediate record failed: written again with the chunk. */
+  unrecorded: string[];
   failed: Array<{ id: string; email: string; error: string; permanent: boolean }>;
   deferred: Array<{ id: string; error: string }>;
   /** Claimed, but the campaign stopped (cancelled) before their turn. */
   unsent: string[];
+  /** Claimed, but this run's claim could not be renewed before their turn: given back to pending. */
+  released: string[];
 }
 
 /** Paced sends wake at most this often; each wake re-reads the campaign's status once. */
@@ -181,35 +175,43 @@ const stillSending = async (ctx: AppContext, campaignId: string) =>
 /**
  * Sends a claimed chunk at its reserved slots. After every wait the campaign's status is read
  * again, so a cancel answered during the wait stops what has not gone out yet (those end
- * `cancelled`); messages due together share that read.
+ * `cancelled`); messages due together share that read. A send starts only while this run's claim
+ * holds (see recipient-claims).
  */
-async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
+async function sendChunk(state: BatchState, claims: RecipientClaims, recipients: ClaimedRecipient[]) {
   const { ctx, campaign } = state;
-  const outcomes: Outcomes = { sent: [], failed: [], deferred: [], unsent: [] };
+  const outcomes: Outcomes = { sent: [], unrecorded: [], failed: [], deferred: [], unsent: [], released: [] };
   if (recipients.length) {
     const slots = await reserveSendSlots(ctx, campaign.storeId, recipients.length, state.rate);
     const sends: Array<Promise<void>> = [];
     let next = 0;
     let lastWake = -Infinity;
+    let stopped = false;
     while (next < recipients.length) {
       const due = Math.max(slots[next]!, lastWake + MIN_WAKE_MS);
       if (due > Date.now()) {
         await sleep(due - Date.now());
         lastWake = Date.now();
-        if (!(await stillSending(ctx, campaign.id))) break;
+        if (!(await stillSending(ctx, campaign.id))) {
+          stopped = true;
+          break;
+        }
       }
+      if (!claims.canStartSend()) break;
       const now = Date.now();
       while (next < recipients.length && slots[next]! <= now) sends.push(sendOne(state, recipients[next++]!, outcomes));
     }
     await Promise.all(sends);
-    outcomes.unsent.push(...recipients.slice(next).map((r) => r.customerId));
+    const rest = recipients.slice(next).map((r) => r.customerId);
+    if (stopped) outcomes.unsent.push(...rest);
+    else outcomes.released.push(...rest);
   }
-  await recordOutcomes(ctx, campaign, outcomes);
-  return { sent: outcomes.sent.length, deferred: outcomes.deferred.map((d) => d.id) };
+  await recordOutcomes(ctx, campaign, claims, outcomes);
+  return { sent: outcomes.sent.length, deferred: outcomes.deferred.map((d) => d.id), claimLapsed: outcomes.released.length > 0 };
 }
 
 async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes: Outcomes) {
-  const { campaign, sender } = state;
+  const { ctx, campaign, sender } = state;
   let message;
   try {
     message = renderFor(state, recipient);
@@ -231,27 +233,38 @@ async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes:
     });
     const info = await sender.transporter.sendMail({ envelope, raw });
     if (sender.persist && Buffer.isBuffer(info.message)) await sender.persist(messageId.slice(1, -1), info.message);
-    outcomes.sent.push(recipient.customerId);
   } catch (error) {
     const kind = classifySmtpError(error);
     const text = String((error as Error).message ?? error).slice(0, 1000);
     if (kind === 'transient') outcomes.deferred.push({ id: recipient.customerId, error: text });
     else outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: text, permanent: kind === 'permanent' });
+    return;
+  }
+  // Accepted: recorded before this send counts as done, so a crash from here on never sends it again.
+  outcomes.sent.push(recipient.customerId);
+  try {
+    await recordSent(ctx, campaign.id, [recipient.customerId]);
+  } catch {
+    outcomes.unrecorded.push(recipient.customerId);
   }
 }
 
-/** One statement per outcome kind; a permanent failure also suppresses the address for this store. */
-async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: string }, outcomes: Outcomes) {
-  const { sent: sentIds, failed, deferred, unsent } = outcomes;
+/**
+ * One statement per outcome kind. Apart from `sent` (true whoever holds the row now), each applies
+ * only while the row is still this run's claim. A permanent failure also suppresses the address.
+ */
+async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: string }, claims: RecipientClaims, outcomes: Outcomes) {
+  const { unrecorded, failed, deferred, unsent, released } = outcomes;
+  // Still this run's claim (not settled by another run since).
+  const mine = `status = 'sending' and claim_token = ?`;
+  if (unrecorded.length) await recordSent(ctx, campaign.id, unrecorded);
   await ctx.db.transaction(async (trx) => {
-    if (sentIds.length) {
-      await trx.raw(`update campaign_recipients set status = 'sent', sent_at = now(), error = null where campaign_id = ? and customer_id = any(?::uuid[])`, [campaign.id, sentIds]);
-    }
     if (failed.length) {
       await trx.raw(
         `update campaign_recipients r set status = 'failed', error = f.error, suppressed = f.permanent
-           from jsonb_to_recordset(?::jsonb) as f(id uuid, error text, permanent boolean) where r.campaign_id = ? and r.customer_id = f.id`,
-        [JSON.stringify(failed), campaign.id]
+           from jsonb_to_recordset(?::jsonb) as f(id uuid, error text, permanent boolean)
+          where r.campaign_id = ? and r.customer_id = f.id and r.${mine}`,
+        [JSON.stringify(failed), campaign.id, claims.token]
       );
       const permanent = failed.filter((f) => f.permanent);
       if (permanent.length) {
@@ -266,17 +279,19 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
     if (unsent.length) {
       await trx.raw(
         `update campaign_recipients set status = 'cancelled', error = 'campaign stopped before this recipient''s turn'
-          where campaign_id = ? and customer_id = any(?::uuid[]) and status = 'sending'`,
-        [campaign.id, unsent]
+          where campaign_id = ? and customer_id = any(?::uuid[]) and ${mine}`,
+        [campaign.id, unsent, claims.token]
       );
     }
     if (deferred.length) {
       await trx.raw(
         `update campaign_recipients r
             set status = case when r.attempts >= ${RECIPIENT_MAX_ATTEMPTS} then 'failed' else 'pending' end, error = d.error
-           from jsonb_to_recordset(?::jsonb) as d(id uuid, error text) where r.campaign_id = ? and r.customer_id = d.id`,
-        [JSON.stringify(deferred), campaign.id]
+           from jsonb_to_recordset(?::jsonb) as d(id uuid, error text)
+          where r.campaign_id = ? and r.customer_id = d.id and r.${mine}`,
+        [JSON.stringify(deferred), campaign.id, claims.token]
       );
     }
   });
+  await claims.release(released);
 }
