@@ -51,6 +51,12 @@ export interface ModuleContribution {
   locksStoreCurrency?(db: Knex | Knex.Transaction, storeId: string): Promise<boolean>;
   /** Of these variant ids, the ones something still points at (ordered): archive them, never delete. */
   variantsInUse?(db: Knex | Knex.Transaction, storeId: string, variantIds: string[]): Promise<string[]>;
+  /**
+   * A stock count's view of the units a module holds for a variant (open checkouts), the variant
+   * row locked by the caller: locks the holds and, when `keepAtMost` is given, keeps no more held
+   * than that. The units held before and after.
+   */
+  lockStockHolds?(trx: Knex.Transaction, storeId: string, variantId: string, keepAtMost: number | null): Promise<{ before: number; after: number }>;
   /** A customer's latest orders for `GET /admin/customers/{id}`. */
   customerRecentOrders?(ctx: AppContext, storeId: string, customerId: string): Promise<unknown[]>;
   /** A store's own email templates by key (marketing), as overrides and extra keys for transactional mail. */

@@ -40,6 +40,18 @@ export async function variantsInUse(db: Knex | Knex.Transaction, storeId: string
   return new Set(answers.flat());
 }
 
+/** Units of a variant held elsewhere (open checkouts), locked for a stock count; see ModuleContribution.lockStockHolds. */
+export async function lockStockHolds(trx: Knex.Transaction, storeId: string, variantId: string, keepAtMost: number | null): Promise<{ before: number; after: number }> {
+  const held = { before: 0, after: 0 };
+  for (const module of MODULES) {
+    if (!module.lockStockHolds) continue;
+    const part = await module.lockStockHolds(trx, storeId, variantId, keepAtMost === null ? null : keepAtMost - held.after);
+    held.before += part.before;
+    held.after += part.after;
+  }
+  return held;
+}
+
 export async function customerRecentOrders(ctx: AppContext, storeId: string, customerId: string): Promise<unknown[]> {
   const answers = await Promise.all(MODULES.filter((m) => m.customerRecentOrders).map((m) => m.customerRecentOrders!(ctx, storeId, customerId)));
   return answers.flat();

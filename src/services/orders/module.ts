@@ -1,3 +1,4 @@
+import { lockStockHolds } from '../checkout/stock-holds.js';
 import { purchaseConditions } from './purchase-conditions.js';
 import type { ModuleContribution } from '../modules/contribution.js';
 import { toOrderSummaryDto, type OrderRow } from './dto.js';
@@ -40,6 +41,7 @@ export const ordersModule: ModuleContribution = {
     );
     return result.rows.map((row: { variantId: string }) => row.variantId);
   },
+  lockStockHolds,
   customerRecentOrders: (ctx, storeId, customerId) => recentOrdersOfCustomer(ctx, storeId, customerId),
   purchaseConditions
 };
