@@ -82,7 +82,9 @@ export async function adjustInventory(db: Db, storeId: string, variantId: string
  * older figure. A count below what checkouts hold shortens the newest holds of a `deny` variant
  * (its stock never goes below zero; lockStockHolds); a `continue` variant goes below zero instead.
  * The variant row is locked in its own statement first (the lock order of every stock move:
- * variant, then holds), so the holds read next are the committed ones. The ledger records the
+ * variant, then holds), so the holds read next are the committed ones; the lock is the one an
+ * UPDATE takes (FOR NO KEY UPDATE), so a confirm holding a hold can still insert order items
+ * that reference the variant (their foreign key check only shares the key) and finish. The ledger records the
  * change of inventory_quantity whenever the count differs from what was on hand. `policy` sets
  * the policy in the same write (a product update changing both).
  */
@@ -94,7 +96,7 @@ export async function setInventory(
   change: InventoryChange & { policy?: InventoryPolicy } = {}
 ): Promise<InventoryResult> {
   return inTransaction(db, async (trx) => {
-    const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt').forUpdate();
+    const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt').forNoKeyUpdate();
     if (change.productId) query.where({ productId: change.productId });
     const locked = (await query.first('id', 'inventoryQuantity', 'inventoryPolicy')) as Pick<VariantRow, 'id' | 'inventoryQuantity' | 'inventoryPolicy'> | undefined;
     if (!locked) return explainMiss(trx, storeId, variantId, change);

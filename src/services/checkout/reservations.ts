@@ -96,7 +96,7 @@ export async function releaseSession(trx: Sql, session: { id: string; storeId: s
   await trx.raw(
     `select id from product_variants
       where id in (select variant_id from stock_reservations where session_id = ? and state = 'held') and store_id = ?
-      order by id for update`,
+      order by id for no key update`,
     [session.id, session.storeId]
   );
   const held = (await trx('stockReservations')

@@ -64,7 +64,7 @@ export async function cancelOverdueOrder(ctx: AppContext, storeId: string, order
     const units = new Map<string, number>();
     for (const item of items) if (item.variantId) units.set(item.variantId, (units.get(item.variantId) ?? 0) + item.quantity);
     const variantIds = [...units.keys()].sort();
-    if (variantIds.length) await trx.raw('select id from product_variants where id = any(?::uuid[]) and store_id = ? order by id for update', [variantIds, storeId]);
+    if (variantIds.length) await trx.raw('select id from product_variants where id = any(?::uuid[]) and store_id = ? order by id for no key update', [variantIds, storeId]);
 
     const cancelled = await trx.raw(
       `update orders o set status = 'cancelled', payment_status = 'failed', updated_at = now() from stores s
