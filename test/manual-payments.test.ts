@@ -178,3 +178,29 @@ t.test('unpaid manual orders past the deadline are cancelled once: stock back, o
   const second = await smtp.waitFor((m) => m.envelopeTo.includes('recent@example.com') && /cancelled/.test(m.parsed.subject ?? ''));
   t.match(second.parsed.text, /within 5 days/);
 });
+
+t.test('a payment recorded while the schedule cancels: each order ends paid or cancelled, never both, and the stock agrees', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Stool', [{ price: 1500, stock: 30 }]);
+  const variantId = product.variants[0]!.id;
+  const orders = [];
+  for (let i = 0; i < 5; i += 1) orders.push(await placeOrder(app, owner, variantId, 2, `race${i}@example.com`, 9));
+  t.equal(await stockOf(app, variantId), 20);
+
+  const [, ...payments] = await Promise.all([runCancelJob(app), ...orders.map((o) => app.request({ method: 'POST', url: `/admin/orders/${o.id}/mark-paid`, ...admin(owner) }))]);
+  let paidUnits = 0;
+  for (const [i, order] of orders.entries()) {
+    const row = await app.ctx.db('orders').where({ id: order.id }).first('status', 'paymentStatus');
+    if (payments[i]!.status === 200) {
+      t.match(row, { status: 'open', paymentStatus: 'paid' }, `order ${i} paid`);
+      paidUnits += 2;
+    } else {
+      t.equal(payments[i]!.status, 409, `order ${i}: the payment came too late`);
+      t.match(row, { status: 'cancelled', paymentStatus: 'failed' });
+    }
+  }
+  t.equal(await stockOf(app, variantId), 30 - paidUnits, 'the units of every cancelled order, and only those, are back');
+  t.equal((await app.ctx.db('emailLog').where({ templateKey: 'order_cancelled' })).length, orders.length - paidUnits / 2);
+});
