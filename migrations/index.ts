@@ -23,6 +23,8 @@ import * as customerCountsByBackend from './20261123007100_customer_counts_by_ba
 import * as paymentEventTrust from './20261125002000_payment_event_trust.js';
 import * as newsletterDoubleOptInDefault from './20261125005000_newsletter_double_opt_in_default.js';
 import * as campaignRecipientClaims from './20261125004000_campaign_recipient_claims.js';
+import * as stockCountHolds from './20261125003000_stock_count_holds.js';
+import * as manualPayments from './20261125003100_manual_payments.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -52,5 +54,7 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123007100_customer_counts_by_backend', module: customerCountsByBackend },
   { name: '20261125002000_payment_event_trust', module: paymentEventTrust },
   { name: '20261125005000_newsletter_double_opt_in_default', module: newsletterDoubleOptInDefault },
-  { name: '20261125004000_campaign_recipient_claims', module: campaignRecipientClaims }
+  { name: '20261125004000_campaign_recipient_claims', module: campaignRecipientClaims },
+  { name: '20261125003000_stock_count_holds', module: stockCountHolds },
+  { name: '20261125003100_manual_payments', module: manualPayments }
 ];
