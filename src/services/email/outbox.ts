@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
-import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
+import { isBackendDown, notFound, serviceUnavailable, unprocessable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob } from '../../jobs/send-email.js';
 import { jobInsert } from '../outbox/enqueue.js';
 import { runStatements } from '../../db/statement.js';
 import { encryptSecret } from '../secrets.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
-import { templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
+import { isTemplateFailure, templateFor, type DeliveryResult, type SendEmailPayload } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
 import { assertEmailSecretsReadable } from './settings.js';
 
@@ -96,6 +96,7 @@ async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<D
     return await outcome.result;
   } catch (error) {
     const message = (error as Error).message;
+    if (isTemplateFailure(message)) throw unprocessable('template_invalid', message, [{ path: 'templateKey', message }]);
     throw upstreamFailed(`The email could not be sent: ${message}`, [{ path: 'smtp', message }]);
   }
 }

@@ -2,12 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
 import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/unsubscribe.js';
 import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
-import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
+import { compileContent, renderCompiledSync, type CompiledContent } from '../liquid/email-content.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from './transports.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';
+import { TemplateProblem } from '../liquid/sandboxed-engine.js';
+import { failCampaignContent } from './content-failure.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -38,6 +40,8 @@ interface BatchState {
   sender: CampaignSender;
   rate: number;
   clickKey: Buffer;
+  /** Set when the content went over a sandbox limit: nobody else in the batch is rendered. */
+  contentFailure: string | null;
 }
 
 /**
@@ -64,12 +68,20 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     .update({ status: 'failed', error: 'interrupted while sending; not retried so nobody gets it twice' });
   if (campaign.status !== 'sending') return { sent: 0, stopped: campaign.status };
 
+  let compiled: CompiledContent;
+  try {
+    compiled = compileContent(campaign);
+  } catch (error) {
+    await failCampaignContent(ctx, campaignId, `content cannot be rendered: ${(error as Error).message}`);
+    return { sent: 0, stopped: 'failed' };
+  }
   const store = await ctx.db('stores').where({ id: campaign.storeId }).first('name');
   const state: BatchState = {
     ctx,
     campaign,
     storeName: store?.name ?? '',
-    compiled: compileContent(campaign),
+    compiled,
+    contentFailure: null,
     sender: await campaignSender(ctx, campaign.storeId),
     rate: await storeSendRate(ctx, campaign.storeId),
     clickKey: clickSigningKey(ctx)
@@ -87,6 +99,10 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     const outcome = await sendChunk(state, claimed.filter((r) => r.status === 'sending'));
     sent += outcome.sent;
     deferred.push(...outcome.deferred);
+    if (state.contentFailure) {
+      await failCampaignContent(ctx, campaignId, state.contentFailure);
+      return { sent, stopped: 'failed' };
+    }
   }
   if (deferred.length) {
     if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
@@ -210,10 +226,16 @@ async function sendChunk(state: BatchState, recipients: ClaimedRecipient[]) {
 
 async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes: Outcomes) {
   const { campaign, sender } = state;
+  const contentFailed = (reason: string) => outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: reason, permanent: false });
+  if (state.contentFailure) return void contentFailed(state.contentFailure);
   let message;
   try {
     message = renderFor(state, recipient);
   } catch (error) {
+    if (error instanceof TemplateProblem) {
+      state.contentFailure = `content cannot be rendered: ${error.message}`;
+      return void contentFailed(state.contentFailure);
+    }
     outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
     return;
   }
