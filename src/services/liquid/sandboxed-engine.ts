@@ -8,7 +8,7 @@ import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type F
 export const TEMPLATE_LIMITS = {
   /** Characters of one field (subject, html or text) that one parse reads. */
   parseChars: 256 * 1024,
-  /** Wall time of one render of one field. */
+  /** CPU time of one render of one field. */
   renderMs: 250,
   /** UTF-8 bytes one render of one field may write. */
   outputBytes: 512 * 1024,
@@ -35,7 +35,7 @@ export type TemplateLimit = 'parse' | 'time' | 'output' | 'allocations';
 
 const LIMIT_MESSAGES: Record<TemplateLimit, string> = {
   parse: `the template is longer than ${TEMPLATE_LIMITS.parseChars} characters`,
-  time: `rendering took longer than ${TEMPLATE_LIMITS.renderMs} ms`,
+  time: `rendering took more than ${TEMPLATE_LIMITS.renderMs} ms of CPU time`,
   output: `the output is larger than ${TEMPLATE_LIMITS.outputBytes / 1024} KiB`,
   allocations: `a loop, range, filter or capture is too large (over ${TEMPLATE_LIMITS.allocations} items or characters)`
 };
@@ -119,6 +119,32 @@ class BoundedOutput implements Emitter {
   }
 }
 
+/**
+ * liquidjs checks its render limit before every node, against wall time. A render is synchronous,
+ * so its cost is the process's CPU time: once the wall time passes the limit, the CPU time decides
+ * (read again every CPU_RECHECK_MS), so a busy host (the process waiting for a core) never fails a
+ * cheap template while an expensive one stops as soon. Reading CPU time is a system call, too
+ * costly before every node.
+ */
+class CpuTimeLimit {
+  private readonly cpuStart = process.cpuUsage();
+  private nextCpuRead = performance.now() + TEMPLATE_LIMITS.renderMs;
+
+  /** `now` is liquidjs's performance.now() at the check. */
+  check(now: number): void {
+    if (now < this.nextCpuRead) return;
+    const used = process.cpuUsage(this.cpuStart);
+    if ((used.user + used.system) / 1000 > TEMPLATE_LIMITS.renderMs) throw new TemplateLimitError('time');
+    this.nextCpuRead = now + CPU_RECHECK_MS;
+  }
+
+  use(): void {}
+}
+
+const CPU_RECHECK_MS = 10;
+
+type EngineLimiter = NonNullable<ConstructorParameters<typeof Context>[3]>['renderLimit'];
+
 /** `capture` writes into a buffer of liquidjs's own: charge what it captured to the allocation budget. */
 class ChargedCapture extends CaptureTag {
   override *render(ctx: Context): Generator<unknown, void, string> {
@@ -175,7 +201,6 @@ export function createSandboxedLiquid(options: { escapeHtml: boolean }): Sandbox
     layouts: [],
     relativeReference: false,
     parseLimit: TEMPLATE_LIMITS.parseChars,
-    renderLimit: TEMPLATE_LIMITS.renderMs,
     memoryLimit: TEMPLATE_LIMITS.allocations
   });
   for (const tag of REFUSED_TAGS) {
@@ -197,8 +222,8 @@ export function createSandboxedLiquid(options: { escapeHtml: boolean }): Sandbox
       }
     },
     render(templates, data) {
-      // A context made here, so the render's time limit starts now; the output goes through our emitter.
-      const ctx = new Context(data, engine.options, { sync: true }, { liquid: engine });
+      // A context of our own: the time limit counts CPU time from now, the output goes through our emitter.
+      const ctx = new Context(data, engine.options, { sync: true }, { liquid: engine, renderLimit: new CpuTimeLimit() as unknown as EngineLimiter });
       const output = new BoundedOutput();
       try {
         toValueSync(engine.renderer.renderTemplates(templates, ctx, output));
