@@ -57,8 +57,9 @@ export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): 
   if (!content) {
     const template = payload.templateKey ? await templateFor(ctx, payload.storeId, payload.templateKey) : null;
     if (!template) throw new AppError(422, 'validation_failed', `Unknown template ${payload.templateKey}`);
+    const data = templateData(ctx, payload);
     try {
-      content = renderTemplate(template, templateData(ctx, payload));
+      content = renderTemplate(template, data);
     } catch (error) {
       // The template's fault (syntax, a refused tag, a limit): the same on every retry, so this email fails now.
       const reason = templateFailure(payload.templateKey!, (error as Error).message);

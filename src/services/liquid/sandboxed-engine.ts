@@ -21,7 +21,7 @@ export const TEMPLATE_LIMITS = {
 } as const;
 
 /** Tags that read other templates from a file system: store templates may not name any file. */
-export const REFUSED_TAGS = ['include', 'render', 'layout'] as const;
+const REFUSED_TAGS = ['include', 'render', 'layout'] as const;
 
 /** A template names a tag store templates may not use. */
 export class RefusedTagError extends Error {
@@ -51,7 +51,6 @@ export class TemplateLimitError extends Error {
 /** The messages of liquidjs's own Limiter ("<resource> limit exceeded"). */
 const ENGINE_LIMITS: Array<[RegExp, TemplateLimit]> = [
   [/parse length limit exceeded/, 'parse'],
-  [/template render limit exceeded/, 'time'],
   [/memory alloc limit exceeded/, 'allocations']
 ];
 
@@ -85,10 +84,10 @@ const NO_FILES: FS = {
   exists: async () => false,
   existsSync: () => false,
   readFile: async () => {
-    throw new RefusedTagError('include');
+    throw new Error('store templates cannot read files');
   },
   readFileSync: () => {
-    throw new RefusedTagError('include');
+    throw new Error('store templates cannot read files');
   },
   resolve: (_dir, file) => file,
   contains: async () => false,
@@ -119,6 +118,8 @@ class BoundedOutput implements Emitter {
   }
 }
 
+const CPU_RECHECK_MS = 10;
+
 /**
  * liquidjs checks its render limit before every node, against wall time. A render is synchronous,
  * so its cost is the process's CPU time: once the wall time passes the limit, the CPU time decides
@@ -140,8 +141,6 @@ class CpuTimeLimit {
 
   use(): void {}
 }
-
-const CPU_RECHECK_MS = 10;
 
 type EngineLimiter = NonNullable<ConstructorParameters<typeof Context>[3]>['renderLimit'];
 
