@@ -38,7 +38,7 @@ export const createTemplateRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/marketing/templates',
   options: {
-    description: 'Create a Liquid email template { key?, name, subject, html, text }: 201 { template }; a syntax error is a 422 naming the field and line; a taken key is a 409',
+    description: 'Create a Liquid email template { key?, name, subject, html, text }: 201 { template }; a syntax error is a 422 naming the field and line; include/render/layout or a limit reached with sample data is a 422 template_invalid naming the field; a taken key is a 409',
     tags,
     validate: { payload: templatePayload },
     response: { status: { 201: templateResponse } },

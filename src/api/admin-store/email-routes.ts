@@ -39,7 +39,7 @@ export const testTemplateEmail = adminRoute(ADMINS, {
   path: '/admin/store/email/test-template',
   options: {
     plugins: { openapi: { errors: [409, 502] } },
-    description: 'Render a template with sample data and send it',
+    description: 'Render a template with sample data and send it; 422 template_invalid when the stored template cannot be rendered (a refused tag or a limit)',
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required(), templateKey: Joi.string().trim().min(1).max(100).required() }) },
     response: { status: { 200: testTemplateEmailResponse } },

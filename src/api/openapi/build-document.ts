@@ -197,6 +197,7 @@ export const ERROR_CODES: Record<string, number> = {
   invalid_token: 422,
   discount_not_applicable: 422,
   review_not_verified: 422,
+  template_invalid: 422,
   rate_limited: 429,
   internal_error: 500,
   upstream_failed: 502,

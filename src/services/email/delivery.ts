@@ -19,6 +19,14 @@ export async function templateFor(ctx: AppContext, storeId: string | null, key: 
   return (storeId ? await findStoreTemplate(ctx, storeId, key) : null) ?? BUILT_IN_TEMPLATES[key] ?? null;
 }
 
+const TEMPLATE_FAILURE = /^template "[^"]*" cannot be rendered: /;
+
+/** The email log's (and the failed job's) message for an email its template could not render. */
+export const templateFailure = (key: string, reason: string) => `template "${key}" cannot be rendered: ${reason}`;
+
+/** A failed send's message says the template was at fault (see templateFailure). */
+export const isTemplateFailure = (message: string) => TEMPLATE_FAILURE.test(message);
+
 function messageParts(ctx: AppContext, payload: SendEmailPayload): EmailMessageParts {
   if (payload.sealed) return openEmailMessage(ctx, payload.sealed);
   const data = payload.sealedData ? (JSON.parse(decryptSecret(payload.sealedData, ctx.config.encryptionKey)) as Record<string, unknown>) : payload.data;
@@ -47,7 +55,14 @@ export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): 
   if (!content) {
     const template = payload.templateKey ? await templateFor(ctx, payload.storeId, payload.templateKey) : null;
     if (!template) throw new AppError(422, 'validation_failed', `Unknown template ${payload.templateKey}`);
-    content = await renderTemplate(template, message.data ?? {});
+        try {
+      content = renderTemplate(template, message.data ?? {});
+    } catch (error) {
+      // The template's fault (syntax, a refused tag, a limit): the same on every retry, so this email fails now.
+      const reason = templateFailure(payload.templateKey!, (error as Error).message);
+      await ctx.db('emailLog').where({ id: payload.emailLogId }).update({ status: 'failed', error: reason.slice(0, 2000) });
+      throw new AppError(422, 'template_invalid', reason);
+    }
   }
   const sender = await resolveSender(ctx, payload.storeId);
   try {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
-import { isBackendDown, notFound, serviceUnavailable, upstreamFailed } from '../../errors.js';
+import { isBackendDown, notFound, serviceUnavailable, unprocessable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
 import { jobInsert, withdrawJob } from '../outbox/enqueue.js';
 import { runStatements } from '../../db/prepared-statements.js';
 import { waitForJob } from '../outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../modules/registry.js';
-import { templateFor, type DeliveryResult } from './delivery.js';
+import { isTemplateFailure, templateFor, type DeliveryResult } from './delivery.js';
 import { BUILT_IN_TEMPLATE_KEYS, sampleData, unknownTemplateKey } from './templates.js';
 import { assertEmailSecretsReadable } from './settings.js';
 import { sealEmailMessage } from './sealed-message.js';
@@ -91,6 +91,7 @@ async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<{
     return { messageId: result.messageId, accepted: result.acceptedCount > 0 ? [input.to] : [] };
   } catch (error) {
     const message = (error as Error).message;
+    if (isTemplateFailure(message)) throw unprocessable('template_invalid', message, [{ path: 'templateKey', message }]);
     throw upstreamFailed(`The email could not be sent: ${message}`, [{ path: 'smtp', message }]);
   }
 }

@@ -1,5 +1,5 @@
-import { Liquid } from 'liquidjs';
 import { unprocessable } from '../../errors.js';
+import { compileContent, renderCompiledSync } from '../liquid/email-content.js';
 
 export interface EmailTemplate {
   subject: string;
@@ -93,16 +93,12 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
   };
 }
 
-const engine = new Liquid({ strictFilters: true, cache: 200, outputEscape: undefined });
-const htmlEngine = new Liquid({ strictFilters: true, cache: 200, outputEscape: 'escape' });
-
-export async function renderTemplate(template: EmailTemplate, data: Record<string, unknown>): Promise<RenderedEmail> {
-  const [subject, html, text] = await Promise.all([
-    engine.parseAndRender(template.subject, data),
-    htmlEngine.parseAndRender(template.html, data),
-    engine.parseAndRender(template.text, data)
-  ]);
-  return { subject: subject.trim(), html, text };
+/**
+ * Renders a built-in or store template in the sandbox (src/services/liquid): a syntax error, a refused
+ * tag or a limit reached throws, and the caller fails that one email.
+ */
+export function renderTemplate(template: EmailTemplate, data: Record<string, unknown>): RenderedEmail {
+  return renderCompiledSync(compileContent(template), data);
 }
 
 export function unknownTemplateKey(allowed: string[]) {

@@ -6,8 +6,9 @@ import { type Audience } from './audience.js';
 import { collectionContext, discountContext, productContext } from './campaign-context.js';
 import { campaignCounts, type CampaignCounts } from './campaign-counts.js';
 import { DEFAULT_CONTENT } from './default-content.js';
-import { compileContent, type LiquidContent } from './render.js';
+import { assertWithinLimits, compileContent, type LiquidContent } from '../liquid/email-content.js';
 import { scheduleCampaignStart } from './scheduling.js';
+import { marketingSampleData } from './templates.js';
 
 export const CAMPAIGN_TYPES = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -109,8 +110,10 @@ async function typeSpecifics(ctx: AppContext, storeId: string, type: CampaignTyp
 /** Creates a campaign of one of the five types and schedules its start (at `sendAt`, or now). */
 export async function createCampaign(ctx: AppContext, storeId: string, type: CampaignType, input: CampaignInput, userId: string | null) {
   const { templateId, content } = await resolveContent(ctx, storeId, type, input);
-  compileContent(content);
+  const compiled = compileContent(content);
   const { audience, context } = await typeSpecifics(ctx, storeId, type, input);
+  const store = await ctx.db('stores').where({ id: storeId }).first('name');
+  assertWithinLimits(compiled, { ...marketingSampleData(store?.name ?? '', ctx.config.appUrl), ...context });
   await assertListsExist(ctx.db, storeId, (audience as Audience).listIds ?? []);
   const id = await ctx.db.transaction(async (trx) => {
     const [row] = await trx('campaigns')

@@ -2,13 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
 import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/unsubscribe.js';
 import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
-import { compileContent, renderCompiledSync, type CompiledContent } from './render.js';
+import { compileContent, renderCompiledSync, type CompiledContent } from '../liquid/email-content.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
 import { campaignSender, type CampaignSender } from '../email/settings.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';
 import { recordSent, RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
+import { TemplateProblem } from '../liquid/sandboxed-engine.js';
+import { failCampaignContent } from './content-failure.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -31,6 +33,8 @@ interface BatchState {
   sender: CampaignSender;
   rate: number;
   clickKey: Buffer;
+  /** Set when the content went over a sandbox limit: nobody else in the batch is rendered. */
+  contentFailure: string | null;
 }
 
 type BatchCampaign = BatchState['campaign'] & { subject: string; html: string; text: string };
@@ -50,9 +54,16 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
     .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'batchesTotal');
   if (!campaign || !campaign.batchesTotal) return { sent: 0, stopped: campaign?.status ?? 'missing' };
   const range = batchRange(batch, campaign.batchesTotal);
+  let compiled: CompiledContent;
+  try {
+    compiled = compileContent(campaign);
+  } catch (error) {
+    await failCampaignContent(ctx, campaignId, `content cannot be rendered: ${(error as Error).message}`);
+    return { sent: 0, stopped: 'failed' };
+  }
   const claims = new RecipientClaims(ctx, campaignId, range);
   try {
-    return await runBatch(ctx, campaign, batch, range, claims, opts);
+    return await runBatch(ctx, campaign, compiled, batch, range, claims, opts);
   } finally {
     claims.stop();
   }
@@ -61,6 +72,7 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
 async function runBatch(
   ctx: AppContext,
   campaign: BatchCampaign,
+  compiled: CompiledContent,
   batch: number,
   range: [string, string | null],
   claims: RecipientClaims,
@@ -75,12 +87,16 @@ async function runBatch(
     // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
     if (opts.signal?.aborted && !opts.finalAttempt) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
     if (sending) {
-      state ??= await batchState(ctx, campaign);
+      state ??= await batchState(ctx, campaign, compiled);
       const claimed = await claims.claimChunk(campaign.storeId, deferred, chunkSize(state.rate));
       if (claimed.length) {
         const outcome = await sendChunk(state, claims, claimed.filter((r) => r.status === 'sending'));
         sent += outcome.sent;
         deferred.push(...outcome.deferred);
+        if (state.contentFailure) {
+          await failCampaignContent(ctx, campaign.id, state.contentFailure);
+          return { sent, stopped: 'failed' };
+        }
         if (outcome.claimLapsed) throw new TransientBatchError('the claim on its recipients could not be renewed in time; the rest are sent on another attempt');
         continue;
       }
@@ -104,13 +120,14 @@ async function runBatch(
   return { sent };
 }
 
-async function batchState(ctx: AppContext, campaign: BatchCampaign): Promise<BatchState> {
+async function batchState(ctx: AppContext, campaign: BatchCampaign, compiled: CompiledContent): Promise<BatchState> {
   const store = await ctx.db('stores').where({ id: campaign.storeId }).first('name');
   return {
     ctx,
     campaign,
     storeName: store?.name ?? '',
-    compiled: compileContent(campaign),
+    compiled,
+    contentFailure: null,
     sender: await campaignSender(ctx, campaign.storeId),
     rate: await storeSendRate(ctx, campaign.storeId),
     clickKey: clickSigningKey(ctx)
@@ -212,10 +229,16 @@ async function sendChunk(state: BatchState, claims: RecipientClaims, recipients:
 
 async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes: Outcomes) {
   const { ctx, campaign, sender } = state;
+  const contentFailed = (reason: string) => outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: reason, permanent: false });
+  if (state.contentFailure) return void contentFailed(state.contentFailure);
   let message;
   try {
     message = renderFor(state, recipient);
   } catch (error) {
+    if (error instanceof TemplateProblem) {
+      state.contentFailure = `content cannot be rendered: ${error.message}`;
+      return void contentFailed(state.contentFailure);
+    }
     outcomes.failed.push({ id: recipient.customerId, email: recipient.email, error: `render failed: ${(error as Error).message}`, permanent: false });
     return;
   }

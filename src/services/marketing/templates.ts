@@ -4,7 +4,8 @@ import { containsPattern } from '../../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
 import { sampleData } from '../email/templates.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { compileContent, renderCompiledSync } from './render.js';
+import { checkContentOnSave, compileContent, renderCompiledSync, templateInvalid } from '../liquid/email-content.js';
+import { TemplateProblem } from '../liquid/sandboxed-engine.js';
 
 export interface TemplateInput {
   key?: string;
@@ -45,10 +46,15 @@ function keyFromName(name: string): string {
   return base || 'template';
 }
 
-function columnsFrom(input: TemplateInput) {
+/** The columns to save, once the content parses and renders within the limits with sample data. */
+async function columnsFrom(ctx: AppContext, storeId: string, input: TemplateInput) {
   const content = { subject: input.subject, html: input.html ?? '', text: input.text ?? '' };
-  compileContent(content);
+  checkContentOnSave(content, marketingSampleData(await storeName(ctx, storeId), ctx.config.appUrl));
   return { name: input.name, ...content };
+}
+
+async function storeName(ctx: AppContext, storeId: string): Promise<string> {
+  return ((await ctx.db('stores').where({ id: storeId }).first('name')) as { name: string } | undefined)?.name ?? '';
 }
 
 export async function listTemplates(ctx: AppContext, storeId: string, filters: { q?: string }, page: PageRequest) {
@@ -65,7 +71,7 @@ export async function getTemplate(ctx: AppContext, storeId: string, templateId: 
 }
 
 export async function createTemplate(ctx: AppContext, storeId: string, input: TemplateInput) {
-  const columns = columnsFrom(input);
+  const columns = await columnsFrom(ctx, storeId, input);
   // Without an explicit key, a taken name-derived key gets a short suffix instead of a 409.
   const keys = input.key ? [input.key] : [keyFromName(input.name), `${keyFromName(input.name)}_${randomBytes(3).toString('hex')}`];
   for (const [attempt, key] of keys.entries()) {
@@ -82,7 +88,7 @@ export async function createTemplate(ctx: AppContext, storeId: string, input: Te
 }
 
 export async function replaceTemplate(ctx: AppContext, storeId: string, templateId: string, input: TemplateInput) {
-  const columns = columnsFrom(input);
+  const columns = await columnsFrom(ctx, storeId, input);
   try {
     const [row] = await ctx
       .db('marketingTemplates')
@@ -118,11 +124,11 @@ export function marketingSampleData(storeName: string, appUrl: string): Record<s
 /** Renders a saved template with sample data (optionally overridden), as the editor's preview. */
 export async function previewTemplate(ctx: AppContext, storeId: string, templateId: string, data: Record<string, unknown> = {}) {
   const template = await getTemplate(ctx, storeId, templateId);
-  const store = await ctx.db('stores').where({ id: storeId }).first('name');
   const compiled = compileContent(template);
   try {
-    return renderCompiledSync(compiled, { ...marketingSampleData(store?.name ?? '', ctx.config.appUrl), ...data });
+    return renderCompiledSync(compiled, { ...marketingSampleData(await storeName(ctx, storeId), ctx.config.appUrl), ...data });
   } catch (error) {
+    if (error instanceof TemplateProblem) throw templateInvalid([{ path: 'template', message: error.message }]);
     // Liquid runtime errors (a filter given bad input) belong to the template, not the server.
     throw validationFailed([{ path: 'template', message: `Liquid error: ${(error as Error).message}` }]);
   }
