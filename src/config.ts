@@ -55,6 +55,8 @@ export interface Config {
     storefrontPerTokenPerMinute: number;
     /** One client address with one storefront token, per process. */
     storefrontPerClientPerMinute: number;
+    /** One admin API key, across every web process (Redis). */
+    apiKeyPerMinute: number;
   };
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
@@ -136,7 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),
       authPerEmailCeilingPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL_CEILING, 100),
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 1_200_000),
-      storefrontPerClientPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_CLIENT, 3_000)
+      storefrontPerClientPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_CLIENT, 3_000),
+      apiKeyPerMinute: Math.max(1, int(env.RATE_LIMIT_API_KEY, 1_200))
     },
     checkout: {
       cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),

@@ -6,6 +6,7 @@
  */
 export const MODULES_BY_PATH = {
   accounts: ['auth.ts', 'users.ts', 'password-reset.ts', 'team/'],
+  'api-keys': ['api-keys/'],
   catalog: ['catalog/'],
   checkout: ['carts/', 'checkout/'],
   customers: ['customers/'],
@@ -35,6 +36,7 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   password_resets: 'accounts',
   stores: 'stores',
   storefront_tokens: 'storefront-tokens',
+  api_keys: 'api-keys',
   products: 'catalog',
   product_variants: 'catalog',
   product_media: 'catalog',
