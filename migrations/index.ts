@@ -21,6 +21,7 @@ import * as variantLowStock from './20261123006900_variant_low_stock.js';
 import * as campaignUnsubscribes from './20261123007000_campaign_unsubscribes.js';
 import * as customerCountsByBackend from './20261123007100_customer_counts_by_backend.js';
 import * as apiKeys from './20261125009000_api_keys.js';
+import * as webhooks from './20261125009100_webhooks.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -48,5 +49,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123006900_variant_low_stock', module: variantLowStock },
   { name: '20261123007000_campaign_unsubscribes', module: campaignUnsubscribes },
   { name: '20261123007100_customer_counts_by_backend', module: customerCountsByBackend },
-  { name: '20261125009000_api_keys', module: apiKeys }
+  { name: '20261125009000_api_keys', module: apiKeys },
+  { name: '20261125009100_webhooks', module: webhooks }
 ];

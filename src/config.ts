@@ -60,6 +60,8 @@ export interface Config {
   };
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
+  /** Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in production), first retry delay, in-flight cap per endpoint. */
+  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
   allowPrivateSmtpHosts: boolean;
   /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
@@ -155,6 +157,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
     allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
+    webhooks: {
+      allowPrivateHosts: nodeEnv !== 'production' && env.ALLOW_PRIVATE_WEBHOOK_HOSTS === 'true',
+      retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
+      endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4))
+    },
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),

@@ -8,6 +8,7 @@ import { adminMarketingRoutes } from './admin-marketing/index.js';
 import { publicClickRoutes } from './public-clicks/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
 import { adminApiKeyRoutes } from './admin-api-keys/index.js';
+import { adminWebhookRoutes } from './admin-webhooks/index.js';
 import { adminTeamRoutes } from './admin-team/index.js';
 import { adminDomainRoutes } from './admin-domain/index.js';
 import { adminIssueRoutes } from './admin-issues/index.js';
@@ -34,6 +35,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   authRoutes,
   adminStoreRoutes,
   adminApiKeyRoutes,
+  adminWebhookRoutes,
   adminTeamRoutes,
   adminDomainRoutes,
   adminIssueRoutes,

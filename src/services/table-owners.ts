@@ -24,7 +24,8 @@ export const MODULES_BY_PATH = {
   reviews: ['reviews/'],
   'signed-requests': ['signed-requests.ts'],
   stores: ['stores.ts'],
-  'storefront-tokens': ['storefront-tokens.ts']
+  'storefront-tokens': ['storefront-tokens.ts'],
+  webhooks: ['webhooks/']
 } as const satisfies Record<string, readonly string[]>;
 
 export type OwningModule = keyof typeof MODULES_BY_PATH;
@@ -82,7 +83,10 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   reviews: 'reviews',
   product_ratings: 'reviews',
   idempotency_keys: 'idempotency',
-  webhook_receipts: 'signed-requests'
+  webhook_receipts: 'signed-requests',
+  webhook_subscriptions: 'webhooks',
+  webhook_events: 'webhooks',
+  webhook_deliveries: 'webhooks'
 };
 
 /**

@@ -14,6 +14,7 @@ import { passwordResetRequestProcessor } from './password-reset-request.js';
 import { sendEmailProcessor } from './send-email.js';
 import { stripeEventProcessor } from './stripe-event.js';
 import { webhookReconcileProcessor } from './webhook-reconcile.js';
+import { webhookDeliveryProcessor } from './webhook-delivery.js';
 
 /** What the workers run, one processor per declared job kind (src/jobs/registry.ts). Add one line per kind. */
 export const PROCESSORS: JobProcessor[] = [
@@ -33,5 +34,6 @@ export const PROCESSORS: JobProcessor[] = [
   externalSystemNightlySyncProcessor,
   webhookReconcileProcessor,
   campaignStartProcessor,
-  campaignBatchProcessor
+  campaignBatchProcessor,
+  webhookDeliveryProcessor
 ];
