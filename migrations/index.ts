@@ -25,6 +25,8 @@ import * as newsletterDoubleOptInDefault from './20261125005000_newsletter_doubl
 import * as campaignRecipientClaims from './20261125004000_campaign_recipient_claims.js';
 import * as stockCountHolds from './20261125003000_stock_count_holds.js';
 import * as manualPayments from './20261125003100_manual_payments.js';
+import * as apiKeys from './20261125009000_api_keys.js';
+import * as webhooks from './20261125009100_webhooks.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -56,5 +58,7 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261125005000_newsletter_double_opt_in_default', module: newsletterDoubleOptInDefault },
   { name: '20261125004000_campaign_recipient_claims', module: campaignRecipientClaims },
   { name: '20261125003000_stock_count_holds', module: stockCountHolds },
-  { name: '20261125003100_manual_payments', module: manualPayments }
+  { name: '20261125003100_manual_payments', module: manualPayments },
+  { name: '20261125009000_api_keys', module: apiKeys },
+  { name: '20261125009100_webhooks', module: webhooks }
 ];

@@ -63,9 +63,13 @@ export interface Config {
     storefrontPerClientPerMinute: number;
     newsletterPerIpPerMinute: number;
     newsletterPerEmailPerHour: number;
+    /** One admin API key, across every web process (Redis). */
+    apiKeyPerMinute: number;
   };
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
+  /** Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in production), first retry delay, in-flight cap per endpoint. */
+  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
   allowPrivateSmtpHosts: boolean;
   /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
@@ -146,7 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       storefrontPerTokenPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_TOKEN, 1_200_000),
       storefrontPerClientPerMinute: int(env.RATE_LIMIT_STOREFRONT_PER_CLIENT, 3_000),
       newsletterPerIpPerMinute: int(env.RATE_LIMIT_NEWSLETTER_PER_IP, 60),
-      newsletterPerEmailPerHour: int(env.RATE_LIMIT_NEWSLETTER_PER_EMAIL, 5)
+      newsletterPerEmailPerHour: int(env.RATE_LIMIT_NEWSLETTER_PER_EMAIL, 5),
+      apiKeyPerMinute: Math.max(1, int(env.RATE_LIMIT_API_KEY, 1_200))
     },
     checkout: {
       cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),
@@ -164,6 +169,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLockMs: Math.max(1_000, int(env.JOB_LOCK_MS, 30_000)),
     trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
     allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
+    webhooks: {
+      allowPrivateHosts: nodeEnv !== 'production' && env.ALLOW_PRIVATE_WEBHOOK_HOSTS === 'true',
+      retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
+      endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4))
+    },
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),

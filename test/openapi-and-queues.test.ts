@@ -10,7 +10,8 @@ t.test('GET /openapi.json documents the routes from their joi schemas', async (t
   t.same(signup.requestBody.content['application/json'].schema.required.sort(), ['email', 'firstName', 'lastName', 'password', 'storeName', 'storeSlug']);
   const put = response.body.paths['/api/v1/admin/discounts/{discountId}'].put;
   t.equal(put.parameters[0].name, 'discountId');
-  t.same(put.security, [{ bearerAuth: [], storeId: [] }]);
+  t.same(put.security, [{ bearerAuth: [], storeId: [] }, { adminApiKey: [] }], 'a person, or an API key with the scope');
+  t.equal(put['x-api-key-scope'], 'marketing');
   t.ok(response.body.paths['/api/v1/storefront/store'].get);
   t.notOk(response.body.paths['/{any}'], 'the catch-all is not documented');
 });

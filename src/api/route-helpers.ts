@@ -1,18 +1,24 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { Role } from '../services/roles.js';
+import { apiKeyScopeFor } from './api-key-scopes.js';
 import { isCacheableStorefrontGet, revalidateStorefrontGet } from './storefront/http-cache.js';
 
-/** An admin route: JWT auth, x-store-id tenancy, and the roles allowed to call it. */
+/**
+ * An admin route: JWT auth with x-store-id tenancy and the roles allowed to call it, or an admin
+ * API key (tried first: a `swk_` bearer is not a JWT) holding the scope src/api/api-key-scopes.ts
+ * names for it (none: no key may call it).
+ */
 export function adminRoute(roles: readonly Role[], route: ServerRoute): ServerRoute {
   const options = (route.options ?? {}) as Exclude<ServerRoute['options'], (...args: any[]) => any> & object;
+  const scope = apiKeyScopeFor(String(route.method), route.path);
   return {
     ...route,
     options: {
       ...options,
-      auth: 'admin',
+      auth: { strategies: ['api-key', 'admin'] },
       tags: ['api', 'admin', ...((options.tags as string[]) ?? [])],
-      plugins: { ...(options.plugins ?? {}), tenancy: { roles } }
+      plugins: { ...(options.plugins ?? {}), tenancy: { roles }, apiKey: { scope } }
     }
   };
 }

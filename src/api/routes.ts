@@ -7,6 +7,8 @@ import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminMarketingRoutes } from './admin-marketing/index.js';
 import { publicClickRoutes } from './public-clicks/index.js';
 import { adminStoreRoutes } from './admin-store/index.js';
+import { adminApiKeyRoutes } from './admin-api-keys/index.js';
+import { adminWebhookRoutes } from './admin-webhooks/index.js';
 import { adminTeamRoutes } from './admin-team/index.js';
 import { adminDomainRoutes } from './admin-domain/index.js';
 import { adminIssueRoutes } from './admin-issues/index.js';
@@ -32,6 +34,8 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   openApiRoutes,
   authRoutes,
   adminStoreRoutes,
+  adminApiKeyRoutes,
+  adminWebhookRoutes,
   adminTeamRoutes,
   adminDomainRoutes,
   adminIssueRoutes,

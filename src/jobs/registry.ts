@@ -15,6 +15,7 @@ import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
 import { stripeEventJob } from './stripe-event.js';
 import { unpaidOrdersCancelJob } from './unpaid-orders-cancel.js';
+import { webhookDeliveryJob } from './webhook-delivery.js';
 
 /** Every declared job kind (schedules are registered from here); each has its processor in src/workers/processors/. Add one line per kind. */
 export const JOB_KINDS: JobKind[] = [
@@ -35,5 +36,6 @@ export const JOB_KINDS: JobKind[] = [
   webhookReconcileJob,
   campaignStartJob,
   campaignBatchJob,
-  unpaidOrdersCancelJob
+  unpaidOrdersCancelJob,
+  webhookDeliveryJob
 ];

@@ -10,4 +10,6 @@ export interface Tenant {
   storeId: string;
   userId: string;
   role: Role;
+  /** Set when an admin API key (not a person's token) makes the request; `userId` is then the key's creator. */
+  apiKeyId?: string;
 }

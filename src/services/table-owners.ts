@@ -6,6 +6,7 @@
  */
 export const MODULES_BY_PATH = {
   accounts: ['auth.ts', 'users.ts', 'password-reset.ts', 'team/'],
+  'api-keys': ['api-keys/'],
   catalog: ['catalog/'],
   checkout: ['carts/', 'checkout/'],
   customers: ['customers/'],
@@ -23,7 +24,8 @@ export const MODULES_BY_PATH = {
   reviews: ['reviews/'],
   'signed-requests': ['signed-requests.ts'],
   stores: ['stores.ts'],
-  'storefront-tokens': ['storefront-tokens.ts']
+  'storefront-tokens': ['storefront-tokens.ts'],
+  webhooks: ['webhooks/']
 } as const satisfies Record<string, readonly string[]>;
 
 export type OwningModule = keyof typeof MODULES_BY_PATH;
@@ -35,6 +37,7 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   password_resets: 'accounts',
   stores: 'stores',
   storefront_tokens: 'storefront-tokens',
+  api_keys: 'api-keys',
   products: 'catalog',
   product_variants: 'catalog',
   product_media: 'catalog',
@@ -80,7 +83,10 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   reviews: 'reviews',
   product_ratings: 'reviews',
   idempotency_keys: 'idempotency',
-  webhook_receipts: 'signed-requests'
+  webhook_receipts: 'signed-requests',
+  webhook_subscriptions: 'webhooks',
+  webhook_events: 'webhooks',
+  webhook_deliveries: 'webhooks'
 };
 
 /**

@@ -177,6 +177,7 @@ export const ERROR_CODES: Record<string, number> = {
   unauthenticated: 401,
   invalid_credentials: 401,
   forbidden: 403,
+  insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -251,7 +252,7 @@ function errorStatuses(strategy: string | undefined, tenancy: unknown, hasInput:
   if (jsonBody) [400, 413, 415].forEach((code) => statuses.add(code));
   if (hasParams) statuses.add(404);
   if (strategy) statuses.add(401);
-  if (strategy === 'storefront') statuses.add(429);
+  if (strategy === 'storefront' || strategy === 'api-key') statuses.add(429);
   if (tenancy) {
     statuses.add(400);
     statuses.add(403);
@@ -267,7 +268,8 @@ function bodyContentTypes(settings: { payload?: unknown }): string[] {
   return types.length ? types : ['application/json'];
 }
 
-function securityFor(auth: unknown, tenancy: unknown) {
+function securityFor(auth: unknown, tenancy: unknown, apiKeyScope: string | null | undefined) {
+  if (auth === 'api-key') return apiKeyScope ? [{ bearerAuth: [], storeId: [] }, { adminApiKey: [] }] : [{ bearerAuth: [], storeId: [] }];
   if (auth === 'admin') return tenancy ? [{ bearerAuth: [], storeId: [] }] : [{ bearerAuth: [] }];
   if (auth === 'storefront') return [{ storefrontToken: [] }];
   return [];
@@ -293,7 +295,9 @@ export function buildOpenApiDocument(server: Server) {
       summary: settings.description ?? '',
       tags: settings.tags.filter((t) => !['api', 'admin', 'storefront'].includes(t)),
       parameters: [...parameters(validate.params, 'path', components), ...parameters(validate.query, 'query', components)],
-      security: securityFor(strategy, settings.plugins?.tenancy),
+      security: securityFor(strategy, settings.plugins?.tenancy, settings.plugins?.apiKey?.scope),
+      // OpenAPI 3.0 lists scopes only for OAuth; the scope an admin API key needs is this extension.
+      ...(settings.plugins?.apiKey ? { 'x-api-key-scope': settings.plugins.apiKey.scope } : {}),
       responses: (() => {
         const error = { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
         const responses: Record<string, object> = {};
@@ -342,6 +346,13 @@ export function buildOpenApiDocument(server: Server) {
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        adminApiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'swk_…',
+          description:
+            'An admin API key (POST /admin/store/api-keys) as `Authorization: Bearer swk_…`, no x-store-id needed. Each operation names the scope it needs in `x-api-key-scope` (null: keys refused).'
+        },
         storeId: { type: 'apiKey', in: 'header', name: 'x-store-id' },
         storefrontToken: { type: 'apiKey', in: 'header', name: 'x-storefront-token' }
       },

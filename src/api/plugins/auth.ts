@@ -1,9 +1,12 @@
+import Boom from '@hapi/boom';
 import Jwt from '@hapi/jwt';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { AppError, badRequest, forbidden, isBackendDown, serviceUnavailable, unauthenticated } from '../../errors.js';
 import { appErrorResponse } from './envelope.js';
 import { clientIp } from '../client-ip.js';
 import { JWT_ALGORITHM } from '../../services/access-tokens.js';
+import { API_KEY_PREFIX, authenticateApiKey, consumeApiKeyRate, type ApiKeyPrincipal } from '../../services/api-keys/api-keys.js';
+import type { ApiKeyScope } from '../../services/api-keys/scopes.js';
 import { userForAccessToken } from '../../services/auth.js';
 import { LocalRateLimiter } from '../../services/rate-limit.js';
 import type { Role, Tenant } from '../../services/roles.js';
@@ -14,6 +17,8 @@ declare module '@hapi/hapi' {
   interface PluginSpecificConfiguration {
     /** Roles allowed on an admin route; set by `adminRoute`. */
     tenancy?: { roles: readonly Role[] };
+    /** The scope an admin API key needs on this route (null: keys refused); set by `adminRoute`. */
+    apiKey?: { scope: ApiKeyScope | null };
   }
   interface RequestApplicationState {
     tenant?: Tenant;
@@ -31,6 +36,30 @@ function storefrontSecretFrom(request: Request): string | undefined {
     if (scheme?.toLowerCase() === 'bearer' && value?.startsWith(STOREFRONT_TOKEN_PREFIX)) return value;
   }
   return undefined;
+}
+
+function apiKeySecretFrom(request: Request): string | undefined {
+  const authorization = request.headers.authorization as string | undefined;
+  if (!authorization) return undefined;
+  const [scheme, value] = authorization.split(/\s+/, 2);
+  return scheme?.toLowerCase() === 'bearer' && value?.startsWith(API_KEY_PREFIX) ? value : undefined;
+}
+
+/**
+ * The tenant of a request made with an admin API key: its own store only (an x-store-id naming
+ * another is refused like a store one is not a member of), and only a route whose scope it holds.
+ */
+function apiKeyTenant(request: Request, principal: ApiKeyPrincipal): Tenant {
+  const header = request.headers['x-store-id'];
+  if (header !== undefined && (typeof header !== 'string' || header.toLowerCase() !== principal.storeId)) {
+    throw forbidden('This API key belongs to another store');
+  }
+  const scope = request.route.settings.plugins?.apiKey?.scope;
+  if (!request.route.settings.plugins?.tenancy || !scope) throw forbidden('API keys cannot call this route; it needs a signed-in member');
+  if (!principal.scopes.includes(scope)) {
+    throw new AppError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, [{ path: 'scopes', message: `requires ${scope}` }]);
+  }
+  return { storeId: principal.storeId, userId: principal.createdBy, role: 'admin', apiKeyId: principal.keyId };
 }
 
 /** The store an admin request names in x-store-id, lowercased; 400 when missing or not a store id. */
@@ -52,8 +81,8 @@ function checkedTenant(request: Request, userId: string, role: Role | null, role
 }
 
 /**
- * Three strategies: `admin` (JWT, for /admin/** and /auth/me), `storefront` (swsf_ token that
- * selects the store), and the tenancy check that turns JWT + x-store-id into `request.app.tenant`.
+ * Four strategies: `admin` (JWT, for /admin/** and /auth/me), `api-key` (swk_ admin API keys,
+ * scoped, for admin routes), `storefront` (swsf_ token that selects the store), and the tenancy check that turns JWT + x-store-id into `request.app.tenant`.
  */
 export const authPlugin: Plugin<void> = {
   name: 'shopwright-auth',
@@ -117,6 +146,21 @@ export const authPlugin: Plugin<void> = {
       }
     }));
     server.auth.strategy('storefront', 'storefront-token');
+
+    // Admin API keys, tried before the JWT on admin routes: a bearer that is not `swk_` is "missing"
+    // here, so hapi goes on to the JWT strategy with everything as before.
+    server.auth.scheme('api-key', () => ({
+      authenticate: async (request: Request, h: ResponseToolkit) => {
+        const secret = apiKeySecretFrom(request);
+        if (!secret) return h.unauthenticated(Boom.unauthorized(null, 'Bearer'));
+        const principal = await authenticateApiKey(ctx, secret);
+        if (!principal) throw unauthenticated('The API key is invalid or revoked');
+        await consumeApiKeyRate(ctx, principal.keyId);
+        request.app.tenant = apiKeyTenant(request, principal);
+        return h.authenticated({ credentials: { userId: principal.createdBy, apiKeyId: principal.keyId, storeId: principal.storeId } });
+      }
+    }));
+    server.auth.strategy('api-key', 'api-key');
 
     // A net for credentials that did not come through the strategy (server.inject with `auth`).
     // Synchronous for routes without tenancy: no promise on the storefront's hot path.

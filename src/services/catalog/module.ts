@@ -11,6 +11,7 @@
  * - the generated column `product_variants.low_stock` (below).
  */
 import type { AppContext, Module } from '../../context.js';
+import { adminProduct } from './products.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
 /**
@@ -30,6 +31,7 @@ export const catalogModule: Module = {
     'inventory.changed': dropStorefrontCatalog,
     'collection.changed': dropStorefrontCatalog
   },
+  adminResource: { product: adminProduct },
   async dashboard(ctx, storeId) {
     const result = await ctx.db.raw(
       `select

@@ -57,13 +57,19 @@ async function replaceProductMedia(trx: Knex.Transaction, storeId: string, produ
 
 /** One product with its live variants, media in order and the collections it is in (by title). */
 export async function getProduct(ctx: AppContext, storeId: string, productId: string) {
-  const product: ProductRow | undefined = await ctx.db('products').where({ storeId, id: productId }).first(productColumns());
+  const product = await adminProduct(ctx, ctx.db, storeId, productId);
   if (!product) throw notFound('Product');
+  return product;
+}
+
+/** getProduct with the caller's handle (a transaction: webhook payloads); null when there is none. */
+export async function adminProduct(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, productId: string) {
+  const product: ProductRow | undefined = await db('products').where({ storeId, id: productId }).first(productColumns());
+  if (!product) return null;
   const [variants, media, collections] = await Promise.all([
-    loadVariants(ctx.db, [productId]),
-    loadProductMedia(ctx.db, [productId]),
-    ctx
-      .db('collectionProducts as cp')
+    loadVariants(db, [productId]),
+    loadProductMedia(db, [productId]),
+    db('collectionProducts as cp')
       .join('collections', 'collections.id', 'cp.collectionId')
       .where({ 'cp.productId': productId, 'collections.storeId': storeId })
       .orderBy('title')
@@ -117,7 +123,7 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
     });
     await syncVariants(ctx, trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
-    emit({ type: 'product.changed', storeId, productIds: [row.id] });
+    emit({ type: 'product.changed', storeId, productIds: [row.id], change: 'created' });
     return row.id;
   });
   return getProduct(ctx, storeId, productId);
@@ -147,7 +153,7 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
       await syncVariants(ctx, trx, { storeId, productId, userId, options: input.options ?? current.options }, variants, existing);
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
-    emit({ type: 'product.changed', storeId, productIds: [productId] });
+    emit({ type: 'product.changed', storeId, productIds: [productId], change: 'updated' });
   });
   return getProduct(ctx, storeId, productId);
 }
@@ -156,7 +162,7 @@ export async function setProductStatus(ctx: AppContext, storeId: string, product
   await transactionWithEvents(ctx, async (trx, emit) => {
     const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
     if (!updated) throw notFound('Product');
-    emit({ type: 'product.changed', storeId, productIds: [productId] });
+    emit({ type: 'product.changed', storeId, productIds: [productId], change: 'updated' });
   });
   return getProduct(ctx, storeId, productId);
 }

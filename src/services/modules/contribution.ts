@@ -27,6 +27,9 @@ export interface DashboardPart {
   openIssues?: unknown[];
 }
 
+/** Resources other modules may ask for in the admin API's shape. */
+export type AdminResourceKind = 'product' | 'order' | 'customer';
+
 /** Customers who bought given products or products of given collections (audience filters). */
 export interface PurchaseConditions {
   purchasedProductIds?: string[];
@@ -63,6 +66,10 @@ export interface ModuleContribution<Ctx> {
   purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
   /** An unsubscribe through a link that names a campaign: marketing credits that campaign (in the caller's transaction). */
   creditUnsubscribe?(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void>;
+  /** Reactions inside the transaction of the change, before it commits (webhook event rows: the transactional outbox). */
+  onEventInTransaction?: { [T in DomainEventType]?: (ctx: Ctx, trx: Knex.Transaction, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
+  /** A resource this module owns in the admin API's shape, read with the caller's handle (null: none): webhook payloads. */
+  adminResource?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Knex | Knex.Transaction, storeId: string, id: string) => Promise<unknown> };
   /** Reactions to committed domain events (cache invalidation, search documents, …). */
   onEvent?: { [T in DomainEventType]?: (ctx: Ctx, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

@@ -7,6 +7,7 @@ import { marketingModule } from '../marketing/module.js';
 import { ordersModule } from '../orders/module.js';
 import { paymentsModule } from '../payments/module.js';
 import { reviewsModule } from '../reviews/module.js';
+import { webhooksModule } from '../webhooks/module.js';
 
 /**
  * Every installed module's contribution. Add one line per module. Each process hands this list to
@@ -20,5 +21,6 @@ export const MODULES: Module[] = [
   reviewsModule,
   paymentsModule,
   domainsModule,
-  marketingModule
+  marketingModule,
+  webhooksModule
 ];

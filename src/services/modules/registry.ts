@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { EmailTemplate } from '../email/templates.js';
-import type { DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
+import type { AdminResourceKind, DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
 
 export interface Dashboard {
   stats: DashboardStats;
@@ -69,4 +69,13 @@ export function purchaseConditions(ctx: AppContext, filters: PurchaseConditions)
 
 export async function creditUnsubscribe(ctx: AppContext, trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
   for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, customerId, campaignId);
+}
+
+/** A resource in the admin API's shape from the module that owns it (null: no such resource, or no module). */
+export async function adminResource(ctx: AppContext, db: Knex | Knex.Transaction, kind: AdminResourceKind, storeId: string, id: string): Promise<unknown> {
+  for (const module of ctx.modules) {
+    const read = module.adminResource?.[kind];
+    if (read) return read(ctx, db, storeId, id);
+  }
+  return null;
 }

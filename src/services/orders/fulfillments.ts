@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
+import { transactionWithEvents } from '../events/domain-events.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
@@ -29,7 +30,7 @@ export function deriveFulfillmentStatus(items: Array<Pick<OrderItemRow, 'quantit
 export async function createFulfillment(ctx: AppContext, storeId: string, orderId: string, input: FulfillmentInput) {
   // Read before the transaction: a cache miss must not wait for a second pool connection while this one is held.
   const store = await orderMailStore(ctx, storeId);
-  const fulfillment = await ctx.db.transaction(async (trx) => {
+  const fulfillment = await transactionWithEvents(ctx, async (trx, emit) => {
     const order: OrderRow | undefined = await trx('orders').where({ storeId, id: orderId }).forUpdate().first();
     if (!order) throw notFound('Order');
     // Its stock went back when it was cancelled (an unpaid manual order past its deadline).
@@ -62,6 +63,7 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
       byId.get(entry.orderItemId)!.fulfilledQuantity += entry.quantity;
     }
     const status = deriveFulfillmentStatus(items);
+    if (status === 'fulfilled') emit({ type: 'order.changed', storeId, orderId, change: 'fulfilled' });
     const [updatedOrder] = (await trx('orders')
       .where({ id: orderId })
       .update({ fulfillmentStatus: status, status: status === 'fulfilled' ? 'completed' : order.status, updatedAt: trx.fn.now() })

@@ -1,7 +1,7 @@
 import type { Module } from '../../context.js';
 import { purchaseConditions } from './purchase-conditions.js';
 import { toOrderSummaryDto, type OrderRow } from './dto.js';
-import { recentOrdersOfCustomer } from './orders.js';
+import { loadOrder, recentOrdersOfCustomer } from './orders.js';
 
 /**
  * Orders on the dashboard, cheap at any size: the count and 30-day revenue come from the daily
@@ -9,6 +9,7 @@ import { recentOrdersOfCustomer } from './orders.js';
  */
 export const ordersModule: Module = {
   name: 'orders',
+  adminResource: { order: async (ctx, db, storeId, id) => (await loadOrder(ctx, db, storeId, id)).dto },
   async dashboard(ctx, storeId) {
     const [counted, revenue, recent] = await Promise.all([
       ctx.db('storeDailyRevenue').where({ storeId }).sum<{ orders: number | null }[]>('orders as orders').first(),

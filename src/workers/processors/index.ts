@@ -15,6 +15,7 @@ import { sendEmailProcessor } from './send-email.js';
 import { stripeEventProcessor } from './stripe-event.js';
 import { unpaidOrdersCancelProcessor } from './unpaid-orders-cancel.js';
 import { webhookReconcileProcessor } from './webhook-reconcile.js';
+import { webhookDeliveryProcessor } from './webhook-delivery.js';
 
 /** What the workers run, one processor per declared job kind (src/jobs/registry.ts). Add one line per kind. */
 export const PROCESSORS: JobProcessor[] = [
@@ -35,5 +36,6 @@ export const PROCESSORS: JobProcessor[] = [
   webhookReconcileProcessor,
   campaignStartProcessor,
   campaignBatchProcessor,
-  unpaidOrdersCancelProcessor
+  unpaidOrdersCancelProcessor,
+  webhookDeliveryProcessor
 ];

@@ -1,0 +1,154 @@
+import Joi from 'joi';
+import { paginationMeta } from '../../services/pagination.js';
+import { ADMINS } from '../../services/roles.js';
+import { listDeliveries, pingSubscription, redeliver } from '../../services/webhooks/deliveries.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  rotateSubscriptionSecret,
+  updateSubscription,
+  type SubscriptionPatch
+} from '../../services/webhooks/subscriptions.js';
+import type { WebhookTopic } from '../../services/webhooks/topics.js';
+import { withMeta } from '../plugins/envelope.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams, paginationQuery } from '../schemas.js';
+import {
+  createWebhookPayload,
+  deliveryListResponse,
+  deliveryResponse,
+  updateWebhookPayload,
+  webhookDeletedResponse,
+  webhookListResponse,
+  webhookResponse,
+  webhookSecretResponse
+} from './schemas.js';
+
+const tags = ['webhooks'];
+
+export const listWebhooks = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/webhooks',
+  options: {
+    description: 'List webhook subscriptions, oldest first, paginated (never the secret)',
+    tags,
+    validate: { query: Joi.object(paginationQuery) },
+    response: { status: { 200: webhookListResponse } },
+    handler: async (request) => {
+      const { limit, cursor } = request.query as { limit: number; cursor?: string };
+      const result = await listSubscriptions(request.server.app.ctx, tenantOf(request).storeId, { limit, cursor });
+      return withMeta({ webhooks: result.webhooks }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const createWebhook = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/webhooks',
+  options: {
+    description: 'Subscribe an https endpoint on a public address to topics; the signing secret is shown only here',
+    tags,
+    validate: { payload: createWebhookPayload },
+    response: { status: { 201: webhookSecretResponse } },
+    handler: async (request, h) => {
+      const input = request.payload as { url: string; topics: WebhookTopic[]; description?: string | null };
+      return h.response(await createSubscription(request.server.app.ctx, tenantOf(request).storeId, input)).code(201);
+    }
+  }
+});
+
+export const getWebhook = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/webhooks/{webhookId}',
+  options: {
+    description: 'One webhook subscription',
+    tags,
+    validate: { params: idParams('webhookId') },
+    response: { status: { 200: webhookResponse } },
+    handler: async (request) => getSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)
+  }
+});
+
+export const updateWebhook = adminRoute(ADMINS, {
+  method: 'PATCH',
+  path: '/admin/store/webhooks/{webhookId}',
+  options: {
+    description: 'Change the URL, topics or description, or disable/enable (enabling clears the failure record)',
+    tags,
+    validate: { params: idParams('webhookId'), payload: updateWebhookPayload },
+    response: { status: { 200: webhookResponse } },
+    handler: async (request) =>
+      updateSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string, request.payload as SubscriptionPatch)
+  }
+});
+
+export const deleteWebhook = adminRoute(ADMINS, {
+  method: 'DELETE',
+  path: '/admin/store/webhooks/{webhookId}',
+  options: {
+    description: 'Delete a subscription with its delivery log',
+    tags,
+    validate: { params: idParams('webhookId') },
+    response: { status: { 200: webhookDeletedResponse } },
+    handler: async (request) => deleteSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)
+  }
+});
+
+export const rotateWebhookSecret = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/webhooks/{webhookId}/rotate-secret',
+  options: {
+    description: 'A new signing secret; the old one keeps signing alongside it (a second v1=) for 24 hours',
+    tags,
+    validate: { params: idParams('webhookId') },
+    response: { status: { 200: webhookSecretResponse } },
+    handler: async (request) => rotateSubscriptionSecret(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)
+  }
+});
+
+export const pingWebhook = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/webhooks/{webhookId}/ping',
+  options: {
+    description: 'Send a `ping` event to this endpoint (delivered like any event; see its delivery log)',
+    tags,
+    validate: { params: idParams('webhookId') },
+    response: { status: { 202: deliveryResponse } },
+    handler: async (request, h) =>
+      h.response(await pingSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)).code(202)
+  }
+});
+
+export const listWebhookDeliveries = adminRoute(ADMINS, {
+  method: 'GET',
+  path: '/admin/store/webhooks/{webhookId}/deliveries',
+  options: {
+    description: 'The delivery log, newest first: event, attempts, last status code, duration, next retry, first 1 KB of the answer',
+    tags,
+    validate: { params: idParams('webhookId'), query: Joi.object(paginationQuery) },
+    response: { status: { 200: deliveryListResponse } },
+    handler: async (request) => {
+      const { limit, cursor } = request.query as { limit: number; cursor?: string };
+      const result = await listDeliveries(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string, { limit, cursor });
+      return withMeta({ deliveries: result.deliveries }, paginationMeta(limit, result.nextCursor));
+    }
+  }
+});
+
+export const redeliverWebhook = adminRoute(ADMINS, {
+  method: 'POST',
+  path: '/admin/store/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+  options: {
+    description: 'Deliver the same event (same id, body and version) again, as a new delivery',
+    tags,
+    validate: { params: idParams('webhookId', 'deliveryId') },
+    response: { status: { 202: deliveryResponse } },
+    handler: async (request, h) =>
+      h
+        .response(await redeliver(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string, request.params.deliveryId as string))
+        .code(202)
+  }
+});

@@ -1,0 +1,20 @@
+import Joi from 'joi';
+import { defineJob } from './job-kind.js';
+
+export interface WebhookDeliveryPayload {
+  deliveryId: string;
+}
+
+/**
+ * One attempt at one webhook delivery. Retries are new jobs written with the attempt's outcome
+ * (the schedule is the delivery's, not BullMQ's); BullMQ's own attempts only re-run an attempt
+ * whose worker died or whose endpoint was at its in-flight cap.
+ */
+export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload>({
+  name: 'webhook-delivery',
+  queue: 'webhooks',
+  payload: Joi.object({ deliveryId: Joi.string().uuid().required() }),
+  options: { attempts: 20, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: { age: 3600, count: 10_000 } },
+  // Mostly waiting on receivers; one slow endpoint holds at most its in-flight cap of these.
+  concurrency: 50
+});
