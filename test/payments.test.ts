@@ -90,7 +90,7 @@ t.test('stripe checkout: PaymentIntent on the connected account, clientSecret, c
   stripe.setIntentStatus(intentId, 'requires_capture');
   const paid = await confirm(app, owner, checkoutSession.id);
   t.equal(paid.status, 200, paid.raw);
-  t.match(paid.body.data.order, { paymentStatus: 'paid', total: 41500 });
+  t.match(paid.body.data.order, { paymentStatus: 'authorized', total: 41500 }, 'a card hold awaiting capture is authorized, not paid');
 
   // Stripe down while the session opens: 502 and the stock is not held.
   stripe.failing = true;

@@ -77,12 +77,12 @@ t.test('stripe webhooks: signatures, once per event, racing the shopper, refunds
   const late = await confirm(app, owner, quiet.body.data.checkoutSession.id);
   t.equal(late.body.data.order.id, quietOrder.id, "the shopper's late confirm gets the same order");
 
-  // A full refund marks the order refunded; a partial one leaves it paid.
-  const partial = event('charge.refunded', { id: 'ch_1', object: 'charge', payment_intent: quietIntent.id, amount: 41500, amount_refunded: 1000, refunded: false }, accountId);
+  // A partial refund marks the order partially refunded (with the amount); a full one refunded.
+  const partial = event('charge.refunded', { id: 'ch_1', object: 'charge', payment_intent: quietIntent.id, amount: 41500, currency: 'usd', amount_refunded: 1000, refunded: false }, accountId);
   await deliver(app, partial);
   await until('partial processed', async () => app.ctx.db('stripeEvents').where({ id: partial.id, status: 'processed' }).first());
-  t.equal((await app.ctx.db('orders').where({ id: quietOrder.id }).first()).paymentStatus, 'paid');
-  const full = event('charge.refunded', { id: 'ch_1', object: 'charge', payment_intent: quietIntent.id, amount: 41500, amount_refunded: 41500, refunded: true }, accountId);
+  t.match(await app.ctx.db('orders').where({ id: quietOrder.id }).first(), { paymentStatus: 'partially_refunded', amountRefunded: 1000 });
+  const full = event('charge.refunded', { id: 'ch_1', object: 'charge', payment_intent: quietIntent.id, amount: 41500, currency: 'usd', amount_refunded: 41500, refunded: true }, accountId);
   await deliver(app, full);
   await until('refund processed', async () => app.ctx.db('stripeEvents').where({ id: full.id, status: 'processed' }).first());
   t.equal((await app.ctx.db('orders').where({ id: quietOrder.id }).first()).paymentStatus, 'refunded');

@@ -72,6 +72,7 @@ const orderSummaryKeys = {
   customerId: idValue().allow(null).required(),
   status: Joi.string().valid(...ORDER_STATUSES).required(),
   paymentStatus: Joi.string().valid(...PAYMENT_STATUSES).required(),
+  amountRefunded: Joi.number().integer().min(0).required().description('refunded so far, minor units (the total once refunded)'),
   fulfillmentStatus: Joi.string().valid(...FULFILLMENT_STATUSES).required(),
   currency: Joi.string().length(3).required(),
   subtotal: Joi.number().integer().required(),

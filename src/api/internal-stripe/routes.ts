@@ -6,7 +6,8 @@ export const stripeWebhookRoute = publicRoute({
   method: 'POST',
   path: '/internal/webhooks/stripe',
   options: {
-    description: 'Stripe webhook receiver: Stripe-Signature checked over the raw body (400 when wrong); each event stored once by id and processed by a worker',
+    description:
+      'Stripe webhook receiver: Stripe-Signature checked over the raw body (400 when wrong, dated more than 5 minutes from now either way, or the event malformed); each event stored once by id and processed by a worker, which ignores (recording why) events not from the store’s connected account, for another amount or currency, or older than the payment’s state',
     tags: ['internal', 'payments'],
     // The signature covers the exact bytes Stripe sent: never let hapi parse (and re-serialise) them.
     payload: { parse: false, output: 'data', allow: ['application/json', 'text/plain'], maxBytes: 1024 * 1024 },

@@ -20,8 +20,8 @@ export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);
 
 export interface ConfirmOptions {
-  /** The provider already told us the payment succeeded (a verified webhook): skip asking it again. */
-  paymentVerified?: boolean;
+  /** The provider already told us the payment is authorised or paid (a verified webhook): skip asking it again. */
+  paymentVerified?: 'authorized' | 'paid';
 }
 
 type Created =
@@ -67,7 +67,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
   const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
   // Read before the transaction: a cache miss must not wait for a second pool connection while the transaction holds one.
   const store = await orderMailStore(ctx, storeId);
-  let payment: PaymentCheck | undefined = options.paymentVerified ? { complete: true, paymentStatus: 'paid' } : undefined;
+  let payment: PaymentCheck | undefined = options.paymentVerified ? { complete: true, paymentStatus: options.paymentVerified } : undefined;
   for (;;) {
     const known = payment;
     const created = await transaction(ctx.db, (trx) => convert(ctx, trx, storeId, sessionId, known, sequence, store));
@@ -112,7 +112,7 @@ async function convert(
   if (locked.status !== 'pending') {
     // Expired (its stock went back) or replaced by a newer session. A shopper who has paid, or
     // whose untouched session merely timed out, gets the stock again if it is still there.
-    if (locked.status === 'cancelled' && paymentStatus !== 'paid') {
+    if (locked.status === 'cancelled' && paymentStatus === 'pending') {
       throw conflict('conflict', 'This checkout session was replaced by a newer one', [{ path: 'sessionId', message: `session is ${locked.status}` }]);
     }
     changed.push(...(await reserveStock(trx, storeId, locked.id, locked.snapshot.lines)));
@@ -145,7 +145,7 @@ async function convert(
     ...customerBindings(newOrder),
     sessionId: locked.id,
     orderId,
-    sessionPaymentStatus: paymentStatus === 'paid' ? 'paid' : locked.paymentStatus,
+    sessionPaymentStatus: paymentStatus === 'pending' ? locked.paymentStatus : paymentStatus,
     cartId: locked.cartId
   });
   const customer = completed.rows[0]!;

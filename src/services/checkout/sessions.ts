@@ -8,6 +8,7 @@ import { cartNotOpen } from '../carts/carts.js';
 import { priceCart, toCartDto } from '../carts/cart-view.js';
 import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
 import { chooseProvider, type ProviderName } from '../payments/providers.js';
+import type { PaymentState } from '../payments/payment-state.js';
 import { cachedStore } from '../stores.js';
 import { availabilityFlipped, cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
@@ -59,7 +60,7 @@ export interface SessionRow {
   discountId: string | null;
   paymentIntentId: string | null;
   clientSecret: string | null;
-  paymentStatus: 'pending' | 'paid' | 'failed';
+  paymentStatus: PaymentState;
   orderId: string | null;
   expiresAt: Date;
   createdAt: Date;

@@ -31,7 +31,7 @@ export interface NewOrder {
   billingAddress: Record<string, any> | null;
   paymentProvider: string;
   paymentIntentId: string | null;
-  paymentStatus: 'pending' | 'paid';
+  paymentStatus: 'pending' | 'authorized' | 'paid';
 }
 
 /**
@@ -202,7 +202,10 @@ export function insertedOrder(result: StatementResult): { order: OrderRow; items
   return { order: fromJson<OrderRow>(row.order), items: row.items.map((item) => fromJson<OrderItemRow>(item)) };
 }
 
-/** A refund or failed payment takes the order's total out of its day's revenue (once: the caller moved the status). */
+/**
+ * A refund, void or failed payment takes an amount out of the order's day's revenue (negative: puts
+ * it back). The caller moved the payment's state in the same transaction, so it counts once.
+ */
 export async function subtractRevenue(db: Sql, storeId: string, createdAt: Date, total: number) {
   await db.raw(
     `insert into store_daily_revenue (store_id, day, shard, revenue, orders) values (?, (?::timestamptz at time zone 'UTC')::date, ?, ?, 0)

@@ -7,7 +7,13 @@ export interface OrderRow {
   checkoutSessionId: string | null;
   email: string;
   status: 'open' | 'completed' | 'cancelled';
-  paymentStatus: 'pending' | 'paid' | 'refunded' | 'failed';
+  /** The payment state machine's states (services/payments/payment-state.ts). */
+  paymentStatus: 'pending' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'voided' | 'failed';
+  /** Refunded so far (minor units): the whole total once `refunded`. */
+  amountRefunded: number;
+  /** Stripe's `created` and id of the last event applied to the payment (payments/payment-state.ts orders them). */
+  paymentEventCreated: Date | null;
+  paymentEventId: string | null;
   fulfillmentStatus: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
   paymentProvider: string;
   paymentIntentId: string | null;
@@ -84,6 +90,7 @@ export const toOrderSummaryDto = (row: OrderRow) => ({
   customerId: row.customerId,
   status: row.status,
   paymentStatus: row.paymentStatus,
+  amountRefunded: Number(row.amountRefunded ?? 0),
   fulfillmentStatus: row.fulfillmentStatus,
   currency: row.currency,
   subtotal: Number(row.subtotal),

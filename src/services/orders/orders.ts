@@ -1,3 +1,4 @@
+import { PAYMENT_STATES } from '../payments/payment-state.js';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
@@ -7,7 +8,8 @@ import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, 
 import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
 
 export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
-export const PAYMENT_STATUSES = ['pending', 'paid', 'refunded', 'failed'] as const;
+/** The payment state machine's states (services/payments/payment-state.ts). */
+export const PAYMENT_STATUSES = PAYMENT_STATES;
 export const FULFILLMENT_STATUSES = ['unfulfilled', 'partially_fulfilled', 'fulfilled'] as const;
 /** `?status=` takes any order, payment or fulfilment status and filters the matching column. */
 export const ORDER_STATUS_FILTERS = [...ORDER_STATUSES, ...PAYMENT_STATUSES, 'payment_pending', ...FULFILLMENT_STATUSES] as const;

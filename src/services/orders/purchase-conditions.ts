@@ -2,10 +2,11 @@ import type { Knex } from 'knex';
 import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
 
 /**
- * Orders that are purchases: paid ones, and pending ones (a manual-payment order stays `pending`
- * until the merchant collects). Failed and refunded orders are not.
+ * Orders that are purchases: paid (also partly refunded) ones, authorised ones awaiting capture,
+ * and pending ones (a manual-payment order stays `pending` until the merchant collects). Failed,
+ * voided and refunded orders are not.
  */
-export const PURCHASED_PAYMENT_STATUSES = ['pending', 'paid'];
+export const PURCHASED_PAYMENT_STATUSES = ['pending', 'authorized', 'paid', 'partially_refunded'];
 
 /**
  * The orders module's answer to "who has bought": SQL conditions on a customer alias `c` (each

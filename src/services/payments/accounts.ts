@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
+import { applied, ignored, type EventOutcome } from './event-outcome.js';
 import { callStripe, stripeClient } from './stripe-client.js';
 
 export const PAYMENT_ACCOUNT_STATUSES = ['not_connected', 'onboarding', 'restricted', 'active'] as const;
@@ -78,7 +79,7 @@ const flagsFrom = (account: Stripe.Account) => ({
   requirementsDue: JSON.stringify(account.requirements?.currently_due ?? [])
 });
 
-/** `account.updated` and status refreshes: copy Stripe's flags onto the store's row. */
+/** Status refreshes (the account as Stripe has it now): copy Stripe's flags onto the store's row. */
 export async function applyAccountUpdate(ctx: AppContext, account: Stripe.Account): Promise<boolean> {
   const updated = (await ctx.db('storePaymentAccounts')
     .where({ accountId: account.id })
@@ -86,6 +87,34 @@ export async function applyAccountUpdate(ctx: AppContext, account: Stripe.Accoun
     .returning('storeId')) as Array<{ storeId: string }>;
   for (const row of updated) await accountChanged(ctx, row.storeId);
   return updated.length > 0;
+}
+
+/**
+ * An `account.updated` event, applied only when it is newer (Stripe's `created`) than the last one
+ * applied to the account, so a late delivery never overwrites a newer state. Two events of one
+ * second cannot be ordered: the later of them to arrive asks Stripe for the account as it is now.
+ */
+export async function applyAccountEvent(ctx: AppContext, event: Pick<Stripe.Event, 'id' | 'created' | 'account'>, account: Stripe.Account): Promise<EventOutcome> {
+  if (typeof account?.id !== 'string' || account.object !== 'account') return ignored('malformed account object');
+  if (event.account !== account.id) return ignored(`sent for ${event.account ? `account ${event.account}` : 'the platform account'}, about account ${account.id}`);
+  const created = new Date(event.created * 1000);
+  const updated = (await ctx.db('storePaymentAccounts')
+    .where({ accountId: account.id })
+    .where((newer) => newer.whereNull('lastEventCreated').orWhere('lastEventCreated', '<', created))
+    .update({ ...flagsFrom(account), lastEventCreated: created, lastEventId: event.id, updatedAt: ctx.db.fn.now() })
+    .returning('storeId')) as Array<{ storeId: string }>;
+  for (const row of updated) await accountChanged(ctx, row.storeId);
+  if (updated.length) return applied('account updated');
+  const row = (await ctx.db('storePaymentAccounts').where({ accountId: account.id }).first('lastEventCreated', 'lastEventId')) as
+    | { lastEventCreated: Date | null; lastEventId: string | null }
+    | undefined;
+  if (!row) return ignored('no store has this connected account');
+  if (row.lastEventCreated && row.lastEventCreated.getTime() === created.getTime()) {
+    const current = await callStripe('read the connected account', () => stripeClient(ctx).accounts.retrieve(account.id));
+    await applyAccountUpdate(ctx, current);
+    return applied('account updated from Stripe (another event of the same second was applied)');
+  }
+  return ignored(`stale: created ${created.toISOString()}, before the last applied event ${row.lastEventId} (${row.lastEventCreated?.toISOString()})`);
 }
 
 export async function getPaymentStatus(ctx: AppContext, storeId: string) {

@@ -21,15 +21,15 @@ export interface StartedPayment {
 
 export interface PaymentCheck {
   complete: boolean;
-  /** The order's payment status when complete. */
-  paymentStatus: 'pending' | 'paid';
+  /** The order's payment status when complete (a card hold awaiting capture is authorized, not paid). */
+  paymentStatus: 'pending' | 'authorized' | 'paid';
 }
 
 /** What checkout needs from a payment provider. */
 export interface PaymentProvider {
   name: ProviderName;
   start(ctx: AppContext, request: PaymentRequest): Promise<StartedPayment>;
-  check(ctx: AppContext, session: { storeId: string; paymentIntentId: string | null }): Promise<PaymentCheck>;
+  check(ctx: AppContext, session: { storeId: string; paymentIntentId: string | null; amount: number | string; currency: string }): Promise<PaymentCheck>;
   /** check() asks nobody (no network, no database): confirm may run it while it holds row locks. */
   checkIsLocal: boolean;
 }
@@ -73,8 +73,10 @@ export const stripeProvider: PaymentProvider = {
     const intent = await callStripe('read the payment', () =>
       stripeClient(ctx).paymentIntents.retrieve(intentId, {}, row?.accountId ? { stripeAccount: row.accountId } : {})
     );
-    const complete = intent.status === 'succeeded' || intent.status === 'requires_capture';
-    return { complete, paymentStatus: 'paid' };
+    // A PaymentIntent whose amount or currency was changed on Stripe since does not pay this session.
+    const matches = intent.amount === Number(session.amount) && intent.currency.toLowerCase() === session.currency.toLowerCase();
+    const complete = matches && (intent.status === 'succeeded' || intent.status === 'requires_capture');
+    return { complete, paymentStatus: intent.status === 'requires_capture' ? 'authorized' : 'paid' };
   }
 };
 

@@ -1,30 +1,23 @@
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
-import { AppError, badRequest } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { stripeEventJob } from '../../jobs/stripe-event.js';
-import { confirmCheckoutSession } from '../checkout/confirm.js';
 import { raiseIssue } from '../issues/issues.js';
 import { enqueueJob } from '../outbox/enqueue.js';
-import { applyAccountUpdate } from './accounts.js';
-import { subtractRevenue } from '../orders/create-order.js';
-import type { Knex } from 'knex';
-import { stripeClient } from './stripe-client.js';
+import { applyAccountEvent } from './accounts.js';
+import { ignored, type EventOutcome } from './event-outcome.js';
+import { INTENT_EVENT_STATES, onChargeRefunded, onPaymentIntentEvent, type IntentEventType } from './payment-events.js';
+import { verifiedStripeEvent } from './stripe-event-verification.js';
 
-export const HANDLED_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded', 'account.updated'] as const;
+export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', 'account.updated'] as const;
 
 /**
- * The receiver: verifies `Stripe-Signature` over the raw body, stores the event once by its id and
- * queues its processing (with a short delay, so the shopper's own confirm usually wins) in the
- * same transaction. A redelivery of a stored event is acknowledged and changes nothing.
+ * The receiver: verifies `Stripe-Signature` over the raw body (and the event's shape), stores the
+ * event once by its id and queues its processing (with a short delay, so the shopper's own confirm
+ * usually wins) in the same transaction. A redelivery of a stored event is acknowledged and changes nothing.
  */
 export async function receiveStripeEvent(ctx: AppContext, rawBody: Buffer, signature: string | undefined) {
-  let event: Stripe.Event;
-  try {
-    if (!signature) throw new Error('missing Stripe-Signature');
-    event = stripeClient(ctx).webhooks.constructEvent(rawBody, signature, ctx.config.stripeWebhookSecret);
-  } catch (error) {
-    throw badRequest('The Stripe signature does not match the body', [{ path: 'Stripe-Signature', message: (error as Error).message }]);
-  }
+  const event = verifiedStripeEvent(ctx, rawBody, signature);
   const handled = (HANDLED_EVENTS as readonly string[]).includes(event.type);
   const stored = await ctx.db.transaction(async (trx) => {
     const inserted = await trx('stripeEvents')
@@ -47,78 +40,39 @@ export async function receiveStripeEvent(ctx: AppContext, rawBody: Buffer, signa
   return { received: true, duplicate: !stored };
 }
 
-async function sessionForIntent(ctx: AppContext, intent: Stripe.PaymentIntent) {
-  const byIntent = await ctx.db('checkoutSessions').where({ paymentIntentId: intent.id }).first('id', 'storeId');
-  if (byIntent) return byIntent;
-  const sessionId = intent.metadata?.checkoutSessionId;
-  const storeId = intent.metadata?.storeId;
-  if (!sessionId || !storeId || !/^[0-9a-f-]{36}$/i.test(sessionId)) return undefined;
-  return ctx.db('checkoutSessions').where({ id: sessionId, storeId }).first('id', 'storeId');
+async function handleStripeEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+  // Checked on receipt; a row stored before that check existed could lack it, and nothing orders without it.
+  if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
+  if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
+  if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
+  if (event.type === 'account.updated') return applyAccountEvent(ctx, event, event.data.object);
+  return ignored(`${event.type} is not handled`);
 }
 
-async function onPaymentSucceeded(ctx: AppContext, intent: Stripe.PaymentIntent) {
-  const session = await sessionForIntent(ctx, intent);
-  if (!session) return 'no checkout session for this payment';
-  // The same path as the shopper's confirm: the session lock makes one order whoever comes first.
-  const { order } = await confirmCheckoutSession(ctx, session.storeId, session.id, { paymentVerified: true });
-  await ctx.db('orders').where({ id: order.id, paymentStatus: 'pending' }).update({ paymentStatus: 'paid', updatedAt: ctx.db.fn.now() });
-  return `order ${order.number}`;
-}
-
-/** Moves orders to refunded/failed once, taking each out of its day's revenue in the same transaction. */
-async function leaveRevenue(ctx: AppContext, query: Knex.QueryBuilder, status: 'refunded' | 'failed'): Promise<number> {
-  return ctx.db.transaction(async (trx) => {
-    const rows = (await query
-      .clone()
-      .transacting(trx)
-      .whereNotIn('paymentStatus', ['refunded', 'failed'])
-      .update({ paymentStatus: status, updatedAt: trx.fn.now() })
-      .returning(['storeId', 'createdAt', 'total'])) as Array<{ storeId: string; createdAt: Date; total: number }>;
-    for (const row of rows) await subtractRevenue(trx, row.storeId, row.createdAt, Number(row.total));
-    return rows.length;
-  });
-}
-
-async function onPaymentFailed(ctx: AppContext, intent: Stripe.PaymentIntent) {
-  const session = await sessionForIntent(ctx, intent);
-  if (!session) return 'no checkout session for this payment';
-  await ctx.db('checkoutSessions').where({ id: session.id, status: 'pending' }).update({ paymentStatus: 'failed', updatedAt: ctx.db.fn.now() });
-  await leaveRevenue(ctx, ctx.db('orders').where({ checkoutSessionId: session.id }), 'failed');
-  return 'payment failed recorded';
-}
-
-async function onChargeRefunded(ctx: AppContext, charge: Stripe.Charge) {
-  const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
-  if (!intentId) return 'charge without payment intent';
-  // Fully refunded only: a partial refund leaves the order paid.
-  if (!charge.refunded && charge.amount_refunded < charge.amount) return 'partial refund';
-  const updated = await leaveRevenue(ctx, ctx.db('orders').where({ paymentIntentId: intentId }), 'refunded');
-  return updated ? 'order refunded' : 'no order for this charge';
-}
-
-/** The job's work: one stored event, processed once (a retry after success changes nothing). */
+/**
+ * The job's work: one stored event, processed once (a retry after success changes nothing). It
+ * ends `processed`, or `ignored` with the reason it changed nothing (kept on the row).
+ */
 export async function processStripeEvent(ctx: AppContext, eventId: string) {
   const row = await ctx.db('stripeEvents').where({ id: eventId }).first();
-  if (!row || row.status === 'processed') return { eventId, outcome: 'already processed' };
+  if (!row || row.status === 'processed' || row.status === 'ignored') return { eventId, outcome: `already ${row?.status ?? 'gone'}` };
   await ctx.db('stripeEvents').where({ id: eventId }).update({ attempts: ctx.db.raw('attempts + 1') });
-  const event = row.payload as Stripe.Event;
-  let outcome = 'ignored';
-  switch (event.type) {
-    case 'payment_intent.succeeded':
-      outcome = await onPaymentSucceeded(ctx, event.data.object);
-      break;
-    case 'payment_intent.payment_failed':
-      outcome = await onPaymentFailed(ctx, event.data.object);
-      break;
-    case 'charge.refunded':
-      outcome = await onChargeRefunded(ctx, event.data.object);
-      break;
-    case 'account.updated':
-      outcome = (await applyAccountUpdate(ctx, event.data.object)) ? 'account updated' : 'unknown account';
-      break;
-  }
-  await ctx.db('stripeEvents').where({ id: eventId }).update({ status: 'processed', processedAt: ctx.db.fn.now(), error: null });
-  return { eventId, outcome };
+  const result = await handleStripeEvent(ctx, row.payload as Stripe.Event);
+  await ctx.db('stripeEvents')
+    .where({ id: eventId })
+    .update({ status: result.ignored ? 'ignored' : 'processed', reason: result.ignored ? result.reason.slice(0, 2000) : null, processedAt: ctx.db.fn.now(), error: null });
+  if (result.ignored) ctx.log.info({ eventId, type: row.type, reason: result.reason }, 'stripe event ignored');
+  return { eventId, outcome: result.ignored ? `ignored: ${result.reason}` : result.outcome };
+}
+
+/**
+ * The store an event is about, for an issue: the one whose connected account sent it. The
+ * object's metadata names a store only for events from the platform account (any connected
+ * account can write any metadata).
+ */
+async function storeOfEvent(ctx: AppContext, accountId: string | null, object: { metadata?: Record<string, string> } | undefined) {
+  if (accountId) return ((await ctx.db('storePaymentAccounts').where({ accountId }).first('storeId')) as { storeId: string } | undefined)?.storeId;
+  return object?.metadata?.storeId;
 }
 
 /** After the last retry: the event is marked failed and the store's operator sees an issue. */
@@ -127,8 +81,7 @@ export async function stripeEventFailedForGood(ctx: AppContext, eventId: string,
   await ctx.db('stripeEvents').where({ id: eventId }).update({ status: 'failed', error: message.slice(0, 2000) });
   const row = await ctx.db('stripeEvents').where({ id: eventId }).first('type', 'payload', 'accountId');
   const object = (row?.payload as Stripe.Event | undefined)?.data?.object as { metadata?: Record<string, string> } | undefined;
-  let storeId = object?.metadata?.storeId;
-  if (!storeId && row?.accountId) storeId = (await ctx.db('storePaymentAccounts').where({ accountId: row.accountId }).first('storeId'))?.storeId;
+  const storeId = await storeOfEvent(ctx, row?.accountId ?? null, object);
   if (!storeId || !/^[0-9a-f-]{36}$/i.test(storeId)) {
     ctx.log.error({ eventId, err: { message } }, 'stripe event failed for good and belongs to no known store');
     return;

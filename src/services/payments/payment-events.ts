@@ -1,0 +1,178 @@
+import Joi from 'joi';
+import type { Knex } from 'knex';
+import type Stripe from 'stripe';
+import type { AppContext } from '../../context.js';
+import { confirmCheckoutSession } from '../checkout/confirm.js';
+import { subtractRevenue } from '../orders/create-order.js';
+import { applied, ignored, type EventOutcome } from './event-outcome.js';
+import { decidePayment, revenueOf, type PaymentFact, type PaymentState } from './payment-state.js';
+
+/**
+ * PaymentIntent and charge events. A signed event is Stripe's word, but any connected account's
+ * events reach the platform's endpoint: one acts only when it was sent for the store's own
+ * connected account and its amount and currency are the checkout's. Every status change then goes
+ * through the payment state machine, so events arriving late or out of order never move a payment back.
+ */
+
+/** The payment state each PaymentIntent event reports. */
+export const INTENT_EVENT_STATES = {
+  'payment_intent.amount_capturable_updated': 'authorized',
+  'payment_intent.succeeded': 'paid',
+  'payment_intent.payment_failed': 'failed',
+  'payment_intent.canceled': 'voided'
+} as const satisfies Record<string, PaymentState>;
+export type IntentEventType = keyof typeof INTENT_EVENT_STATES;
+
+const stripeId = Joi.string().max(255);
+const intentObject = Joi.object({
+  id: stripeId.required(),
+  amount: Joi.number().integer().min(0).required(),
+  currency: Joi.string().max(10).required(),
+  status: Joi.string().max(64).required(),
+  metadata: Joi.object().pattern(Joi.string(), Joi.string().allow('')).allow(null)
+}).unknown(true);
+const chargeObject = Joi.object({
+  id: stripeId.required(),
+  amount: Joi.number().integer().min(0).required(),
+  currency: Joi.string().max(10).required(),
+  amount_refunded: Joi.number().integer().min(0).required(),
+  refunded: Joi.boolean(),
+  payment_intent: Joi.alternatives(stripeId, Joi.object({ id: stripeId.required() }).unknown(true)).allow(null)
+}).unknown(true);
+
+interface SessionRef {
+  id: string;
+  storeId: string;
+  amount: string | number;
+  currency: string;
+  paymentIntentId: string | null;
+  orderId: string | null;
+  paymentStatus: PaymentState;
+}
+
+const SESSION_REF = ['id', 'storeId', 'amount', 'currency', 'paymentIntentId', 'orderId', 'paymentStatus'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function sessionForIntent(ctx: AppContext, intent: Stripe.PaymentIntent): Promise<SessionRef | undefined> {
+  const byIntent = await ctx.db('checkoutSessions').where({ paymentIntentId: intent.id }).first(SESSION_REF);
+  if (byIntent) return byIntent;
+  // The session is given its PaymentIntent right after Stripe made it; until then the metadata names it.
+  const sessionId = intent.metadata?.checkoutSessionId;
+  const storeId = intent.metadata?.storeId;
+  if (!sessionId || !storeId || !UUID.test(sessionId) || !UUID.test(storeId)) return undefined;
+  return ctx.db('checkoutSessions').where({ id: sessionId, storeId }).first(SESSION_REF);
+}
+
+const connectedAccountOf = async (db: Knex, storeId: string): Promise<string | null> =>
+  ((await db('storePaymentAccounts').where({ storeId }).first('accountId')) as { accountId: string | null } | undefined)?.accountId ?? null;
+
+/** Why an event about this store's payment cannot be trusted to change it, or null. */
+async function distrust(
+  ctx: AppContext,
+  event: Stripe.Event,
+  storeId: string,
+  what: string,
+  paid: { amount: number; currency: string },
+  expected: { amount: number; currency: string }
+): Promise<string | null> {
+  const accountId = await connectedAccountOf(ctx.db, storeId);
+  if (!accountId) return 'the store has no connected Stripe account';
+  if (event.account !== accountId) return `sent for ${event.account ? `account ${event.account}` : 'the platform account'}, not the store's connected account`;
+  if (paid.amount !== expected.amount) return `amount ${paid.amount} does not match the ${what}'s ${expected.amount}`;
+  if (paid.currency.toLowerCase() !== expected.currency.toLowerCase()) return `currency ${paid.currency} does not match the ${what}'s ${expected.currency.toLowerCase()}`;
+  return null;
+}
+
+const factOf = (event: Stripe.Event, state: PaymentState, amountRefunded?: number): PaymentFact => ({
+  state,
+  created: new Date(event.created * 1000),
+  ...(amountRefunded === undefined ? {} : { amountRefunded })
+});
+
+/** A PaymentIntent event: authorised or paid makes the order (the shopper's confirm path), failed or canceled marks the payment. */
+export async function onPaymentIntentEvent(ctx: AppContext, event: Stripe.Event, type: IntentEventType): Promise<EventOutcome> {
+  const { value, error } = intentObject.validate(event.data.object);
+  if (error) return ignored(`malformed payment_intent: ${error.message}`);
+  const intent = value as Stripe.PaymentIntent;
+  // Sent also when the capturable amount changes otherwise: only a PaymentIntent awaiting capture is authorised.
+  if (type === 'payment_intent.amount_capturable_updated' && intent.status !== 'requires_capture') {
+    return ignored(`the PaymentIntent is ${intent.status}, not requires_capture`);
+  }
+  const session = await sessionForIntent(ctx, intent);
+  if (!session) return ignored('no checkout session for this PaymentIntent');
+  if (session.paymentIntentId && session.paymentIntentId !== intent.id) return ignored('the checkout session pays through another PaymentIntent');
+  const untrusted = await distrust(ctx, event, session.storeId, 'checkout session', intent, { amount: Number(session.amount), currency: session.currency });
+  if (untrusted) return ignored(untrusted);
+
+  const fact = factOf(event, INTENT_EVENT_STATES[type]);
+  if ((fact.state === 'paid' || fact.state === 'authorized') && !session.orderId) {
+    // A payment the session has already seen voided makes no order; otherwise the order is made
+    // through the shopper's confirm path (the session lock makes one order whoever comes first).
+    const early = decidePayment({ state: session.paymentStatus, amountRefunded: 0, lastEventCreated: null }, fact);
+    if (!early.apply) return ignored(`checkout session: ${early.reason}`);
+    await confirmCheckoutSession(ctx, session.storeId, session.id, { paymentVerified: fact.state });
+  }
+  return ctx.db.transaction((trx) => applyToSessionPayment(trx, session, fact, event.id));
+}
+
+/** `charge.refunded`: the order's payment becomes partially refunded or refunded, with the amount. */
+export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+  const { value, error } = chargeObject.validate(event.data.object);
+  if (error) return ignored(`malformed charge: ${error.message}`);
+  const charge = value as Stripe.Charge;
+  const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+  if (!intentId) return ignored('the charge has no PaymentIntent');
+  const order = (await ctx.db('orders').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
+    | { id: string; storeId: string; total: string | number; currency: string }
+    | undefined;
+  if (!order) return ignored("no order for this charge's PaymentIntent");
+  const untrusted = await distrust(ctx, event, order.storeId, 'order', charge, { amount: Number(order.total), currency: order.currency });
+  if (untrusted) return ignored(untrusted);
+  if (charge.amount_refunded <= 0 && !charge.refunded) return ignored('nothing refunded');
+  const full = charge.refunded || charge.amount_refunded >= charge.amount;
+  const fact = factOf(event, full ? 'refunded' : 'partially_refunded', full ? Number(order.total) : charge.amount_refunded);
+  return ctx.db.transaction((trx) => applyToOrderPayment(trx, order.storeId, order.id, fact, event.id));
+}
+
+/** The session's payment, under its row lock: its order's once it has one, else the session's own status. */
+async function applyToSessionPayment(trx: Knex.Transaction, ref: SessionRef, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
+  const session = (await trx('checkoutSessions').where({ id: ref.id, storeId: ref.storeId }).forUpdate().first('orderId', 'paymentStatus')) as
+    | Pick<SessionRef, 'orderId' | 'paymentStatus'>
+    | undefined;
+  if (!session) return ignored('the checkout session is gone');
+  if (session.orderId) return applyToOrderPayment(trx, ref.storeId, session.orderId, fact, eventId);
+  const decision = decidePayment({ state: session.paymentStatus, amountRefunded: 0, lastEventCreated: null }, fact);
+  if (!decision.apply) return ignored(`checkout session: ${decision.reason}`);
+  if (decision.changed) await trx('checkoutSessions').where({ id: ref.id }).update({ paymentStatus: decision.state, updatedAt: trx.fn.now() });
+  return applied(`checkout session payment ${decision.changed ? '' : 'already '}${decision.state}`);
+}
+
+/**
+ * One order's payment, under its row lock: the state machine decides; the new state, the amount
+ * refunded and the event (the last applied) are written, and the day's revenue follows the change.
+ */
+async function applyToOrderPayment(trx: Knex.Transaction, storeId: string, orderId: string, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
+  const order = (await trx('orders')
+    .where({ id: orderId, storeId })
+    .forUpdate()
+    .first('number', 'paymentStatus', 'amountRefunded', 'paymentEventCreated', 'total', 'createdAt')) as
+    | { number: number; paymentStatus: PaymentState; amountRefunded: string | number; paymentEventCreated: Date | null; total: string | number; createdAt: Date }
+    | undefined;
+  if (!order) return ignored('the order is gone');
+  const now = { state: order.paymentStatus, amountRefunded: Number(order.amountRefunded), lastEventCreated: order.paymentEventCreated };
+  const decision = decidePayment(now, fact);
+  if (!decision.apply) return ignored(`order #${order.number}: ${decision.reason}`);
+  await trx('orders')
+    .where({ id: orderId })
+    .update({
+      paymentStatus: decision.state,
+      amountRefunded: decision.amountRefunded,
+      paymentEventCreated: fact.created,
+      paymentEventId: eventId,
+      ...(decision.changed ? { updatedAt: trx.fn.now() } : {})
+    });
+  const total = Number(order.total);
+  const taken = revenueOf(now.state, total, now.amountRefunded) - revenueOf(decision.state, total, decision.amountRefunded);
+  if (taken !== 0) await subtractRevenue(trx, storeId, order.createdAt, taken);
+  return applied(`order #${order.number} ${decision.changed ? '' : 'already '}${decision.state}`);
+}
