@@ -21,6 +21,8 @@ import * as variantLowStock from './20261123006900_variant_low_stock.js';
 import * as campaignUnsubscribes from './20261123007000_campaign_unsubscribes.js';
 import * as customerCountsByBackend from './20261123007100_customer_counts_by_backend.js';
 import * as paymentEventTrust from './20261125002000_payment_event_trust.js';
+import * as stockCountHolds from './20261125003000_stock_count_holds.js';
+import * as manualPayments from './20261125003100_manual_payments.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -48,5 +50,7 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123006900_variant_low_stock', module: variantLowStock },
   { name: '20261123007000_campaign_unsubscribes', module: campaignUnsubscribes },
   { name: '20261123007100_customer_counts_by_backend', module: customerCountsByBackend },
-  { name: '20261125002000_payment_event_trust', module: paymentEventTrust }
+  { name: '20261125002000_payment_event_trust', module: paymentEventTrust },
+  { name: '20261125003000_stock_count_holds', module: stockCountHolds },
+  { name: '20261125003100_manual_payments', module: manualPayments }
 ];

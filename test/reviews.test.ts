@@ -13,6 +13,8 @@ t.test('reviews: verified purchase, one per email, moderation, rating aggregate 
   const toaster = await sellable(app, owner, 'Toaster', [{ price: 4000, stock: 100 }]);
   const { session } = await openSession(app, owner, [{ variantId: kettle.variants[0]!.id, quantity: 1 }], { email: 'rev@example.com' });
   const order = (await confirm(app, owner, session.body.data.checkoutSession.id)).body.data.order;
+  // A manual-payment order: verified once the merchant records the payment.
+  const markPaid = (orderId: string) => app.request({ method: 'POST', url: `/admin/orders/${orderId}/mark-paid`, ...admin(owner) });
   const url = `/storefront/products/${kettle.slug}/reviews`;
   const put = (payload: Record<string, unknown>, slugUrl = url, owner_ = owner) =>
     app.request({ method: 'PUT', url: slugUrl, payload: { orderNumber: order.number, email: 'rev@example.com', rating: 5, title: 'Great', body: 'Boils fast', authorName: 'Rev', ...payload }, ...sf(owner_) });
@@ -20,11 +22,13 @@ t.test('reviews: verified purchase, one per email, moderation, rating aggregate 
   for (const [payload, why] of [
     [{ email: 'someone@example.com' }, 'another email'],
     [{ orderNumber: 9999 }, 'unknown order'],
+    [{}, 'an unpaid order']
   ] as const) {
     const refused = await put(payload);
     t.equal(refused.status, 422, why);
     t.equal(refused.body.error.code, 'review_not_verified');
   }
+  t.equal((await markPaid(order.id)).status, 200);
   const wrongProduct = await put({}, `/storefront/products/${toaster.slug}/reviews`);
   t.equal(wrongProduct.body.error.code, 'review_not_verified', 'a product not in the order');
   const foreign = await put({}, url, other);
@@ -76,6 +80,7 @@ t.test('reviews: verified purchase, one per email, moderation, rating aggregate 
       const email = `buyer${i}@example.com`;
       const opened = await openSession(app, owner, [{ variantId: kettle.variants[0]!.id, quantity: 1 }], { email });
       const placed = await confirm(app, owner, opened.session.body.data.checkoutSession.id);
+      await markPaid(placed.body.data.order.id);
       return { email, number: placed.body.data.order.number as number, rating: (i % 5) + 1 };
     })
   );

@@ -15,7 +15,8 @@ t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips thro
       { name: 'Standard', price: 500, freeOverAmount: 5000, countries: ['fr', 'DE'] },
       { name: 'Pickup', price: 0 }
     ],
-    manualPaymentsEnabled: true,
+    manualPaymentsEnabled: false,
+    manualPaymentDays: 21,
     newsletterDoubleOptIn: true,
     marketingSendRate: 10,
     storefrontUrl: 'https://shop.example.com/',
@@ -29,7 +30,8 @@ t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips thro
     contactEmail: 'hello@shop.example',
     timezone: 'Europe/Paris',
     currency: 'EUR',
-    manualPaymentsEnabled: true,
+    manualPaymentsEnabled: false,
+    manualPaymentDays: 21,
     newsletterDoubleOptIn: true,
     marketingSendRate: 10,
     storefrontUrl: 'https://shop.example.com'
@@ -50,7 +52,7 @@ t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips thro
   const cleared = await app.request({ method: 'PATCH', url: '/admin/store', payload: { marketingSendRate: null, storefrontUrl: null, newsletterDoubleOptIn: false }, ...admin(owner) });
   t.match(cleared.body.data.store, { marketingSendRate: null, storefrontUrl: null, newsletterDoubleOptIn: false });
 
-  for (const bad of [{}, { unknownField: 1 }, { currency: 'EURO' }, { timezone: 'Mars/Olympus' }, { marketingSendRate: 0 }, { storefrontUrl: 'ftp://x' }, { shippingMethods: [{ name: 'X', price: -1 }] }, { newsletterDoubleOptIn: 'maybe' }]) {
+  for (const bad of [{}, { unknownField: 1 }, { currency: 'EURO' }, { timezone: 'Mars/Olympus' }, { marketingSendRate: 0 }, { storefrontUrl: 'ftp://x' }, { shippingMethods: [{ name: 'X', price: -1 }] }, { newsletterDoubleOptIn: 'maybe' }, { manualPaymentDays: 0 }]) {
     const response = await app.request({ method: 'PATCH', url: '/admin/store', payload: bad, ...admin(owner) });
     t.equal(response.status, 422, `refused: ${JSON.stringify(bad)}`);
     t.equal(response.body.error.code, 'validation_failed');

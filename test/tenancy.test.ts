@@ -121,7 +121,7 @@ t.test('store settings: PATCH validates and persists; GET /admin/store reflects 
       contactEmail: 'Hello@Shop.Example',
       timezone: 'Europe/Paris',
       currency: 'eur',
-      manualPaymentsEnabled: true,
+      manualPaymentsEnabled: false,
       shippingMethods: [{ name: 'Standard', price: 500, freeOverAmount: 5000, countries: ['fr', 'DE'] }]
     },
     ...admin
@@ -131,6 +131,7 @@ t.test('store settings: PATCH validates and persists; GET /admin/store reflects 
   t.equal(store.name, 'Trimmed Name');
   t.equal(store.contactEmail, 'hello@shop.example');
   t.equal(store.currency, 'EUR');
+  t.equal(store.manualPaymentsEnabled, false, 'on by default, off when patched');
   t.equal(store.shippingMethods[0].name, 'Standard');
   t.match(store.shippingMethods[0].id, /^[0-9a-f-]{36}$/);
   t.same(store.shippingMethods[0].countries, ['FR', 'DE']);

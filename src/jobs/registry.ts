@@ -14,6 +14,7 @@ import { lowStockScanJob } from './low-stock-scan.js';
 import { passwordResetRequestJob } from './password-reset-request.js';
 import { sendEmailJob } from './send-email.js';
 import { stripeEventJob } from './stripe-event.js';
+import { unpaidOrdersCancelJob } from './unpaid-orders-cancel.js';
 
 /** Every declared job kind (schedules are registered from here); each has its processor in src/workers/processors/. Add one line per kind. */
 export const JOB_KINDS: JobKind[] = [
@@ -33,5 +34,6 @@ export const JOB_KINDS: JobKind[] = [
   externalSystemNightlySyncJob,
   webhookReconcileJob,
   campaignStartJob,
-  campaignBatchJob
+  campaignBatchJob,
+  unpaidOrdersCancelJob
 ];

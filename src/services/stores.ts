@@ -25,6 +25,8 @@ export interface StoreRow {
   timezone: string;
   shippingMethods: ShippingMethod[];
   manualPaymentsEnabled: boolean;
+  /** An unpaid manual-payment order is cancelled (its stock released) this many days after it was placed. */
+  manualPaymentDays: number;
   logoUrl: string | null;
   newsletterDoubleOptIn: boolean;
   /** Messages per second for this store's campaigns; null = the platform default. */
@@ -44,6 +46,7 @@ export interface UpdateStoreInput {
   currency?: string;
   shippingMethods?: Array<{ id?: string; name: string; price: number; freeOverAmount?: number | null; countries?: string[] | null }>;
   manualPaymentsEnabled?: boolean;
+  manualPaymentDays?: number;
   logoUrl?: string | null;
   newsletterDoubleOptIn?: boolean;
   marketingSendRate?: number | null;
@@ -88,6 +91,7 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     timezone: store.timezone,
     shippingMethods: store.shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
+    manualPaymentDays: store.manualPaymentDays,
     logoUrl: store.logoUrl,
     newsletterDoubleOptIn: store.newsletterDoubleOptIn,
     marketingSendRate: store.marketingSendRate,
@@ -145,7 +149,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;

@@ -19,12 +19,12 @@ const methodIds = new Map<string, ShopMethods>();
 /** The generated shipping method ids of a store set up with `setupShop`. */
 export const methodsOf = (owner: Owner) => methodIds.get(owner.store.id)!;
 
-/** A store that takes manual payments and ships with the methods above (ids: `methodsOf(owner)`). */
+/** A store that ships with the methods above (ids: `methodsOf(owner)`); it takes manual payments, as every new store does. */
 export async function setupShop(app: TestApp, owner: Owner, settings: Record<string, unknown> = {}): Promise<ShopMethods> {
   const response = await app.request({
     method: 'PATCH',
     url: '/admin/store',
-    payload: { manualPaymentsEnabled: true, shippingMethods: SHIPPING_METHODS, ...settings },
+    payload: { shippingMethods: SHIPPING_METHODS, ...settings },
     ...admin(owner)
   });
   if (response.status !== 200) throw new Error(`store setup failed: ${response.status} ${response.raw}`);

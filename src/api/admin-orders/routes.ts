@@ -1,4 +1,5 @@
 import { createFulfillment, type FulfillmentInput } from '../../services/orders/fulfillments.js';
+import { markOrderPaid } from '../../services/orders/manual-payments.js';
 import { getOrder, listOrders, type OrderStatusFilter } from '../../services/orders/orders.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
@@ -58,6 +59,22 @@ export const createFulfillmentRoute = idempotent(
         const result = await createFulfillment(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string, input);
         return h.response(result).code(201);
       }
+    }
+  })
+);
+
+export const markOrderPaidRoute = idempotent(
+  adminRoute(ANY_MEMBER, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/mark-paid',
+    options: {
+      plugins: { openapi: { errors: [409] } },
+      description:
+        'Record that a manual payment was collected: payment pending becomes paid (then the order is no longer cancelled after the store setting manualPaymentDays, and its buyer may review); an order already paid is answered as it is; 409 for a cancelled, failed or refunded order',
+      tags: ['orders'],
+      validate: { params: idParams('orderId') },
+      response: { status: { 200: orderResponse } },
+      handler: (request) => markOrderPaid(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string)
     }
   })
 );

@@ -108,7 +108,8 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
   path: '/admin/products/{productId}/variants/{variantId}/inventory',
   options: {
     plugins: { openapi: { errors: [409] } },
-    description: 'Adjust stock by delta or set it to quantity, atomically, with a ledger entry; 409 insufficient_inventory below zero',
+    description:
+      'Adjust stock by delta (moves inventoryQuantity, what can still be sold) or count it: quantity sets what is on hand, units held by open checkouts included, so inventoryQuantity becomes quantity less reserved; atomically, with a ledger entry; 409 insufficient_inventory below zero',
     tags: ['catalog'],
     validate: { params: idParams('productId', 'variantId'), payload: inventoryPayload },
     response: { status: { 200: inventoryAdjustmentResponse } },
@@ -119,7 +120,7 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
       const variantId = request.params.variantId as string;
       const amount = delta !== undefined ? { delta } : { quantity: quantity! };
       const result = await changeInventory(request.server.app.ctx, tenant.storeId, variantId, { ...change, ...amount });
-      return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment };
+      return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment, reserved: result.reserved };
     }
   }
 });

@@ -142,5 +142,10 @@ export const inventoryAdjustmentResponse = responseObject({
   })
     .label('InventoryAdjustment')
     .allow(null)
+    .required(),
+  reserved: Joi.number()
+    .integer()
+    .min(0)
     .required()
+    .description('units held by open checkout sessions; on hand = variant.inventoryQuantity + reserved, and a { quantity } count sets on hand')
 });

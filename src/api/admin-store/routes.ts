@@ -49,6 +49,7 @@ export const updateStorePayload = Joi.object({
     })
   ),
   manualPaymentsEnabled: Joi.boolean(),
+  manualPaymentDays: Joi.number().integer().min(1).max(365).description('days an unpaid manual-payment order stays open before it is cancelled and its stock released'),
   // Seconds browsers and CDNs may reuse storefront responses, and serve them stale while revalidating.
   storefrontCacheMaxAge: Joi.number().integer().min(0).max(86400),
   storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).max(604800),

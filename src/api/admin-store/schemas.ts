@@ -42,6 +42,7 @@ export const storeSettingsResource = responseObject({
   timezone: Joi.string().required(),
   shippingMethods: Joi.array().items(shippingMethodResource).required(),
   manualPaymentsEnabled: Joi.boolean().required(),
+  manualPaymentDays: Joi.number().integer().min(1).max(365).required().description('days an unpaid manual-payment order stays open before it is cancelled and its stock released'),
   logoUrl: Joi.string().uri().allow(null).required(),
   newsletterDoubleOptIn: Joi.boolean().required(),
   marketingSendRate: Joi.number().integer().min(1).allow(null).required().description('messages per second; null = the platform default'),

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { transactionWithEvents } from '../events/domain-events.js';
-import type { VariantRow } from './product-rows.js';
+import { lockStockHolds } from '../checkout/stock-holds.js';
+import type { InventoryPolicy, VariantRow } from './product-rows.js';
 
 export interface InventoryChange {
   /** Who made the change (null for the storefront/checkout). */
@@ -15,6 +16,8 @@ export interface InventoryChange {
 export interface InventoryResult {
   variant: VariantRow;
   adjustment: { id: string; delta: number; reason: string | null; quantityAfter: number; createdAt: Date } | null;
+  /** Units held by open checkouts: on hand = variant.inventoryQuantity + reserved. */
+  reserved: number;
 }
 
 type Db = Knex | Knex.Transaction;
@@ -67,30 +70,45 @@ export async function adjustInventory(db: Db, storeId: string, variantId: string
     const [variant] = (await query) as VariantRow[];
     if (!variant) return explainMiss(trx, storeId, variantId, change, delta);
     const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
-    return { variant, adjustment };
+    const { after: reserved } = await lockStockHolds(trx, storeId, variantId, null);
+    return { variant, adjustment, reserved };
   });
 }
 
-/** Sets the on-hand quantity (a stock count); the ledger records the difference. */
-export async function setInventory(db: Db, storeId: string, variantId: string, quantity: number, change: InventoryChange = {}): Promise<InventoryResult> {
+/**
+ * A stock count: sets what the store has on hand, the units in open checkouts included (they are
+ * still on the shelf), so `inventory_quantity` (what can still be sold) becomes the count less
+ * those holds, and a hold that later expires gives its units back onto the count, never onto an
+ * older figure. A count below what checkouts hold shortens the newest holds of a `deny` variant
+ * (its stock never goes below zero; lockStockHolds); a `continue` variant goes below zero instead.
+ * The variant row is locked in its own statement first (the lock order of every stock move:
+ * variant, then holds), so the holds read next are the committed ones. The ledger records the
+ * change of inventory_quantity whenever the count differs from what was on hand. `policy` sets
+ * the policy in the same write (a product update changing both).
+ */
+export async function setInventory(
+  db: Db,
+  storeId: string,
+  variantId: string,
+  quantity: number,
+  change: InventoryChange & { policy?: InventoryPolicy } = {}
+): Promise<InventoryResult> {
   return inTransaction(db, async (trx) => {
-    const productFilter = change.productId ? 'and product_id = ?' : '';
-    const bindings = [quantity, variantId, storeId, ...(change.productId ? [change.productId] : [])];
-    // The sub-select locks the row and reads the quantity being replaced, in the same statement.
-    const result = await trx.raw(
-      `update product_variants v set inventory_quantity = ?, updated_at = now()
-         from (select id, inventory_quantity as before from product_variants
-                where id = ? and store_id = ? and archived_at is null ${productFilter} for update) old
-        where v.id = old.id
-        returning v.*, old.before`,
-      bindings
-    );
-    const raw = result.rows[0] as Record<string, any> | undefined;
-    if (!raw) return explainMiss(trx, storeId, variantId, change);
-    const variant = (await trx('productVariants').where({ id: raw.id }).first()) as VariantRow;
-    const delta = quantity - Number(raw.before);
-    const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
-    return { variant, adjustment };
+    const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt').forUpdate();
+    if (change.productId) query.where({ productId: change.productId });
+    const locked = (await query.first('id', 'inventoryQuantity', 'inventoryPolicy')) as Pick<VariantRow, 'id' | 'inventoryQuantity' | 'inventoryPolicy'> | undefined;
+    if (!locked) return explainMiss(trx, storeId, variantId, change);
+    const policy = change.policy ?? locked.inventoryPolicy;
+    const held = await lockStockHolds(trx, storeId, variantId, policy === 'deny' ? quantity : null);
+    const available = quantity - held.after;
+    if (Math.abs(available) > MAX_STOCK) throw outOfRange(locked.inventoryQuantity);
+    const [variant] = (await trx('productVariants')
+      .where({ id: variantId })
+      .update({ inventoryQuantity: available, inventoryPolicy: policy, updatedAt: trx.fn.now() })
+      .returning('*')) as VariantRow[];
+    const counted = quantity !== locked.inventoryQuantity + held.before;
+    const adjustment = counted ? await writeLedger(trx, storeId, variant!, available - locked.inventoryQuantity, change) : null;
+    return { variant: variant!, adjustment, reserved: held.after };
   });
 }
 

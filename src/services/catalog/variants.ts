@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { variantsInUse } from '../modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
+import { setInventory } from './inventory.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './product-rows.js';
 
 export interface VariantInput {
@@ -124,20 +125,19 @@ export async function syncVariants(ctx: AppContext, trx: Knex.Transaction, sync:
     try {
       await trx.transaction(async (savepoint) => {
         if (current) {
-          const quantityChanged = input.inventoryQuantity !== undefined && input.inventoryQuantity !== current.inventoryQuantity;
-          if (quantityChanged) columns.inventoryQuantity = input.inventoryQuantity;
-          await savepoint('productVariants')
-            .where({ id: current.id, storeId: sync.storeId })
-            .update({ ...columns, updatedAt: savepoint.fn.now() });
-          if (quantityChanged) {
-            await savepoint('inventoryLedger').insert({
-              storeId: sync.storeId,
-              variantId: current.id,
+          // A changed quantity is a stock count, as on the inventory route (with the policy, in one write).
+          if (input.inventoryQuantity !== undefined && input.inventoryQuantity !== current.inventoryQuantity) {
+            const { inventoryPolicy, ...rest } = columns;
+            await setInventory(savepoint, sync.storeId, current.id, input.inventoryQuantity, {
               userId: sync.userId,
-              delta: input.inventoryQuantity! - current.inventoryQuantity,
               reason: 'product_update',
-              quantityAfter: input.inventoryQuantity
+              ...(inventoryPolicy ? { policy: inventoryPolicy as InventoryPolicy } : {})
             });
+            await savepoint('productVariants').where({ id: current.id, storeId: sync.storeId }).update({ ...rest, updatedAt: savepoint.fn.now() });
+          } else {
+            await savepoint('productVariants')
+              .where({ id: current.id, storeId: sync.storeId })
+              .update({ ...columns, updatedAt: savepoint.fn.now() });
           }
         } else {
           await savepoint('productVariants').insert({

@@ -87,9 +87,18 @@ export const availabilityFlipped = (policy: string, before: number, after: numbe
 
 /**
  * Gives a session's held stock back (and its discount use); the session row must be locked by the
- * caller. Returns the variants this brought back into stock (see availabilityFlipped).
+ * caller. The variants are locked before the holds, in id order, as a stock count locks them
+ * (lockStockHolds), so a count and a release wait for each other instead of deadlocking, and the
+ * release gives back what the hold has after any count shortened it. Returns the variants this
+ * brought back into stock (see availabilityFlipped).
  */
 export async function releaseSession(trx: Sql, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
+  await trx.raw(
+    `select id from product_variants
+      where id in (select variant_id from stock_reservations where session_id = ? and state = 'held') and store_id = ?
+      order by id for update`,
+    [session.id, session.storeId]
+  );
   const held = (await trx('stockReservations')
     .where({ sessionId: session.id, state: 'held' })
     .update({ state: 'released' })
@@ -97,7 +106,8 @@ export async function releaseSession(trx: Sql, session: { id: string; storeId: s
   held.sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
   const ledger: Record<string, unknown>[] = [];
   const backInStock: string[] = [];
-  for (const line of held) {
+  // A hold a stock count shortened to nothing has nothing to give back.
+  for (const line of held.filter((hold) => hold.quantity > 0)) {
     const result = await trx.raw(
       `update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity, inventory_policy`,
       [line.quantity, line.variantId, session.storeId]

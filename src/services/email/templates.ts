@@ -32,6 +32,13 @@ export const BUILT_IN_TEMPLATES: Record<string, EmailTemplate> = {
     ),
     text: 'Your order {{ order.number }} has shipped: {{ fulfillment.trackingCompany }} {{ fulfillment.trackingNumber }} {{ fulfillment.trackingUrl }}\nYour order: {{ order.trackingUrl }}'
   },
+  order_cancelled: {
+    subject: 'Order {{ order.number }} at {{ store.name }} was cancelled',
+    html: layout(
+      '<h1>Your order was cancelled</h1><p>Hello {{ customer.firstName }}, order <strong>{{ order.number }}</strong> was cancelled: {{ cancellation.reason }}.</p><ul>{% for item in order.items %}<li>{{ item.quantity }} × {{ item.title }}</li>{% endfor %}</ul><p>Total: {{ order.totalFormatted }}</p><p><a href="{{ order.trackingUrl }}">Your order</a></p>'
+    ),
+    text: 'Hello {{ customer.firstName }}, order {{ order.number }} was cancelled: {{ cancellation.reason }}.\n{% for item in order.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Total: {{ order.totalFormatted }}\nYour order: {{ order.trackingUrl }}'
+  },
   password_reset: {
     subject: 'Reset your Shopwright password',
     html: '<!doctype html><html><body><p>Hello {{ user.firstName }},</p><p><a href="{{ resetUrl }}">Choose a new password</a>. The link works once and for {{ expiresInMinutes }} minutes.</p><p>If you did not ask for this, ignore this email.</p></body></html>',
@@ -74,6 +81,7 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
     customer,
     order,
     user: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com' },
+    cancellation: { reason: 'we did not receive its payment within 7 days' },
     fulfillment: { trackingCompany: 'UPS', trackingNumber: '1Z999AA10123456784', trackingUrl: 'https://example.com/track/1Z999' },
     resetUrl: `${appUrl}/reset-password?token=sample`,
     expiresInMinutes: 60,

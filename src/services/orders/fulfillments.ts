@@ -32,6 +32,8 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
   const fulfillment = await ctx.db.transaction(async (trx) => {
     const order: OrderRow | undefined = await trx('orders').where({ storeId, id: orderId }).forUpdate().first();
     if (!order) throw notFound('Order');
+    // Its stock went back when it was cancelled (an unpaid manual order past its deadline).
+    if (order.status === 'cancelled') throw conflict('conflict', 'This order is cancelled: nothing of it can be fulfilled', [{ path: 'orderId', message: 'order is cancelled' }]);
     const items: OrderItemRow[] = await trx('orderItems').where({ orderId }).orderBy('position');
     const byId = new Map(items.map((item) => [item.id, item]));
 

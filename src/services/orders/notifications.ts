@@ -59,3 +59,19 @@ export function shippingConfirmationEmail(
     }
   };
 }
+
+/** The `order_cancelled` email: the order, its items and why it was cancelled (a sentence). */
+export function orderCancelledEmail(storeName: string, order: OrderRow, items: OrderItemRow[], trackingUrl: string, reason: string): EnqueueEmailInput {
+  const address = order.shippingAddress as { firstName?: string; lastName?: string };
+  return {
+    storeId: order.storeId,
+    to: order.email,
+    templateKey: 'order_cancelled',
+    data: {
+      store: { name: storeName },
+      customer: { firstName: address.firstName ?? 'there', lastName: address.lastName ?? '', email: order.email },
+      order: orderContext(order, items, trackingUrl),
+      cancellation: { reason }
+    }
+  };
+}

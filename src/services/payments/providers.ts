@@ -88,8 +88,16 @@ export async function chooseProvider(ctx: AppContext, store: { id: string; manua
   const available: ProviderName[] = [...(stripe ? (['stripe'] as const) : []), ...(store.manualPaymentsEnabled ? (['manual'] as const) : [])];
   const name = requested ?? available[0];
   if (!name || !available.includes(name)) {
-    throw conflict('conflict', requested ? `The ${requested} payment provider is not enabled for this store` : 'This store cannot take payments yet', [
-      { path: 'provider', message: available.length ? `available: ${available.join(', ')}` : 'no payment provider is enabled' }
+    // Say which setting turns the missing provider on: the merchant reading this is often testing their own storefront.
+    const howTo =
+      requested === 'stripe'
+        ? 'connect a Stripe account that can take charges (POST /admin/store/payments/onboarding-link)'
+        : 'turn on the store setting manualPaymentsEnabled (PATCH /admin/store { "manualPaymentsEnabled": true }) or connect Stripe';
+    throw conflict('conflict', `${requested ? `The ${requested} payment provider is not enabled for this store` : 'This store cannot take payments yet'}: ${howTo}`, [
+      { path: 'provider', message: available.length ? `available: ${available.join(', ')}` : 'no payment provider is enabled' },
+      requested === 'stripe'
+        ? { path: 'stripe', message: 'the store has no Stripe account that can take charges' }
+        : { path: 'manualPaymentsEnabled', message: 'the store setting manualPaymentsEnabled is false' }
     ]);
   }
   return PROVIDERS[name];

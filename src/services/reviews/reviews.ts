@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound, unprocessable } from '../../errors.js';
-import { PURCHASED_PAYMENT_STATUSES } from '../orders/purchase-conditions.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 
 export const REVIEW_STATES = ['pending', 'approved', 'rejected'] as const;
@@ -56,7 +55,7 @@ const toAdminDto = (row: ReviewRow) => ({
 
 const notVerified = () =>
   unprocessable('review_not_verified', 'Only a customer who bought this product can review it', [
-    { path: 'orderNumber', message: 'no order with this number, email and product' }
+    { path: 'orderNumber', message: 'no paid order with this number, email and product' }
   ]);
 
 async function activeProduct(db: Knex, storeId: string, slug: string) {
@@ -87,11 +86,11 @@ async function recountRating(trx: Knex.Transaction, productId: string) {
 /** One review per product and email: created (201) or replaced (200), and back to pending either way. */
 export async function upsertReview(ctx: AppContext, storeId: string, slug: string, input: ReviewInput) {
   const productId = await activeProduct(ctx.db, storeId, slug);
-  // Verified purchase: that order number, that email, an item of this product, a purchase's payment status.
+  // Verified purchase: that order number, that email, an item of this product, and paid: a manual-payment
+  // order still pending may never be paid (it is cancelled after the store's manualPaymentDays).
   const order = await ctx.db('orders as o')
-    .where({ 'o.storeId': storeId, 'o.number': input.orderNumber })
+    .where({ 'o.storeId': storeId, 'o.number': input.orderNumber, 'o.paymentStatus': 'paid' })
     .whereRaw('lower(o.email) = lower(?)', [input.email])
-    .whereIn('o.paymentStatus', PURCHASED_PAYMENT_STATUSES)
     .whereExists((q) => q.select(1).from('orderItems as i').whereRaw('i.order_id = o.id').where('i.productId', productId))
     .first('o.id', 'o.customerId');
   if (!order) throw notVerified();

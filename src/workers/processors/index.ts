@@ -13,6 +13,7 @@ import { lowStockScanProcessor } from './low-stock-scan.js';
 import { passwordResetRequestProcessor } from './password-reset-request.js';
 import { sendEmailProcessor } from './send-email.js';
 import { stripeEventProcessor } from './stripe-event.js';
+import { unpaidOrdersCancelProcessor } from './unpaid-orders-cancel.js';
 import { webhookReconcileProcessor } from './webhook-reconcile.js';
 
 /** What the workers run, one processor per declared job kind (src/jobs/registry.ts). Add one line per kind. */
@@ -33,5 +34,6 @@ export const PROCESSORS: JobProcessor[] = [
   externalSystemNightlySyncProcessor,
   webhookReconcileProcessor,
   campaignStartProcessor,
-  campaignBatchProcessor
+  campaignBatchProcessor,
+  unpaidOrdersCancelProcessor
 ];
