@@ -23,6 +23,7 @@ import * as customerCountsByBackend from './20261123007100_customer_counts_by_ba
 import * as paymentEventTrust from './20261125002000_payment_event_trust.js';
 import * as stockCountHolds from './20261125003000_stock_count_holds.js';
 import * as manualPayments from './20261125003100_manual_payments.js';
+import * as orderLifecycle from './20261125010000_order_lifecycle.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -52,5 +53,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261123007100_customer_counts_by_backend', module: customerCountsByBackend },
   { name: '20261125002000_payment_event_trust', module: paymentEventTrust },
   { name: '20261125003000_stock_count_holds', module: stockCountHolds },
-  { name: '20261125003100_manual_payments', module: manualPayments }
+  { name: '20261125003100_manual_payments', module: manualPayments },
+  { name: '20261125010000_order_lifecycle', module: orderLifecycle }
 ];
