@@ -153,7 +153,7 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
   const store = await orderMailStore(ctx, storeId);
   const requested = new Set((input.items ?? []).filter((line) => line.restock).map((line) => line.orderItemId));
   const variantIds = requested.size
-    ? ((await ctx.db('orderItems').where({ storeId, orderId }).whereIn('id', [...requested]).whereNotNull('variantId').pluck('variantId')) as string[])
+    ? ((await ctx.db('orderItems').where({ storeId, orderId }).whereIn('id', [...requested]).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId)
     : [];
   const reserved = await transactionWithEvents(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);

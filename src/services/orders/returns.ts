@@ -104,7 +104,9 @@ export async function receiveReturn(
   const restock = input.restock ?? true;
   const found = (await ctx.db('orderReturns').where({ storeId, id: returnId }).first()) as ReturnRow | undefined;
   if (!found) throw notFound('Return');
-  const variantIds = restock ? ((await ctx.db('orderItems').whereIn('id', found.items.map((line) => line.orderItemId)).whereNotNull('variantId').pluck('variantId')) as string[]) : [];
+  const variantIds = restock
+    ? ((await ctx.db('orderItems').where({ storeId }).whereIn('id', found.items.map((line) => line.orderItemId)).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId)
+    : [];
   const received = await transactionWithEvents(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);
     await trx('orders').where({ id: found.orderId }).forUpdate().first('id');
