@@ -38,7 +38,7 @@ async function order(app: TestApp, storeId: string, customerId: string, productI
   );
 }
 
-t.test('audience filters on purchased products and collections count paid and pending orders, not refunded ones', async (t) => {
+t.test('audience filters on purchased products and collections count paid orders only: not pending, refunded or cancelled ones', async (t) => {
   const app = await buildApp(t);
   await ensureOrderTables(app);
   const owner = await signupOwner(app);
@@ -66,9 +66,12 @@ t.test('audience filters on purchased products and collections count paid and pe
     t.equal(response.status, 200, response.raw);
     return response.body.data.sample.map((s: { id: string }) => s.id).sort();
   };
-  t.same(await preview({ purchasedProductIds: [mug] }), [mugBuyer, pending].sort(), 'paid and pending orders of subscribed customers only');
-  t.same(await preview({ purchasedProductIds: [mug, hat] }), [mugBuyer, hatBuyer, pending].sort());
-  t.same(await preview({ purchasedCollectionIds: [kitchen] }), [mugBuyer, cupBuyer, pending].sort());
+  t.same(await preview({ purchasedProductIds: [mug] }), [mugBuyer], 'paid orders of subscribed customers only');
+  t.same(await preview({ purchasedProductIds: [mug, hat] }), [mugBuyer, hatBuyer].sort());
+  t.same(await preview({ purchasedCollectionIds: [kitchen] }), [mugBuyer, cupBuyer].sort());
+  await app.ctx.db('orders').where({ customerId: cupBuyer }).update({ status: 'cancelled' });
+  t.same(await preview({ purchasedCollectionIds: [kitchen] }), [mugBuyer], 'a cancelled order is no purchase');
+  await app.ctx.db('orders').where({ customerId: cupBuyer }).update({ status: 'open' });
   t.same(await preview({ purchasedCollectionIds: [kitchen], purchasedProductIds: [cup] }), [cupBuyer], 'filters intersect');
   t.same(await preview({ purchasedProductIds: [mug], minOrders: 2 }), []);
 
@@ -83,7 +86,7 @@ t.test('audience filters on purchased products and collections count paid and pe
   t.equal(foreign.body.data.count, 0, "another store's orders never count");
 });
 
-t.test('a manual-payment order placed at checkout (payment pending) is a purchase for the audience filters', async (t) => {
+t.test('a manual-payment order becomes a purchase for the audience filters once it is marked paid', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
@@ -97,7 +100,12 @@ t.test('a manual-payment order placed at checkout (payment pending) is a purchas
   const subscribed = await app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', payload: { email: 'buyer@example.com' }, storefrontToken: owner.storefrontToken });
   t.equal(subscribed.status, 200, subscribed.raw);
 
-  const preview = await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: { audience: { filters: { purchasedProductIds: [product.id] } } } });
-  t.equal(preview.status, 200, preview.raw);
-  t.same(preview.body.data.sample.map((s: { email: string }) => s.email), ['buyer@example.com']);
+  const preview = async () => {
+    const response = await app.request({ method: 'POST', url: '/admin/marketing/audience/preview', ...as, payload: { audience: { filters: { purchasedProductIds: [product.id] } } } });
+    t.equal(response.status, 200, response.raw);
+    return response.body.data.sample.map((s: { email: string }) => s.email);
+  };
+  t.same(await preview(), [], 'unpaid: not a purchase yet');
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${confirmed.body.data.order.id}/mark-paid`, payload: {}, ...as })).status, 200);
+  t.same(await preview(), ['buyer@example.com']);
 });

@@ -9,13 +9,14 @@ const OWNERS: Role[] = ['owner'];
 /**
  * The contract's role matrix, written as rules over paths so every admin route registered now or
  * later is checked: staff get the catalog (products, collections, inventory, media), orders and
- * fulfilment, customers (read/update, no import/export), review moderation and the dashboard
- * read; the payment-provider connect/reset/dashboard link is owner-only; everything else is for
+ * fulfilment (marking paid, returns; cancel and refunds are for owners and admins), customers
+ * (read/update, no import/export), review moderation and the dashboard read; the payment-provider connect/reset/dashboard link is owner-only; everything else is for
  * owners and admins.
  */
 function allowedRoles(method: string, path: string): Role[] {
   if (/^\/admin\/store\/payments\/(onboarding-link|dashboard-link|reset)$/.test(path)) return OWNERS;
-  if (/^\/admin\/(products|collections|orders|reviews)(\/|$)/.test(path)) return ALL;
+  if (/^\/admin\/orders\/\{orderId\}\/(cancel|refunds)$/.test(path)) return ADMINS;
+  if (/^\/admin\/(products|collections|orders|returns|reviews)(\/|$)/.test(path)) return ALL;
   if (path === '/admin/store/media') return ALL;
   if (path === '/admin/store' && method === 'GET') return ALL;
   if (/^\/admin\/customers(\/\{customerId\})?$/.test(path) && ['GET', 'PATCH'].includes(method)) return ALL;

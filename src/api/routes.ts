@@ -23,6 +23,9 @@ import { storefrontRoutes } from './storefront/index.js';
 import { storefrontCartRoutes } from './storefront-carts/index.js';
 import { storefrontReviewRoutes } from './storefront-reviews/index.js';
 import { adminOrderRoutes } from './admin-orders/index.js';
+import { adminOrderRefundRoutes } from './admin-order-refunds/index.js';
+import { adminOrderTimelineRoutes } from './admin-order-timeline/index.js';
+import { adminReturnRoutes } from './admin-returns/index.js';
 import { adminReviewRoutes } from './admin-reviews/index.js';
 import { adminPaymentRoutes } from './admin-payments/index.js';
 import { publicOrderRoutes } from './public-orders/index.js';
@@ -52,6 +55,9 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   storefrontCartRoutes,
   storefrontReviewRoutes,
   adminOrderRoutes,
+  adminOrderRefundRoutes,
+  adminOrderTimelineRoutes,
+  adminReturnRoutes,
   adminReviewRoutes,
   adminPaymentRoutes,
   publicOrderRoutes,

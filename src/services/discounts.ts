@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../context.js';
 import { containsPattern } from '../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../errors.js';
@@ -106,4 +107,13 @@ export async function replaceDiscount(ctx: AppContext, storeId: string, discount
     if (uniqueViolation(error) === 'discounts_store_code_key') throw codeTaken();
     throw error;
   }
+}
+
+/** A cancelled order gives its discount's use back (never below zero), so a limited code can be used again. */
+export async function releaseDiscountUse(db: Knex | Knex.Transaction, storeId: string, code: string): Promise<void> {
+  await db('discounts')
+    .where({ storeId })
+    .whereRaw('lower(code) = lower(?)', [code])
+    .where('usageCount', '>', 0)
+    .update({ usageCount: db.raw('usage_count - 1'), updatedAt: db.fn.now() });
 }

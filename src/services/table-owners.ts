@@ -56,6 +56,10 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   order_items: 'orders',
   fulfillments: 'orders',
   store_daily_revenue: 'orders',
+  order_refunds: 'orders',
+  order_returns: 'orders',
+  // Also written by a trigger on orders (the `placed` event).
+  order_events: 'orders',
   store_payment_accounts: 'payments',
   stripe_events: 'payments',
   customers: 'customers',
@@ -106,7 +110,6 @@ export const FOREIGN_WRITES: ReadonlyArray<{ table: string; file: string; why: s
   { table: 'discounts', file: 'carts/discount-rules.ts', why: 'a checkout session counts its discount use under the session lock order (cart, session, variants, discount)' },
   { table: 'product_variants', file: 'checkout/reservations.ts', why: 'a checkout session takes and gives back stock in its own statements (one round trip per step)' },
   { table: 'inventory_ledger', file: 'checkout/reservations.ts', why: 'the ledger rows of those stock moves, in the same statements' },
-  { table: 'checkout_sessions', file: 'payments/webhooks.ts', why: 'a failed payment event marks the pending session failed' },
-  { table: 'orders', file: 'payments/webhooks.ts', why: 'payment events move orders to paid, refunded or failed (with the revenue rollup, through orders)' },
+  { table: 'checkout_sessions', file: 'payments/payment-events.ts', why: 'a failed payment event marks the pending session failed' },
   { table: 'jobs', file: 'customers/import-batch.ts', why: "each import partition's checkpoint is written in the batch's own transaction, on its COPY connection" }
 ];

@@ -37,6 +37,21 @@ interface Intent {
   account: string | undefined;
 }
 
+export interface Refund {
+  id: string;
+  object: 'refund';
+  amount: number;
+  currency: string;
+  status: string;
+  payment_intent: string;
+  charge: string;
+  reason: string | null;
+  refund_application_fee: boolean;
+  metadata: Record<string, string>;
+  created: number;
+  account: string | undefined;
+}
+
 /** `a[b][c]=v` form fields into nested objects. */
 function parseForm(text: string): Record<string, unknown> {
   const out: Record<string, any> = {};
@@ -57,6 +72,7 @@ export class StripeServer {
   readonly requests: RecordedRequest[] = [];
   readonly accounts = new Map<string, Account>();
   readonly intents = new Map<string, Intent>();
+  readonly refunds = new Map<string, Refund>();
   /** Answer every request with 500 while set (Stripe down). */
   failing = false;
   private readonly replays = new Map<string, { status: number; body: unknown }>();
@@ -146,7 +162,54 @@ export class StripeServer {
       if (!intent || intent.account !== request.stripeAccount) return [404, { error: { type: 'invalid_request_error', message: 'No such payment_intent' } }];
       return [200, intent];
     }
+    if (method === 'POST' && (match = path.match(/^\/v1\/payment_intents\/([\w]+)\/cancel$/))) {
+      const intent = this.intents.get(match[1]!);
+      if (!intent || intent.account !== request.stripeAccount) return [404, { error: { type: 'invalid_request_error', message: 'No such payment_intent' } }];
+      if (intent.status === 'succeeded') return [400, { error: { type: 'invalid_request_error', message: 'You cannot cancel this PaymentIntent because it has a status of succeeded' } }];
+      intent.status = 'canceled';
+      return [200, intent];
+    }
+    if (method === 'POST' && path === '/v1/refunds') {
+      const intent = this.intents.get(String(body.payment_intent));
+      if (!intent || intent.account !== request.stripeAccount) return [404, { error: { type: 'invalid_request_error', message: 'No such payment_intent' } }];
+      if (intent.status !== 'succeeded') return [400, { error: { type: 'invalid_request_error', message: 'This PaymentIntent has no successful charge to refund' } }];
+      const amount = body.amount !== undefined ? Number(body.amount) : intent.amount - this.refundedOf(intent.id);
+      if (amount <= 0 || amount > intent.amount - this.refundedOf(intent.id)) {
+        return [400, { error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: `Refund amount (${amount}) is greater than unrefunded amount on charge` } }];
+      }
+      const refund = this.makeRefund(intent, amount, (body.metadata as Record<string, string>) ?? {}, body.refund_application_fee === 'true', (body.reason as string) ?? null);
+      return [200, refund];
+    }
     return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` } }];
+  }
+
+  /** What was refunded of a PaymentIntent so far. */
+  refundedOf(intentId: string): number {
+    return [...this.refunds.values()].filter((r) => r.payment_intent === intentId && r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
+  }
+
+  private makeRefund(intent: Intent, amount: number, metadata: Record<string, string>, feeReversed: boolean, reason: string | null): Refund {
+    const refund: Refund = {
+      id: id('re'),
+      object: 'refund',
+      amount,
+      currency: intent.currency,
+      status: 'succeeded',
+      payment_intent: intent.id,
+      charge: `ch_${intent.id.slice(3)}`,
+      reason,
+      refund_application_fee: feeReversed,
+      metadata,
+      created: Math.floor(Date.now() / 1000),
+      account: intent.account
+    };
+    this.refunds.set(refund.id, refund);
+    return refund;
+  }
+
+  /** A refund made in Stripe's own dashboard: the API never hears of it but through a webhook. */
+  dashboardRefund(intentId: string, amount: number): Refund {
+    return this.makeRefund(this.intents.get(intentId)!, amount, {}, false, 'requested_by_customer');
   }
 
   /** Onboarding finished on Stripe's side. */

@@ -1,4 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { createFulfillmentRoute, getOrderRoute, listOrdersRoute, markOrderPaidRoute } from './routes.js';
+import { cancelOrderRoute, createFulfillmentRoute, getOrderRoute, listOrdersRoute, markOrderPaidRoute } from './routes.js';
 
-export const adminOrderRoutes: ServerRoute[] = [listOrdersRoute, getOrderRoute, createFulfillmentRoute, markOrderPaidRoute];
+export const adminOrderRoutes: ServerRoute[] = [listOrdersRoute, getOrderRoute, createFulfillmentRoute, markOrderPaidRoute, cancelOrderRoute];

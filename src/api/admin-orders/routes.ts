@@ -1,14 +1,16 @@
+import { cancelOrder, type CancelInput } from '../../services/orders/cancel.js';
 import { createFulfillment, type FulfillmentInput } from '../../services/orders/fulfillments.js';
 import { markOrderPaid } from '../../services/orders/manual-payments.js';
 import { getOrder, listOrders, type OrderListFilters } from '../../services/orders/orders.js';
+import { userActor } from '../../services/orders/timeline.js';
 import { paginationMeta } from '../../services/pagination.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { ADMINS, ANY_MEMBER } from '../../services/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
-import { fulfillmentCreatedResponse, fulfillmentPayload, listOrdersQuery, orderListResponse, orderResponse } from './schemas.js';
+import { cancelPayload, fulfillmentCreatedResponse, fulfillmentPayload, listOrdersQuery, markPaidPayload, orderListResponse, orderResponse } from './schemas.js';
 
 export const listOrdersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -32,7 +34,7 @@ export const getOrderRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/orders/{orderId}',
   options: {
-    description: 'An order with items, fulfilments and its public tracking URL',
+    description: 'An order with items, fulfilments, refunds and its public tracking URL',
     tags: ['orders'],
     validate: { params: idParams('orderId') },
     response: { status: { 200: orderResponse } },
@@ -58,7 +60,8 @@ export const createFulfillmentRoute = idempotent(
           trackingNumber: body.trackingNumber || null,
           trackingUrl: body.trackingUrl || null
         };
-        const result = await createFulfillment(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string, input);
+        const tenant = tenantOf(request);
+        const result = await createFulfillment(request.server.app.ctx, tenant.storeId, request.params.orderId as string, input, userActor(tenant.userId));
         return h.response(result).code(201);
       }
     }
@@ -72,11 +75,34 @@ export const markOrderPaidRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [409] } },
       description:
-        'Record that a manual payment was collected: payment pending becomes paid (then the order is no longer cancelled after the store setting manualPaymentDays, and its buyer may review); an order already paid is answered as it is; 409 for a cancelled, failed or refunded order',
+        'Record that a manual payment was collected (reference and note go on the timeline): payment pending becomes paid (then the order is no longer cancelled after the store setting manualPaymentDays, and its buyer may review); 409 for a Stripe order, an order already paid and a cancelled one',
       tags: ['orders'],
-      validate: { params: idParams('orderId') },
+      validate: { params: idParams('orderId'), payload: markPaidPayload },
       response: { status: { 200: orderResponse } },
-      handler: (request) => markOrderPaid(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string)
+      handler: (request) => {
+        const tenant = tenantOf(request);
+        const body = (request.payload ?? {}) as { reference?: string; note?: string };
+        return markOrderPaid(request.server.app.ctx, tenant.storeId, request.params.orderId as string, { reference: body.reference || undefined, note: body.note || undefined }, userActor(tenant.userId));
+      }
+    }
+  })
+);
+
+export const cancelOrderRoute = idempotent(
+  adminRoute(ADMINS, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/cancel',
+    options: {
+      plugins: { openapi: { errors: [409, 502] } },
+      description:
+        "Cancel an order while nothing of it is fulfilled (409 order_fulfilled: use a return): restock puts its units back, its discount's use is given back, an authorised Stripe payment is voided and a paid one refunded (refund), the customer gets order_cancelled (notifyCustomer); a second cancel answers the cancelled order. Owner or admin",
+      tags: ['orders'],
+      validate: { params: idParams('orderId'), payload: cancelPayload },
+      response: { status: { 200: orderResponse } },
+      handler: (request) => {
+        const tenant = tenantOf(request);
+        return cancelOrder(request.server.app.ctx, tenant.storeId, request.params.orderId as string, request.payload as CancelInput, userActor(tenant.userId));
+      }
     }
   })
 );

@@ -54,8 +54,32 @@ export const orderItemResource = responseObject({
   quantity: Joi.number().integer().required(),
   unitPrice: Joi.number().integer().required(),
   lineTotal: Joi.number().integer().required(),
-  fulfilledQuantity: Joi.number().integer().required()
+  fulfilledQuantity: Joi.number().integer().required(),
+  refundedQuantity: Joi.number().integer().required().description('units refunded (or being refunded)'),
+  returnedQuantity: Joi.number().integer().required().description('units on requested or received returns')
 }).label('OrderItem');
+
+export const refundResource = responseObject({
+  id: idValue().required(),
+  status: Joi.string().valid('pending', 'succeeded', 'failed').required(),
+  source: Joi.string().valid('admin', 'stripe').required().description("stripe: made in Stripe's dashboard, seen through a webhook"),
+  amount: Joi.number().integer().required(),
+  shipping: Joi.number().integer().required(),
+  items: Joi.array()
+    .items(
+      responseObject({
+        orderItemId: idValue().required(),
+        quantity: Joi.number().integer().required(),
+        restock: Joi.boolean().required(),
+        amount: Joi.number().integer().required()
+      }).label('RefundItem')
+    )
+    .required(),
+  reason: Joi.string().allow(null).required(),
+  stripeRefundId: Joi.string().allow(null).required(),
+  returnId: idValue().allow(null).required(),
+  createdAt: timestamp().required()
+}).label('Refund');
 
 export const fulfillmentResource = responseObject({
   id: idValue().required(),
@@ -92,6 +116,8 @@ export const orderSummaryResource = responseObject(orderSummaryKeys).label('Orde
 
 export const orderResource = responseObject({
   ...orderSummaryKeys,
+  cancelledAt: timestamp().allow(null).required(),
+  cancelReason: Joi.string().allow(null).required(),
   paymentProvider: Joi.string().valid(...PROVIDER_NAMES).required(),
   discountCode: Joi.string().allow(null).required(),
   shippingMethod: pricedShippingMethodResource.allow(null).required(),
@@ -99,9 +125,22 @@ export const orderResource = responseObject({
   billingAddress: orderAddressResource.allow(null).required(),
   items: Joi.array().items(orderItemResource).required(),
   fulfillments: Joi.array().items(fulfillmentResource).required(),
+  refunds: Joi.array().items(refundResource).required(),
   trackingUrl: Joi.string().uri().required()
 }).label('Order');
 
 export const orderListResponse = responseObject({ orders: Joi.array().items(orderSummaryResource).required() });
 export const orderResponse = responseObject({ order: orderResource.required() });
 export const fulfillmentCreatedResponse = responseObject({ fulfillment: fulfillmentResource.required(), order: orderResource.required() });
+
+export const markPaidPayload = Joi.object({
+  reference: text(255).allow(''),
+  note: text(2000).allow('')
+}).allow(null);
+
+export const cancelPayload = Joi.object({
+  reason: text(500).min(1).required(),
+  restock: Joi.boolean().default(true),
+  refund: Joi.boolean().default(true).description('refund what was paid (a Stripe authorisation is voided either way)'),
+  notifyCustomer: Joi.boolean().default(true)
+});

@@ -22,7 +22,9 @@ export const trackedOrderResponse = responseObject({
       )
       .required(),
     total: Joi.number().integer().required(),
+    amountRefunded: Joi.number().integer().min(0).required().description('refunded so far (the total once refunded)'),
     currency: Joi.string().length(3).required(),
+    cancelledAt: timestamp().allow(null).required(),
     fulfillments: Joi.array()
       .items(
         responseObject({
@@ -32,7 +34,11 @@ export const trackedOrderResponse = responseObject({
           createdAt: timestamp().required()
         }).label('TrackedFulfillment')
       )
+      .required(),
+    notes: Joi.array()
+      .items(responseObject({ body: Joi.string().required(), createdAt: timestamp().required() }).label('TrackedOrderNote'))
       .required()
+      .description("the store's public notes on the order, oldest first")
   })
     .label('TrackedOrder')
     .required(),

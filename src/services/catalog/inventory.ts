@@ -130,3 +130,34 @@ export async function changeInventory(
     return result;
   });
 }
+
+/**
+ * Units coming back (an order cancelled, refunded with restock, or returned): each variant's
+ * stock grows by its units, onto the stock as it is now (whatever was counted or sold since
+ * stands), with a ledger row; variants are locked in id order (the lock order of every stock
+ * move), so a caller that needs them locked before its own rows calls this first. A deleted
+ * variant is skipped. Returns the variants whose availability came back (for `inventory.changed`).
+ */
+export async function restockUnits(trx: Knex.Transaction, storeId: string, units: Map<string, number>, change: InventoryChange): Promise<string[]> {
+  const variantIds = [...units.keys()].filter((variantId) => (units.get(variantId) ?? 0) > 0).sort();
+  const backInStock: string[] = [];
+  const ledger: Record<string, unknown>[] = [];
+  for (const variantId of variantIds) {
+    const quantity = units.get(variantId)!;
+    const result = await trx.raw(
+      'update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity, inventory_policy',
+      [quantity, variantId, storeId]
+    );
+    const row = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: InventoryPolicy } | undefined;
+    if (!row) continue;
+    if (row.inventoryPolicy === 'deny' && row.inventoryQuantity - quantity <= 0 && row.inventoryQuantity > 0) backInStock.push(variantId);
+    ledger.push({ storeId, variantId, userId: change.userId ?? null, delta: quantity, reason: change.reason ?? null, quantityAfter: row.inventoryQuantity });
+  }
+  if (ledger.length) await trx('inventoryLedger').insert(ledger);
+  return backInStock;
+}
+
+/** Locks these variants (id order), before a caller's own rows: the lock order of every stock move. */
+export async function lockVariants(trx: Knex.Transaction, storeId: string, variantIds: string[]): Promise<void> {
+  if (variantIds.length) await trx.raw('select id from product_variants where id = any(?::uuid[]) and store_id = ? order by id for update', [[...variantIds].sort(), storeId]);
+}

@@ -119,3 +119,18 @@ export async function updateCustomer(ctx: AppContext, storeId: string, customerI
     throw error;
   }
 }
+
+/**
+ * An order of this customer stopped counting in part or whole (refunded, cancelled): its orders
+ * count and spend move by these deltas, in the caller's transaction (never below zero).
+ */
+export async function adjustCustomerTotals(db: Knex | Knex.Transaction, storeId: string, customerId: string, delta: { orders: number; spent: number }): Promise<void> {
+  if (delta.orders === 0 && delta.spent === 0) return;
+  await db('customers')
+    .where({ storeId, id: customerId })
+    .update({
+      ordersCount: db.raw('greatest(orders_count + ?, 0)', [delta.orders]),
+      totalSpent: db.raw('greatest(total_spent + ?, 0)', [delta.spent]),
+      updatedAt: db.fn.now()
+    });
+}

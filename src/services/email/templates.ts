@@ -39,6 +39,13 @@ export const BUILT_IN_TEMPLATES: Record<string, EmailTemplate> = {
     ),
     text: 'Hello {{ customer.firstName }}, order {{ order.number }} was cancelled: {{ cancellation.reason }}.\n{% for item in order.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Total: {{ order.totalFormatted }}\nYour order: {{ order.trackingUrl }}'
   },
+  order_refunded: {
+    subject: 'A refund for order {{ order.number }} at {{ store.name }}',
+    html: layout(
+      '<h1>We refunded {{ refund.amountFormatted }}</h1><p>Hello {{ customer.firstName }}, we refunded {{ refund.amountFormatted }} of order <strong>{{ order.number }}</strong>{% if refund.reason != "" %}: {{ refund.reason }}{% endif %}.</p>{% if refund.items.size > 0 %}<ul>{% for item in refund.items %}<li>{{ item.quantity }} × {{ item.title }}</li>{% endfor %}</ul>{% endif %}<p><a href="{{ order.trackingUrl }}">Your order</a></p>'
+    ),
+    text: 'Hello {{ customer.firstName }}, we refunded {{ refund.amountFormatted }} of order {{ order.number }}{% if refund.reason != "" %}: {{ refund.reason }}{% endif %}.\n{% for item in refund.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Your order: {{ order.trackingUrl }}'
+  },
   password_reset: {
     subject: 'Reset your Shopwright password',
     html: '<!doctype html><html><body><p>Hello {{ user.firstName }},</p><p><a href="{{ resetUrl }}">Choose a new password</a>. The link works once and for {{ expiresInMinutes }} minutes.</p><p>If you did not ask for this, ignore this email.</p></body></html>',
@@ -82,6 +89,7 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
     order,
     user: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com' },
     cancellation: { reason: 'we did not receive its payment within 7 days' },
+    refund: { amount: 1999, amountFormatted: '19.99 USD', reason: 'damaged in transit', items: [{ title: 'Sample mug', quantity: 1 }] },
     fulfillment: { trackingCompany: 'UPS', trackingNumber: '1Z999AA10123456784', trackingUrl: 'https://example.com/track/1Z999' },
     resetUrl: `${appUrl}/reset-password?token=sample`,
     expiresInMinutes: 60,

@@ -27,6 +27,8 @@ export interface OrderRow {
   shippingAddress: Record<string, unknown>;
   billingAddress: Record<string, unknown> | null;
   trackingToken: string;
+  cancelledAt: Date | null;
+  cancelReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -44,6 +46,8 @@ export interface OrderItemRow {
   unitPrice: number;
   lineTotal: number;
   fulfilledQuantity: number;
+  refundedQuantity: number;
+  returnedQuantity: number;
   position: number;
 }
 
@@ -79,7 +83,41 @@ export const toOrderItemDto = (row: OrderItemRow) => ({
   quantity: row.quantity,
   unitPrice: row.unitPrice,
   lineTotal: Number(row.lineTotal),
-  fulfilledQuantity: row.fulfilledQuantity
+  fulfilledQuantity: row.fulfilledQuantity,
+  refundedQuantity: row.refundedQuantity ?? 0,
+  returnedQuantity: row.returnedQuantity ?? 0
+});
+
+/** An `order_refunds` row. */
+export interface RefundRow {
+  id: string;
+  storeId: string;
+  orderId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  source: 'admin' | 'stripe';
+  amount: number | string;
+  shipping: number | string;
+  items: Array<{ orderItemId: string; variantId: string | null; quantity: number; restock: boolean; amount: number }>;
+  reason: string | null;
+  notifyCustomer: boolean;
+  stripeRefundId: string | null;
+  returnId: string | null;
+  userId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const toRefundDto = (row: RefundRow) => ({
+  id: row.id,
+  status: row.status,
+  source: row.source,
+  amount: Number(row.amount),
+  shipping: Number(row.shipping),
+  items: row.items.map((line) => ({ orderItemId: line.orderItemId, quantity: line.quantity, restock: line.restock, amount: line.amount })),
+  reason: row.reason,
+  stripeRefundId: row.stripeRefundId,
+  returnId: row.returnId,
+  createdAt: row.createdAt
 });
 
 /** The list shape: no items, no addresses. */
@@ -101,9 +139,11 @@ export const toOrderSummaryDto = (row: OrderRow) => ({
   updatedAt: row.updatedAt
 });
 
-export function toOrderDto(row: OrderRow, items: OrderItemRow[], fulfillments: FulfillmentRow[], trackingUrl: string) {
+export function toOrderDto(row: OrderRow, items: OrderItemRow[], fulfillments: FulfillmentRow[], trackingUrl: string, refunds: RefundRow[] = []) {
   return {
     ...toOrderSummaryDto(row),
+    cancelledAt: row.cancelledAt ?? null,
+    cancelReason: row.cancelReason ?? null,
     paymentProvider: row.paymentProvider,
     discountCode: row.discountCode,
     shippingMethod: row.shippingMethod,
@@ -111,6 +151,7 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[], fulfillments: F
     billingAddress: row.billingAddress,
     items: items.map(toOrderItemDto),
     fulfillments: fulfillments.map(toFulfillmentDto),
+    refunds: refunds.map(toRefundDto),
     trackingUrl
   };
 }

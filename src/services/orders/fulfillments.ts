@@ -5,6 +5,7 @@ import { transactionWithEvents } from '../events/domain-events.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
+import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 
 export interface FulfillmentInput {
@@ -27,7 +28,7 @@ export function deriveFulfillmentStatus(items: Array<Pick<OrderItemRow, 'quantit
  * Ships some or all of an order's items. The order row is locked, so two fulfilments racing for
  * the last units cannot both pass; asking for more than is left is 409 `already_fulfilled`.
  */
-export async function createFulfillment(ctx: AppContext, storeId: string, orderId: string, input: FulfillmentInput) {
+export async function createFulfillment(ctx: AppContext, storeId: string, orderId: string, input: FulfillmentInput, actor: Actor = SYSTEM) {
   // Read before the transaction: a cache miss must not wait for a second pool connection while this one is held.
   const store = await orderMailStore(ctx, storeId);
   const fulfillment = await transactionWithEvents(ctx, async (trx, emit) => {
@@ -79,9 +80,11 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
         notifyCustomer: input.notifyCustomer ?? true
       })
       .returning('*')) as FulfillmentRow[];
+    await recordOrderEvent(trx, storeId, orderId, 'fulfilled', actor, { fulfillmentId: row!.id, items: wanted, trackingNumber: row!.trackingNumber });
     if (row!.notifyCustomer) {
       const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
       await enqueueEmail(ctx, shippingConfirmationEmail(store.name, updatedOrder!, items, row!, trackingUrl), { trx });
+      await recordOrderEvent(trx, storeId, orderId, 'email_sent', actor, { template: 'shipping_confirmation', to: order.email });
     }
     return row!;
   });

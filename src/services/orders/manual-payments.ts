@@ -1,12 +1,14 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { availabilityFlipped } from '../checkout/reservations.js';
+import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { transactionWithEvents } from '../events/domain-events.js';
-import { subtractRevenue } from './create-order.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { orderCancelledEmail } from './notifications.js';
+import { applyFigureChange } from './order-figures.js';
 import { loadOrder } from './orders.js';
+import { moveOrderPayment } from './payment-moves.js';
+import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 
 /**
@@ -61,63 +63,56 @@ export async function cancelOverdueOrder(ctx: AppContext, storeId: string, order
   const store = await orderMailStore(ctx, storeId);
   return transactionWithEvents(ctx, async (trx, emit) => {
     const items = (await trx('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];
-    const units = new Map<string, number>();
-    for (const item of items) if (item.variantId) units.set(item.variantId, (units.get(item.variantId) ?? 0) + item.quantity);
-    const variantIds = [...units.keys()].sort();
-    if (variantIds.length) await trx.raw('select id from product_variants where id = any(?::uuid[]) and store_id = ? order by id for no key update', [variantIds, storeId]);
+    const units = unitsOf(items);
+    await lockVariants(trx, storeId, [...units.keys()]);
 
+    const before = (await trx('orders').where({ id: orderId, storeId }).first()) as OrderRow | undefined;
     const cancelled = await trx.raw(
-      `update orders o set status = 'cancelled', payment_status = 'failed', updated_at = now() from stores s
+      `update orders o set status = 'cancelled', payment_status = 'failed', cancelled_at = now(), cancel_reason = 'unpaid', updated_at = now() from stores s
         where o.id = ? and o.store_id = ? and s.id = o.store_id and ${OVERDUE}
         returning o.*, s.manual_payment_days`,
       [orderId, storeId]
     );
     const order = cancelled.rows[0] as (OrderRow & { manualPaymentDays: number }) | undefined;
-    if (!order) return false;
-    await subtractRevenue(trx, storeId, order.createdAt, Number(order.total));
+    if (!order || !before) return false;
+    await applyFigureChange(trx, order, before, order);
 
-    const backInStock: string[] = [];
-    const ledger: Record<string, unknown>[] = [];
-    for (const variantId of variantIds) {
-      const quantity = units.get(variantId)!;
-      // Onto the stock as it is now: whatever was counted or sold since the order stands.
-      const result = await trx.raw(
-        'update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity, inventory_policy',
-        [quantity, variantId, storeId]
-      );
-      const row = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: string } | undefined;
-      if (!row) continue;
-      if (availabilityFlipped(row.inventoryPolicy, row.inventoryQuantity - quantity, row.inventoryQuantity)) backInStock.push(variantId);
-      ledger.push({ storeId, variantId, delta: quantity, reason: `order #${order.number} cancelled unpaid`, quantityAfter: row.inventoryQuantity });
-    }
-    if (ledger.length) await trx('inventoryLedger').insert(ledger);
+    const backInStock = await restockUnits(trx, storeId, units, { reason: `order #${order.number} cancelled unpaid` });
     if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
 
     const days = order.manualPaymentDays;
     const reason = `we did not receive its payment within ${days} day${days === 1 ? '' : 's'}`;
+    await recordOrderEvent(trx, storeId, orderId, 'cancelled', SYSTEM, { reason, restocked: true, refunded: 0 });
     await enqueueEmail(ctx, orderCancelledEmail(store.name, order, items, trackingUrlFor(store.trackingBase, order.trackingToken), reason), { trx });
+    await recordOrderEvent(trx, storeId, orderId, 'email_sent', SYSTEM, { template: 'order_cancelled', to: order.email });
     return true;
   });
 }
 
+/** The units of each variant in these items (deleted variants left out). */
+export function unitsOf(items: Array<Pick<OrderItemRow, 'variantId' | 'quantity'>>): Map<string, number> {
+  const units = new Map<string, number>();
+  for (const item of items) if (item.variantId) units.set(item.variantId, (units.get(item.variantId) ?? 0) + item.quantity);
+  return units;
+}
+
 /**
- * The merchant collected a manual payment: the pending order becomes `paid` (so it is no longer
- * cancelled when its deadline passes, and its buyer may review). Paying an order already paid
- * changes nothing; a cancelled, failed or refunded one is a 409.
+ * The merchant collected a manual payment: the pending order becomes `paid` through the payment
+ * state machine (so it is no longer cancelled when its deadline passes, and its buyer may review),
+ * with the reference and note on the timeline. 409 for a Stripe order (Stripe reports its
+ * payments), an order already paid (or refunded), and a cancelled one.
  */
-export async function markOrderPaid(ctx: AppContext, storeId: string, orderId: string) {
-  const updated = await ctx.db('orders')
-    .where({ id: orderId, storeId, paymentStatus: 'pending' })
-    .whereNot({ status: 'cancelled' })
-    .update({ paymentStatus: 'paid', updatedAt: ctx.db.fn.now() })
-    .returning('id');
-  if (updated.length === 0) {
-    const order = (await ctx.db('orders').where({ id: orderId, storeId }).first('status', 'paymentStatus')) as Pick<OrderRow, 'status' | 'paymentStatus'> | undefined;
+export async function markOrderPaid(ctx: AppContext, storeId: string, orderId: string, input: { reference?: string; note?: string }, actor: Actor) {
+  await ctx.db.transaction(async (trx) => {
+    const order = (await trx('orders').where({ id: orderId, storeId }).forUpdate().first('status', 'paymentStatus', 'paymentProvider')) as
+      | Pick<OrderRow, 'status' | 'paymentStatus' | 'paymentProvider'>
+      | undefined;
     if (!order) throw notFound('Order');
-    if (order.paymentStatus !== 'paid') {
-      const state = order.status === 'cancelled' ? 'cancelled' : `payment ${order.paymentStatus}`;
-      throw conflict('conflict', `This order is ${state}: its payment can no longer be recorded`, [{ path: 'orderId', message: `order is ${state}` }]);
-    }
-  }
+    const refuse = (message: string, detail: string) => conflict('conflict', message, [{ path: 'orderId', message: detail }]);
+    if (order.paymentProvider !== 'manual') throw refuse('Stripe reports the payments of this order: it cannot be marked paid', `payment provider is ${order.paymentProvider}`);
+    if (order.status === 'cancelled') throw refuse('This order is cancelled: its payment can no longer be recorded', 'order is cancelled');
+    if (order.paymentStatus !== 'pending') throw refuse(`This order's payment is already ${order.paymentStatus}`, `payment is ${order.paymentStatus}`);
+    await moveOrderPayment(trx, storeId, orderId, { state: 'paid' }, { actor }, { reference: input.reference ?? null, note: input.note ?? null });
+  });
   return { order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }

@@ -20,7 +20,7 @@ export const ordersModule: Module = {
          select (select coalesce(sum(revenue), 0) from store_daily_revenue, b where store_id = ? and store_daily_revenue.day > b.day)
               + (select coalesce(sum(total - amount_refunded), 0) from orders, b
                   where store_id = ? and created_at >= b.since and created_at < ((b.day + 1)::timestamp at time zone 'UTC')
-                    and payment_status not in ('refunded', 'voided', 'failed')) as revenue`,
+                    and payment_status not in ('refunded', 'voided', 'failed') and status <> 'cancelled') as revenue`,
         [storeId, storeId]
       ),
       ctx.db('orders').where({ storeId }).orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(5) as Promise<OrderRow[]>

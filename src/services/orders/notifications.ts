@@ -75,3 +75,31 @@ export function orderCancelledEmail(storeName: string, order: OrderRow, items: O
     }
   };
 }
+
+/** The `order_refunded` email: how much went back and, when items were refunded, which. */
+export function orderRefundedEmail(
+  storeName: string,
+  order: OrderRow,
+  items: OrderItemRow[],
+  trackingUrl: string,
+  refund: { amount: number; reason: string | null; items: Array<{ orderItemId: string; quantity: number }> }
+): EnqueueEmailInput {
+  const address = order.shippingAddress as { firstName?: string; lastName?: string };
+  const titles = new Map(items.map((item) => [item.id, item.title]));
+  return {
+    storeId: order.storeId,
+    to: order.email,
+    templateKey: 'order_refunded',
+    data: {
+      store: { name: storeName },
+      customer: { firstName: address.firstName ?? 'there', lastName: address.lastName ?? '', email: order.email },
+      order: orderContext(order, items, trackingUrl),
+      refund: {
+        amount: refund.amount,
+        amountFormatted: formatMoney(refund.amount, order.currency),
+        reason: refund.reason ?? '',
+        items: refund.items.map((line) => ({ title: titles.get(line.orderItemId) ?? '', quantity: line.quantity }))
+      }
+    }
+  };
+}

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow } from './dto.js';
+import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow, type RefundRow } from './dto.js';
 import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
 
 export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
@@ -47,14 +47,15 @@ export async function listOrders(ctx: AppContext, storeId: string, filters: Orde
 
 export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, orderId: string) {
   // The order with its items in position order and its fulfilments in time order.
-  const [order, items, fulfillments, base] = await Promise.all([
+  const [order, items, fulfillments, refunds, base] = await Promise.all([
     db('orders').where({ storeId, id: orderId }).first() as Promise<OrderRow | undefined>,
     db('orderItems').where({ storeId, orderId }).orderBy('position') as Promise<OrderItemRow[]>,
     db('fulfillments').where({ storeId, orderId }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
+    db('orderRefunds').where({ storeId, orderId }).orderBy('createdAt') as Promise<RefundRow[]>,
     trackingUrlBase(ctx, storeId)
   ]);
   if (!order) throw notFound('Order');
-  return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken)) };
+  return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken), refunds) };
 }
 
 export async function getOrder(ctx: AppContext, storeId: string, orderId: string) {

@@ -1,16 +1,18 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
+import { publicNotes } from './order-notes.js';
 
 /** What anyone holding the tracking token may see: no email, no address, no prices per line. */
 export async function trackOrder(ctx: AppContext, trackingToken: string) {
   const order = await ctx.db('orders as o')
     .join('stores as s', 's.id', 'o.storeId')
     .where('o.trackingToken', trackingToken)
-    .first('o.id', 'o.number', 'o.status', 'o.paymentStatus', 'o.fulfillmentStatus', 'o.createdAt', 'o.total', 'o.currency', 's.name as storeName');
+    .first('o.id', 'o.number', 'o.status', 'o.paymentStatus', 'o.fulfillmentStatus', 'o.createdAt', 'o.total', 'o.currency', 'o.amountRefunded', 'o.cancelledAt', 's.name as storeName');
   if (!order) throw notFound('Order');
-  const [items, fulfillments] = await Promise.all([
+  const [items, fulfillments, notes] = await Promise.all([
     ctx.db('orderItems').where({ orderId: order.id }).orderBy('position').select('title', 'quantity', 'fulfilledQuantity'),
-    ctx.db('fulfillments').where({ orderId: order.id }).orderBy('createdAt').select('trackingCompany', 'trackingNumber', 'trackingUrl', 'createdAt')
+    ctx.db('fulfillments').where({ orderId: order.id }).orderBy('createdAt').select('trackingCompany', 'trackingNumber', 'trackingUrl', 'createdAt'),
+    publicNotes(ctx, order.id)
   ]);
   return {
     order: {
@@ -21,8 +23,11 @@ export async function trackOrder(ctx: AppContext, trackingToken: string) {
       createdAt: order.createdAt,
       items,
       total: Number(order.total),
+      amountRefunded: Number(order.amountRefunded),
       currency: order.currency,
-      fulfillments
+      cancelledAt: order.cancelledAt,
+      fulfillments,
+      notes
     },
     store: { name: order.storeName }
   };

@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
 
 /**
- * Orders that are purchases: paid (also partly refunded) ones, authorised ones awaiting capture,
- * and pending ones (a manual-payment order stays `pending` until the merchant collects). Failed,
- * voided and refunded orders are not.
+ * Orders that are purchases: paid ones (also partly refunded) that were not cancelled. A pending
+ * manual-payment order, an authorisation not yet captured, and failed, voided, refunded or
+ * cancelled orders are not.
  */
-export const PURCHASED_PAYMENT_STATUSES = ['pending', 'authorized', 'paid', 'partially_refunded'];
+export const PURCHASED_PAYMENT_STATUSES = ['paid', 'partially_refunded'];
 
 /**
  * The orders module's answer to "who has bought": SQL conditions on a customer alias `c` (each
@@ -19,7 +19,7 @@ export function purchaseConditions(filters: PurchaseConditions): SqlCondition[] 
       select 1 from orders o
       join order_items oi on oi.order_id = o.id and oi.store_id = o.store_id
       where o.store_id = c.store_id and o.customer_id = c.id
-        and o.payment_status = any(?::text[])
+        and o.payment_status = any(?::text[]) and o.status <> 'cancelled'
         and ${productCondition})`;
   const conditions: SqlCondition[] = [];
   if (products.length) conditions.push({ sql: purchased('oi.product_id = any(?::uuid[])'), bindings: [PURCHASED_PAYMENT_STATUSES, products] });

@@ -191,3 +191,8 @@ export async function resetPayments(ctx: AppContext, storeId: string) {
   await accountChanged(ctx, storeId);
   return toDto(undefined);
 }
+
+/** The store's connected account (charging or not): where its payments' refunds and cancels go. */
+export async function connectedStripeAccount(db: Knex | Knex.Transaction, storeId: string): Promise<string | null> {
+  return ((await findAccount(db, storeId))?.accountId as string | null | undefined) ?? null;
+}

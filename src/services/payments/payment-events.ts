@@ -3,9 +3,11 @@ import type { Knex } from 'knex';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { confirmCheckoutSession } from '../checkout/confirm.js';
-import { subtractRevenue } from '../orders/create-order.js';
+import { moveOrderPayment } from '../orders/payment-moves.js';
+import { reconcileStripeRefund } from '../orders/stripe-refunds.js';
+import { WEBHOOK } from '../orders/timeline.js';
 import { applied, ignored, type EventOutcome } from './event-outcome.js';
-import { decidePayment, revenueOf, type PaymentFact, type PaymentState } from './payment-state.js';
+import { decidePayment, type PaymentFact, type PaymentState } from './payment-state.js';
 
 /**
  * PaymentIntent and charge events. A signed event is Stripe's word, but any connected account's
@@ -39,6 +41,18 @@ const chargeObject = Joi.object({
   refunded: Joi.boolean(),
   payment_intent: Joi.alternatives(stripeId, Joi.object({ id: stripeId.required() }).unknown(true)).allow(null)
 }).unknown(true);
+
+const refundObject = Joi.object({
+  id: stripeId.required(),
+  amount: Joi.number().integer().min(1).required(),
+  currency: Joi.string().max(10).required(),
+  status: Joi.string().max(64).allow(null).required(),
+  payment_intent: Joi.alternatives(stripeId, Joi.object({ id: stripeId.required() }).unknown(true)).allow(null),
+  metadata: Joi.object().pattern(Joi.string(), Joi.string().allow('')).allow(null)
+}).unknown(true);
+
+/** The refund events reconciled with the order's refunds. */
+export const REFUND_EVENTS = ['refund.created', 'refund.updated', 'charge.refund.updated'] as const;
 
 interface SessionRef {
   id: string;
@@ -131,7 +145,36 @@ export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Pr
   if (charge.amount_refunded <= 0 && !charge.refunded) return ignored('nothing refunded');
   const full = charge.refunded || charge.amount_refunded >= charge.amount;
   const fact = factOf(event, full ? 'refunded' : 'partially_refunded', full ? Number(order.total) : charge.amount_refunded);
-  return ctx.db.transaction((trx) => applyToOrderPayment(trx, order.storeId, order.id, fact, event.id));
+  const outcome = await ctx.db.transaction((trx) => applyToOrderPayment(trx, order.storeId, order.id, fact, event.id));
+  // A charge that lists its refunds (expanded) records each, once, as the refund events do.
+  const listed = (charge as { refunds?: { data?: unknown[] } }).refunds?.data ?? [];
+  for (const item of listed) {
+    const { value: refund, error: invalid } = refundObject.validate(item);
+    if (!invalid) await reconcileStripeRefund(ctx, order.storeId, order.id, refund);
+  }
+  return outcome;
+}
+
+/**
+ * A refund event (`refund.created`, `refund.updated`, `charge.refund.updated`): the orders module
+ * reconciles it with the order's refunds, so a refund made in Stripe's dashboard appears once and
+ * one this API asked for settles (or is released if it failed).
+ */
+export async function onRefundEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+  const { value, error } = refundObject.validate(event.data.object);
+  if (error) return ignored(`malformed refund: ${error.message}`);
+  const refund = value as { id: string; amount: number; currency: string; status: string | null; payment_intent?: string | { id: string } | null; metadata?: Record<string, string> | null };
+  const intentId = typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
+  if (!intentId) return ignored('the refund has no PaymentIntent');
+  const order = (await ctx.db('orders').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
+    | { id: string; storeId: string; total: string | number; currency: string }
+    | undefined;
+  if (!order) return ignored("no order for this refund's PaymentIntent");
+  const untrusted = await distrust(ctx, event, order.storeId, 'order', { amount: 0, currency: refund.currency }, { amount: 0, currency: order.currency });
+  if (untrusted) return ignored(untrusted);
+  if (refund.amount > Number(order.total)) return ignored(`refund of ${refund.amount} exceeds the order's ${order.total}`);
+  const result = await reconcileStripeRefund(ctx, order.storeId, order.id, refund);
+  return result.changed ? applied(result.outcome) : ignored(result.outcome);
 }
 
 /** The session's payment, under its row lock: its order's once it has one, else the session's own status. */
@@ -147,32 +190,15 @@ async function applyToSessionPayment(trx: Knex.Transaction, ref: SessionRef, fac
   return applied(`checkout session payment ${decision.changed ? '' : 'already '}${decision.state}`);
 }
 
-/**
- * One order's payment, under its row lock: the state machine decides; the new state, the amount
- * refunded and the event (the last applied) are written, and the day's revenue follows the change.
- */
+/** One order's payment: the orders module moves it (state machine, revenue, customer, timeline). */
 async function applyToOrderPayment(trx: Knex.Transaction, storeId: string, orderId: string, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
-  const order = (await trx('orders')
-    .where({ id: orderId, storeId })
-    .forUpdate()
-    .first('number', 'paymentStatus', 'amountRefunded', 'paymentEventCreated', 'total', 'createdAt')) as
-    | { number: number; paymentStatus: PaymentState; amountRefunded: string | number; paymentEventCreated: Date | null; total: string | number; createdAt: Date }
-    | undefined;
-  if (!order) return ignored('the order is gone');
-  const now = { state: order.paymentStatus, amountRefunded: Number(order.amountRefunded), lastEventCreated: order.paymentEventCreated };
-  const decision = decidePayment(now, fact);
-  if (!decision.apply) return ignored(`order #${order.number}: ${decision.reason}`);
-  await trx('orders')
-    .where({ id: orderId })
-    .update({
-      paymentStatus: decision.state,
-      amountRefunded: decision.amountRefunded,
-      paymentEventCreated: fact.created,
-      paymentEventId: eventId,
-      ...(decision.changed ? { updatedAt: trx.fn.now() } : {})
-    });
-  const total = Number(order.total);
-  const taken = revenueOf(now.state, total, now.amountRefunded) - revenueOf(decision.state, total, decision.amountRefunded);
-  if (taken !== 0) await subtractRevenue(trx, storeId, order.createdAt, taken);
-  return applied(`order #${order.number} ${decision.changed ? '' : 'already '}${decision.state}`);
+  const move = await moveOrderPayment(
+    trx,
+    storeId,
+    orderId,
+    { state: fact.state, ...(fact.amountRefunded === undefined ? {} : { amountRefunded: fact.amountRefunded }) },
+    { eventId, created: fact.created, actor: WEBHOOK }
+  );
+  if (!move.applied) return ignored(move.reason);
+  return applied(`order #${move.order.number} ${move.changed ? '' : 'already '}${move.state}`);
 }

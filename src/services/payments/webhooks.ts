@@ -6,10 +6,10 @@ import { raiseIssue } from '../issues/issues.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { applyAccountEvent } from './accounts.js';
 import { ignored, type EventOutcome } from './event-outcome.js';
-import { INTENT_EVENT_STATES, onChargeRefunded, onPaymentIntentEvent, type IntentEventType } from './payment-events.js';
+import { INTENT_EVENT_STATES, onChargeRefunded, onPaymentIntentEvent, onRefundEvent, REFUND_EVENTS, type IntentEventType } from './payment-events.js';
 import { verifiedStripeEvent } from './stripe-event-verification.js';
 
-export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', 'account.updated'] as const;
+export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', ...REFUND_EVENTS, 'account.updated'] as const;
 
 /**
  * The receiver: verifies `Stripe-Signature` over the raw body (and the event's shape), stores the
@@ -45,6 +45,7 @@ async function handleStripeEvent(ctx: AppContext, event: Stripe.Event): Promise<
   if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
   if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
   if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
+  if ((REFUND_EVENTS as readonly string[]).includes(event.type)) return onRefundEvent(ctx, event);
   if (event.type === 'account.updated') return applyAccountEvent(ctx, event, event.data.object);
   return ignored(`${event.type} is not handled`);
 }

@@ -86,10 +86,13 @@ async function recountRating(trx: Knex.Transaction, productId: string) {
 /** One review per product and email: created (201) or replaced (200), and back to pending either way. */
 export async function upsertReview(ctx: AppContext, storeId: string, slug: string, input: ReviewInput) {
   const productId = await activeProduct(ctx.db, storeId, slug);
-  // Verified purchase: that order number, that email, an item of this product, and paid: a manual-payment
-  // order still pending may never be paid (it is cancelled after the store's manualPaymentDays).
+  // Verified purchase: that order number, that email, an item of this product, and paid (partly refunded
+  // still counts; fully refunded or cancelled does not): a manual-payment order still pending may never
+  // be paid (it is cancelled after the store's manualPaymentDays).
   const order = await ctx.db('orders as o')
-    .where({ 'o.storeId': storeId, 'o.number': input.orderNumber, 'o.paymentStatus': 'paid' })
+    .where({ 'o.storeId': storeId, 'o.number': input.orderNumber })
+    .whereIn('o.paymentStatus', ['paid', 'partially_refunded'])
+    .whereNot('o.status', 'cancelled')
     .whereRaw('lower(o.email) = lower(?)', [input.email])
     .whereExists((q) => q.select(1).from('orderItems as i').whereRaw('i.order_id = o.id').where('i.productId', productId))
     .first('o.id', 'o.customerId');

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { createRefundRoute } from './routes.js';
+
+export const adminOrderRefundRoutes: ServerRoute[] = [createRefundRoute];

@@ -1,0 +1,31 @@
+import { createRefund, previewRefund } from '../../services/orders/refunds.js';
+import type { RefundInput } from '../../services/orders/refund-amounts.js';
+import { userActor } from '../../services/orders/timeline.js';
+import { ADMINS } from '../../services/roles.js';
+import { idempotent } from '../idempotency.js';
+import { tenantOf } from '../plugins/auth.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams } from '../schemas.js';
+import { refundCreatedResponse, refundPayload, refundPreviewResponse, refundQuery } from './schemas.js';
+
+export const createRefundRoute = idempotent(
+  adminRoute(ADMINS, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/refunds',
+    options: {
+      plugins: { openapi: { errors: [409, 502] } },
+      description:
+        "Refund items (their share of what was paid, optionally restocked), shipping or an amount; ?dryRun=true answers 200 { preview } with the amounts and writes nothing. Never more than is left of what was paid (409 refund_exceeds_payment; 409 order_not_refundable unless paid). A Stripe order is refunded through Stripe on the store's account (application fee reversed in proportion; 502 if Stripe fails); a manual one is recorded. Emails order_refunded unless notifyCustomer is false. Owner or admin",
+      tags: ['orders'],
+      validate: { params: idParams('orderId'), query: refundQuery, payload: refundPayload },
+      response: { status: { 200: refundPreviewResponse, 201: refundCreatedResponse } },
+      handler: async (request, h) => {
+        const tenant = tenantOf(request);
+        const orderId = request.params.orderId as string;
+        const input = request.payload as RefundInput;
+        if ((request.query as { dryRun: boolean }).dryRun) return previewRefund(request.server.app.ctx, tenant.storeId, orderId, input);
+        return h.response(await createRefund(request.server.app.ctx, tenant.storeId, orderId, input, userActor(tenant.userId))).code(201);
+      }
+    }
+  })
+);

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+import { adjustCustomerTotals } from '../customers/customers.js';
+import { revenueOf, type PaymentState } from '../payments/payment-state.js';
+import { subtractRevenue } from './create-order.js';
+
+/** What of an order the figures count: its status, payment state and amounts. */
+export interface OrderFigureState {
+  status: string;
+  paymentStatus: PaymentState;
+  total: number | string;
+  amountRefunded: number | string;
+}
+
+/** What an order adds to revenue and to its customer's spend: nothing once cancelled, else net of refunds. */
+export const netOfOrder = (s: OrderFigureState) => (s.status === 'cancelled' ? 0 : revenueOf(s.paymentStatus, Number(s.total), Number(s.amountRefunded)));
+
+/**
+ * An order changed (paid, refunded, voided, cancelled): the day's revenue and the customer's
+ * `ordersCount` / `totalSpent` follow, in the caller's transaction, so each change counts once.
+ */
+export async function applyFigureChange(
+  trx: Knex.Transaction,
+  order: { storeId: string; customerId: string | null; createdAt: Date },
+  before: OrderFigureState,
+  after: OrderFigureState
+): Promise<void> {
+  const taken = netOfOrder(before) - netOfOrder(after);
+  if (taken !== 0) await subtractRevenue(trx, order.storeId, order.createdAt, taken);
+  const orders = (after.status === 'cancelled' ? 0 : 1) - (before.status === 'cancelled' ? 0 : 1);
+  if (order.customerId) await adjustCustomerTotals(trx, order.storeId, order.customerId, { orders, spent: -taken });
+}

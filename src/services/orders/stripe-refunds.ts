@@ -1,0 +1,61 @@
+import type { AppContext } from '../../context.js';
+import type { OrderRow, RefundRow } from './dto.js';
+import { moveOrderPayment } from './payment-moves.js';
+import { failPendingRefund, settlePendingRefund } from './refunds.js';
+import { recordOrderEvent, WEBHOOK } from './timeline.js';
+
+/** A refund as Stripe reports it (refund.created / refund.updated / charge.refund.updated, or a charge's refunds). */
+export interface ReportedRefund {
+  id: string;
+  amount: number;
+  status: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const COUNTS = new Set(['succeeded', 'pending']);
+
+/**
+ * Reconciles one refund Stripe reports for an order: one this API asked for (its metadata names
+ * our refund) is settled or released if still pending; one made elsewhere (Stripe's dashboard) is
+ * recorded once, by its Stripe id (unique), and moves the payment: the amount refunded becomes the
+ * larger of what was recorded and what the refund rows add up to, so a `charge.refunded` that
+ * already counted it does not count it twice. A repeat changes nothing. Returns what happened, or
+ * null when nothing did (with the reason).
+ */
+export async function reconcileStripeRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<{ changed: boolean; outcome: string }> {
+  const ownId = reported.metadata?.refundId;
+  const own = (
+    ownId && UUID.test(ownId)
+      ? await ctx.db('orderRefunds').where({ storeId, orderId, id: ownId }).first()
+      : await ctx.db('orderRefunds').where({ storeId, orderId, stripeRefundId: reported.id }).first()
+  ) as RefundRow | undefined;
+  if (own) {
+    if (own.status !== 'pending') return { changed: false, outcome: `refund ${reported.id} already recorded (${own.status})` };
+    if (COUNTS.has(reported.status ?? '')) {
+      const settled = await settlePendingRefund(ctx, storeId, own.id, reported.id, WEBHOOK);
+      return { changed: settled, outcome: settled ? `refund ${reported.id} settled` : `refund ${reported.id} already settled` };
+    }
+    const failed = await failPendingRefund(ctx, storeId, own.id, WEBHOOK, `Stripe reports the refund ${reported.status}`);
+    return { changed: failed, outcome: `refund ${reported.id} ${reported.status}` };
+  }
+  if (!COUNTS.has(reported.status ?? '')) return { changed: false, outcome: `refund ${reported.id} is ${reported.status}: nothing was refunded` };
+
+  return ctx.db.transaction(async (trx) => {
+    const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
+    if (!order) return { changed: false, outcome: 'the order is gone' };
+    const inserted = (await trx('orderRefunds')
+      .insert({ storeId, orderId, status: 'succeeded', source: 'stripe', amount: reported.amount, stripeRefundId: reported.id, reason: 'refunded in Stripe', notifyCustomer: false })
+      .onConflict('stripeRefundId')
+      .ignore()
+      .returning('*')) as RefundRow[];
+    if (!inserted.length) return { changed: false, outcome: `refund ${reported.id} already recorded` };
+    const settled = Number((await trx('orderRefunds').where({ orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum ?? 0);
+    const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded), settled));
+    if (amountRefunded > Number(order.amountRefunded)) {
+      await moveOrderPayment(trx, storeId, orderId, { state: amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded', amountRefunded }, { actor: WEBHOOK });
+    }
+    await recordOrderEvent(trx, storeId, orderId, 'refunded', WEBHOOK, { refundId: inserted[0]!.id, amount: reported.amount, source: 'stripe', stripeRefundId: reported.id });
+    return { changed: true, outcome: `refund ${reported.id} recorded` };
+  });
+}

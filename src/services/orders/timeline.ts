@@ -1,0 +1,89 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../pagination.js';
+
+/** Who changed an order: a member of the store, the system (a schedule, the checkout), or a webhook. */
+export type Actor = { type: 'user'; userId: string } | { type: 'system' } | { type: 'webhook' };
+export const SYSTEM: Actor = { type: 'system' };
+export const WEBHOOK: Actor = { type: 'webhook' };
+export const userActor = (userId: string): Actor => ({ type: 'user', userId });
+
+export const ORDER_EVENT_TYPES = [
+  'placed',
+  'authorized',
+  'paid',
+  'payment_voided',
+  'payment_failed',
+  'fulfilled',
+  'email_sent',
+  'refunded',
+  'refund_failed',
+  'cancelled',
+  'return_requested',
+  'return_received',
+  'return_closed',
+  'return_cancelled',
+  'note'
+] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
+export const ACTOR_TYPES = ['user', 'system', 'webhook'] as const;
+
+/** An `order_events` row. */
+export interface OrderEventRow {
+  id: string;
+  storeId: string;
+  orderId: string;
+  type: OrderEventType;
+  actorType: Actor['type'];
+  userId: string | null;
+  data: Record<string, unknown>;
+  body: string | null;
+  isPublic: boolean;
+  createdAt: Date;
+  updatedAt: Date | null;
+}
+
+export const toOrderEventDto = (row: OrderEventRow) => ({
+  id: row.id,
+  type: row.type,
+  actor: { type: row.actorType, userId: row.userId },
+  data: row.data ?? {},
+  body: row.body,
+  isPublic: row.isPublic,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+});
+
+/** Writes one event of an order's timeline in the caller's transaction (the change and its event commit together). */
+export async function recordOrderEvent(
+  db: Knex | Knex.Transaction,
+  storeId: string,
+  orderId: string,
+  type: OrderEventType,
+  actor: Actor,
+  data: Record<string, unknown> = {},
+  note?: { body: string; isPublic: boolean }
+): Promise<OrderEventRow> {
+  const [row] = (await db('orderEvents')
+    .insert({
+      storeId,
+      orderId,
+      type,
+      actorType: actor.type,
+      userId: actor.type === 'user' ? actor.userId : null,
+      data: JSON.stringify(data),
+      body: note?.body ?? null,
+      isPublic: note?.isPublic ?? false
+    })
+    .returning('*')) as OrderEventRow[];
+  return row!;
+}
+
+/** The order's timeline, newest first (keyset pages); another store's order is 404. */
+export async function listTimeline(ctx: AppContext, storeId: string, orderId: string, page: PageRequest) {
+  const order = await ctx.db('orders').where({ storeId, id: orderId }).first('id');
+  if (!order) throw notFound('Order');
+  const result = await keysetPage<OrderEventRow>(ctx.db('orderEvents').where({ storeId, orderId }), { column: 'createdAt', direction: 'desc' }, page);
+  return { events: result.items.map(toOrderEventDto), nextCursor: result.nextCursor };
+}
