@@ -8,7 +8,8 @@ import { campaignSender, type CampaignSender } from './transports.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';
-import { recordSent, RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
+import { RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
+import { recordSent, writeSent } from './sent-records.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -243,7 +244,7 @@ async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes:
   // Accepted: recorded before this send counts as done, so a crash from here on never sends it again.
   outcomes.sent.push(recipient.customerId);
   try {
-    await recordSent(ctx, campaign.id, [recipient.customerId]);
+    await recordSent(ctx, campaign.id, recipient.customerId);
   } catch {
     outcomes.unrecorded.push(recipient.customerId);
   }
@@ -257,7 +258,7 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
   const { unrecorded, failed, deferred, unsent, released } = outcomes;
   // Still this run's claim (not settled by another run since).
   const mine = `status = 'sending' and claim_token = ?`;
-  if (unrecorded.length) await recordSent(ctx, campaign.id, unrecorded);
+  await writeSent(ctx, unrecorded.map((customerId) => ({ campaignId: campaign.id, customerId })));
   await ctx.db.transaction(async (trx) => {
     if (failed.length) {
       await trx.raw(
