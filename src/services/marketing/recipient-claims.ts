@@ -21,13 +21,13 @@ const inRange = `campaign_id = ? and customer_id >= ? and (?::uuid is null or cu
  * of that while it lives. A run that dies (SIGKILL, OOM, a lost machine) stops renewing: its claims
  * lapse and the batch's next run puts those recipients back to `pending` and sends them.
  *
- * Never sent twice: a message the SMTP server accepted is recorded `sent` in its own write right after
- * (see send-batch), and a run starts a send only while at least a quarter of the timeout is left on its
+ * Never sent twice: a message the SMTP server accepted is recorded `sent` right after, before its send
+ * counts as done (see sent-records), and a run starts a send only while at least a quarter of the timeout is left on its
  * claim (measured on this process's monotonic clock from before the claiming statement, so the
  * database's expiry is never earlier). A run that cannot renew in time stops sending and gives its
  * unsent claims back; it never resumes under a claim that may have lapsed. What stays open is the
- * instant between the server's 250 and that write: a worker killed exactly then may see that recipient
- * sent once more (with the same Message-ID).
+ * moment between the server's 250 and that write's commit: a worker killed exactly then may see that
+ * recipient sent once more (with the same Message-ID).
  */
 export class RecipientClaims {
   readonly token = randomUUID();
@@ -159,16 +159,4 @@ export class RecipientClaims {
   stop(): void {
     clearInterval(this.timer);
   }
-}
-
-/**
- * Records one accepted message, right after the SMTP server's 250 and before the run moves on. Not
- * conditional on the claim: the message went out, whoever holds the row now.
- */
-export async function recordSent(ctx: AppContext, campaignId: string, customerIds: string[]): Promise<void> {
-  await ctx.db.raw(
-    `update campaign_recipients set status = 'sent', sent_at = now(), error = null
-      where campaign_id = ? and customer_id = any(?::uuid[])`,
-    [campaignId, customerIds]
-  );
 }

@@ -8,7 +8,8 @@ import { campaignSender, type CampaignSender } from '../email/settings.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';
-import { recordSent, RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
+import { RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
+import { recordSent, writeSent } from './sent-records.js';
 import { TemplateProblem } from '../liquid/sandboxed-engine.js';
 import { failCampaignContent } from './content-failure.js';
 
@@ -266,7 +267,7 @@ async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes:
   // Accepted: recorded before this send counts as done, so a crash from here on never sends it again.
   outcomes.sent.push(recipient.customerId);
   try {
-    await recordSent(ctx, campaign.id, [recipient.customerId]);
+    await recordSent(ctx, campaign.id, recipient.customerId);
   } catch {
     outcomes.unrecorded.push(recipient.customerId);
   }
@@ -280,7 +281,7 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
   const { unrecorded, failed, deferred, unsent, released } = outcomes;
   // Still this run's claim (not settled by another run since).
   const mine = `status = 'sending' and claim_token = ?`;
-  if (unrecorded.length) await recordSent(ctx, campaign.id, unrecorded);
+  await writeSent(ctx, unrecorded.map((customerId) => ({ campaignId: campaign.id, customerId })));
   await ctx.db.transaction(async (trx) => {
     if (failed.length) {
       await trx.raw(
