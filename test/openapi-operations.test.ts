@@ -166,7 +166,7 @@ t.test('orders list: paymentStatus and fulfillmentStatus filter separately, comb
   }
   const parameters = (await app.request({ url: '/openapi.json' })).body.paths['/api/v1/admin/orders'].get.parameters;
   const param = (name: string) => parameters.find((p: Schema) => p.name === name);
-  t.same(param('paymentStatus').schema.enum, ['pending', 'paid', 'refunded', 'failed']);
+  t.same(param('paymentStatus').schema.enum, ['pending', 'authorized', 'paid', 'partially_refunded', 'refunded', 'voided', 'failed']);
   t.same(param('fulfillmentStatus').schema.enum, ['unfulfilled', 'partially_fulfilled', 'fulfilled']);
   t.ok(param('status'), 'the existing filter stays documented');
 });

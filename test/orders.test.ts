@@ -3,6 +3,7 @@ import { addMember, buildApp, signupOwner } from './helpers/app.js';
 import { admin } from './helpers/catalog.js';
 import { confirm, openSession, setupShop, sellable } from './helpers/checkout.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
+import { openEmailMessage } from '../src/services/email/sealed-message.js';
 
 t.test('orders: list, get, partial fulfilments, already_fulfilled, emails with the tracking link', async (t) => {
   const smtp = await new SmtpCapture().start();
@@ -157,5 +158,9 @@ t.test("tracking links go to the store's storefrontUrl when it has one", async (
   t.equal(tracked.status, 200);
   t.equal(tracked.body.data.order.number, confirmed.body.data.order.number);
   const outbox = await app.ctx.db('outbox').where({ name: 'send-email' }).first();
-  if (outbox) t.equal(outbox.payload.data.order.trackingUrl, confirmed.body.data.trackingUrl, 'the email carries the same link');
+  if (outbox) {
+    const data = openEmailMessage(app.ctx, outbox.payload.sealed).data as { order: { trackingUrl: string } };
+    t.equal(data.order.trackingUrl, confirmed.body.data.trackingUrl, 'the email carries the same link');
+    t.equal(outbox.payload.orderNumber, `#${confirmed.body.data.order.number}`, 'and the number drawn with the order');
+  }
 });

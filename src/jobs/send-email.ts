@@ -20,6 +20,8 @@ export interface SendEmailPayload extends LegacyEmailFields {
   sealed?: string;
   /** Marketing email: sent only if this customer is still subscribed when the job runs. */
   marketingCustomerId?: string;
+  /** An order confirmation's number, drawn after the message was sealed (the order insert sets it). */
+  orderNumber?: string;
 }
 
 /**
@@ -34,7 +36,8 @@ export const sendEmailJob = defineJob<SendEmailPayload>({
     storeId: Joi.string().uuid().allow(null).required(),
     templateKey: Joi.string().allow(null).required(),
     sealed: Joi.string(),
-    marketingCustomerId: Joi.string().uuid()
+    marketingCustomerId: Joi.string().uuid(),
+    orderNumber: Joi.string()
   }),
   options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
   concurrency: 10

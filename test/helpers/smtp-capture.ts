@@ -73,6 +73,9 @@ export class SmtpCapture {
   }
 
   async start(): Promise<this> {
+    // A sender killed mid-session (the crash tests) resets its socket: SMTPServer reports that as an
+    // 'error' event, which must not become the test process's uncaught exception.
+    this.server.on('error', () => undefined);
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.server.address() as { port: number }).port;
     return this;

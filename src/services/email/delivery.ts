@@ -51,6 +51,8 @@ export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): 
   }
 
   const message = messageParts(ctx, payload);
+  const order = message.data?.order as Record<string, unknown> | undefined;
+  if (payload.orderNumber && order) message.data = { ...message.data, order: { ...order, number: payload.orderNumber } };
   let content = message.content;
   if (!content) {
     const template = payload.templateKey ? await templateFor(ctx, payload.storeId, payload.templateKey) : null;

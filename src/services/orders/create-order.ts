@@ -135,8 +135,8 @@ const INSERT_ORDER = defineStatement(
        from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
      returning *
    ), e as (
-     update outbox set payload = jsonb_set(payload, '{data,order,number}', to_jsonb('#' || (select last_number from n)))
-      where id = :emailOutboxId and payload -> 'data' is not null
+     update outbox set payload = jsonb_set(payload, '{orderNumber}', to_jsonb('#' || (select last_number from n)))
+      where id = :emailOutboxId
      returning 1
    ), r as (
      insert into store_daily_revenue (store_id, day, shard, revenue, orders)
