@@ -17,18 +17,35 @@ const orderContext = (order: OrderRow, items: OrderItemRow[], trackingUrl: strin
   trackingUrl
 });
 
-/** The `order_confirmation` email for a new order; the link is the public tracking URL. */
-export function orderConfirmationEmail(storeName: string, order: OrderRow, items: OrderItemRow[], customer: Customer, trackingUrl: string): EnqueueEmailInput {
+/**
+ * An order email: the store, the customer (named as on the order: the customer record, else the
+ * shipping address) and the order context every order template gets, plus the template's own part.
+ */
+function orderEmail(
+  templateKey: string,
+  storeName: string,
+  order: OrderRow,
+  items: OrderItemRow[],
+  trackingUrl: string,
+  extra: Record<string, unknown>,
+  customer: Partial<Customer> = order.shippingAddress as Partial<Customer>
+): EnqueueEmailInput {
   return {
     storeId: order.storeId,
     to: order.email,
-    templateKey: 'order_confirmation',
+    templateKey,
     data: {
       store: { name: storeName },
       customer: { firstName: customer.firstName ?? 'there', lastName: customer.lastName ?? '', email: order.email },
-      order: orderContext(order, items, trackingUrl)
+      order: orderContext(order, items, trackingUrl),
+      ...extra
     }
   };
+}
+
+/** The `order_confirmation` email for a new order; the link is the public tracking URL. */
+export function orderConfirmationEmail(storeName: string, order: OrderRow, items: OrderItemRow[], customer: Customer, trackingUrl: string): EnqueueEmailInput {
+  return orderEmail('order_confirmation', storeName, order, items, trackingUrl, {}, customer);
 }
 
 /** The `shipping_confirmation` email for a fulfilment; the order link is the public tracking URL. */
@@ -39,41 +56,21 @@ export function shippingConfirmationEmail(
   fulfillment: FulfillmentRow,
   trackingUrl: string
 ): EnqueueEmailInput {
-  const address = order.shippingAddress as { firstName?: string; lastName?: string };
-  return {
-    storeId: order.storeId,
-    to: order.email,
-    templateKey: 'shipping_confirmation',
-    data: {
-      store: { name: storeName },
-      customer: { firstName: address.firstName ?? 'there', lastName: address.lastName ?? '', email: order.email },
-      order: orderContext(order, items, trackingUrl),
-      fulfillment: {
-        trackingCompany: fulfillment.trackingCompany ?? '',
-        trackingNumber: fulfillment.trackingNumber ?? '',
-        // The carrier's link when there is one; the order's tracking page otherwise.
-        trackingUrl: fulfillment.trackingUrl ?? trackingUrl,
-        orderTrackingUrl: trackingUrl,
-        items: fulfillment.items
-      }
+  return orderEmail('shipping_confirmation', storeName, order, items, trackingUrl, {
+    fulfillment: {
+      trackingCompany: fulfillment.trackingCompany ?? '',
+      trackingNumber: fulfillment.trackingNumber ?? '',
+      // The carrier's link when there is one; the order's tracking page otherwise.
+      trackingUrl: fulfillment.trackingUrl ?? trackingUrl,
+      orderTrackingUrl: trackingUrl,
+      items: fulfillment.items
     }
-  };
+  });
 }
 
 /** The `order_cancelled` email: the order, its items and why it was cancelled (a sentence). */
 export function orderCancelledEmail(storeName: string, order: OrderRow, items: OrderItemRow[], trackingUrl: string, reason: string): EnqueueEmailInput {
-  const address = order.shippingAddress as { firstName?: string; lastName?: string };
-  return {
-    storeId: order.storeId,
-    to: order.email,
-    templateKey: 'order_cancelled',
-    data: {
-      store: { name: storeName },
-      customer: { firstName: address.firstName ?? 'there', lastName: address.lastName ?? '', email: order.email },
-      order: orderContext(order, items, trackingUrl),
-      cancellation: { reason }
-    }
-  };
+  return orderEmail('order_cancelled', storeName, order, items, trackingUrl, { cancellation: { reason } });
 }
 
 /** The `order_refunded` email: how much went back and, when items were refunded, which. */
@@ -84,22 +81,13 @@ export function orderRefundedEmail(
   trackingUrl: string,
   refund: { amount: number; reason: string | null; items: Array<{ orderItemId: string; quantity: number }> }
 ): EnqueueEmailInput {
-  const address = order.shippingAddress as { firstName?: string; lastName?: string };
   const titles = new Map(items.map((item) => [item.id, item.title]));
-  return {
-    storeId: order.storeId,
-    to: order.email,
-    templateKey: 'order_refunded',
-    data: {
-      store: { name: storeName },
-      customer: { firstName: address.firstName ?? 'there', lastName: address.lastName ?? '', email: order.email },
-      order: orderContext(order, items, trackingUrl),
-      refund: {
-        amount: refund.amount,
-        amountFormatted: formatMoney(refund.amount, order.currency),
-        reason: refund.reason ?? '',
-        items: refund.items.map((line) => ({ title: titles.get(line.orderItemId) ?? '', quantity: line.quantity }))
-      }
+  return orderEmail('order_refunded', storeName, order, items, trackingUrl, {
+    refund: {
+      amount: refund.amount,
+      amountFormatted: formatMoney(refund.amount, order.currency),
+      reason: refund.reason ?? '',
+      items: refund.items.map((line) => ({ title: titles.get(line.orderItemId) ?? '', quantity: line.quantity }))
     }
-  };
+  });
 }
