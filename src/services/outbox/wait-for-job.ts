@@ -34,6 +34,9 @@ export function waitForJob<Result>(events: QueueEvents, jobId: string, timeoutMs
     events.on('completed', onCompleted);
     events.on('failed', onFailed);
   });
+  // The job may fail while the caller is still relaying it; the caller awaits `result` after that, so
+  // an early rejection must not count as unhandled.
+  result.catch(() => {});
   return { result, cancel: () => cleanup() };
 }
 
