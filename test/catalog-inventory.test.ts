@@ -1,5 +1,6 @@
 import t from 'tap';
 import { adjustInventory } from '../src/services/catalog/inventory.js';
+import { transaction } from '../src/db/transaction.js';
 import { addMember, buildApp, signupOwner } from './helpers/app.js';
 import { admin, createProduct } from './helpers/catalog.js';
 
@@ -85,7 +86,7 @@ t.test('inventory: the service joins a caller transaction (checkout)', async (t)
   const product = await createProduct(app, owner, { title: 'Kit', variants: [{ price: 1, inventoryQuantity: 1 }, { price: 1, inventoryQuantity: 0 }] });
   const [inStock, empty] = product.variants;
   await t.rejects(
-    app.ctx.db.transaction(async (trx) => {
+    transaction(app.ctx.db, async (trx) => {
       await adjustInventory(trx, owner.store.id, inStock.id, -1, { reason: 'order' });
       await adjustInventory(trx, owner.store.id, empty.id, -1, { reason: 'order' });
     }),
@@ -94,8 +95,8 @@ t.test('inventory: the service joins a caller transaction (checkout)', async (t)
   const row = await app.ctx.db('productVariants').where({ id: inStock.id }).first();
   t.equal(row.inventoryQuantity, 1, 'the first decrement rolled back with the transaction');
   t.equal((await app.ctx.db('inventoryLedger').where({ variantId: inStock.id })).length, 0, 'and its ledger row');
-  const ok = await adjustInventory(app.ctx.db, owner.store.id, inStock.id, -1, { reason: 'order' });
+  const ok = await transaction(app.ctx.db, (trx) => adjustInventory(trx, owner.store.id, inStock.id, -1, { reason: 'order' }));
   t.equal(ok.variant.inventoryQuantity, 0);
   t.equal(ok.adjustment?.quantityAfter, 0);
-  await t.rejects(adjustInventory(app.ctx.db, '00000000-0000-4000-8000-000000000000', inStock.id, 1), { code: 'not_found' }, 'store scoped');
+  await t.rejects(transaction(app.ctx.db, (trx) => adjustInventory(trx, '00000000-0000-4000-8000-000000000000', inStock.id, 1)), { code: 'not_found' }, 'store scoped');
 });

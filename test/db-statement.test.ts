@@ -36,7 +36,7 @@ t.test('runStatement: on the pool, in knex and lean transactions, rows in camelC
     const viaKnex = (await sql.raw('select pg_backend_pid() as pid, txid_current_if_assigned() as txid')).rows[0] as { pid: number; txid: string | null };
     t.same(inside, viaKnex, 'on the transaction’s own connection, inside its transaction');
     t.not(inside.txid, null, 'the insert before it belongs to the same transaction');
-  });
+  }, { pipelined: true });
   await db.transaction(async (trx) => {
     await runStatement(trx, insert, { id: 3, longName: 'knex' });
     const inside = (await runStatement<{ pid: number; txid: string | null }>(trx, pid, {})).rows[0]!;
@@ -46,7 +46,7 @@ t.test('runStatement: on the pool, in knex and lean transactions, rows in camelC
     transaction(db, async (sql) => {
       await runStatement(sql, insert, { id: 4, longName: 'rolled back' });
       throw new Error('abort');
-    }),
+    }, { pipelined: true }),
     /abort/
   );
   t.same((await db('statementProbe').orderBy('id').select('longName')).map((row: { longName: string }) => row.longName), ['pool', 'lean', 'knex'], 'commits and rollbacks as the transaction decides');
@@ -75,7 +75,7 @@ t.test('runStatementsAndCommit: the last statements and the COMMIT in one round 
     ]);
     await t.rejects(runStatement(sql, insert, { id: 4, note: 'late' }), /transaction has ended/, 'nothing runs on the handle after its COMMIT');
     return last;
-  });
+  }, { pipelined: true });
   t.same(results.map((result) => result.rows[0]), [{ id: 2 }, { id: 3 }], 'results in order');
   t.equal(ran, 1, 'a call hears that it ran');
   t.equal(await count(), 3, 'all three committed');
@@ -87,15 +87,15 @@ t.test('runStatementsAndCommit: the last statements and the COMMIT in one round 
         { statement: insert, values: { id: 1, note: 'duplicate key' } },
         { statement: insert, values: { id: 11, note: 'sent behind the failure' } }
       ]);
-    }),
+    }, { pipelined: true }),
     { code: '23505' },
     'the failure is thrown'
   );
   t.equal(await count(), 3, 'the COMMIT sent behind the failure rolled everything back');
 
   // A failure right behind the pipelined BEGIN: rolled back, and the connection serves the next transaction.
-  await t.rejects(transaction(db, (sql) => runStatement(sql, insert, { id: 1, note: 'duplicate' })), { code: '23505' });
-  await transaction(db, (sql) => runStatement(sql, insert, { id: 20, note: 'after' }));
+  await t.rejects(transaction(db, (sql) => runStatement(sql, insert, { id: 1, note: 'duplicate' }), { pipelined: true }), { code: '23505' });
+  await transaction(db, (sql) => runStatement(sql, insert, { id: 20, note: 'after' }), { pipelined: true });
   t.equal(await count(), 4);
   const client = db.client as unknown as { acquireConnection(): Promise<{ pipeline?: boolean }>; releaseConnection(connection: unknown): Promise<void> };
   const connection = await client.acquireConnection();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { transaction } from '../src/db/transaction.js';
+import { HELD_CONNECTION, transaction } from '../src/db/transaction.js';
 import { buildApp } from './helpers/app.js';
 
 const backendPid = async (sql: { raw: (text: string) => PromiseLike<{ rows: Array<{ pid: number }> }> }) =>
@@ -75,4 +75,44 @@ t.test('transaction(): a connection that dies mid-transaction never goes back in
   const pids = new Set<number>();
   for (let i = 0; i < 20; i += 1) pids.add(await transaction(db, (sql) => backendPid(sql)));
   t.notOk(pids.has(deadPid), 'no later transaction is handed the dead connection');
+});
+
+t.test('transaction(): a savepoint undoes only its own writes; the transaction goes on and commits', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  await db.raw('create table tx_probe (id int primary key)');
+  const outcome = await transaction(db, async (sql) => {
+    await sql('txProbe').insert({ id: 1 });
+    const duplicate = await sql
+      .savepoint(async (inner) => {
+        await inner('txProbe').insert({ id: 2 });
+        await inner('txProbe').insert({ id: 1 });
+        return 'inserted';
+      })
+      .catch((error: { code?: string }) => error.code);
+    const kept = await sql.savepoint(async (inner) => {
+      await inner('txProbe').insert({ id: 3 });
+      return 'kept';
+    });
+    return { duplicate, kept };
+  });
+  t.same(outcome, { duplicate: '23505', kept: 'kept' }, 'the failing savepoint rethrew its error; the next one ran');
+  t.same(await db('txProbe').orderBy('id').pluck('id'), [1, 3], 'the rolled-back savepoint took only its own row (2) with it');
+});
+
+t.test('transaction(): not pipelined unless asked, so COPY-style and multi-statement work is safe', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  const modes = await transaction(db, async (sql) => {
+    const connection = (sql as unknown as Record<symbol, { connection: { pipeline?: boolean } }>)[HELD_CONNECTION]!.connection;
+    await sql.raw('select 1; select 2');
+    return connection.pipeline;
+  });
+  t.notOk(modes, 'pipeline mode off in a plain transaction; a multi-statement string runs');
+  const pipelined = await transaction(
+    db,
+    async (sql) => (sql as unknown as Record<symbol, { connection: { pipeline?: boolean } }>)[HELD_CONNECTION]!.connection.pipeline,
+    { pipelined: true }
+  );
+  t.equal(pipelined, true, 'on when asked (the checkout path)');
 });

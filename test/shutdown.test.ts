@@ -34,7 +34,7 @@ t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and 
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const base = `http://127.0.0.1:${port}/api/v1`;
   let healthy = false;
-  for (let i = 0; i < 100 && !healthy; i++) {
+  for (let i = 0; i < 300 && !healthy; i++) { // up to 60 s on a loaded machine
     await new Promise((resolve) => setTimeout(resolve, 200));
     healthy = await fetch(`${base}/health`).then((r) => r.ok, () => false);
   }
@@ -92,7 +92,7 @@ t.test('npm start with Redis down at boot: the API answers (health 503, redis di
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   let health: { status: number; body: any } | null = null;
-  for (let i = 0; i < 100 && !health; i++) {
+  for (let i = 0; i < 300 && !health; i++) { // up to 60 s: tsx compiles the sources at boot, slow on a loaded machine
     await new Promise((resolve) => setTimeout(resolve, 200));
     health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(async (r) => ({ status: r.status, body: await r.json() }), () => null);
   }

@@ -21,7 +21,7 @@ async function step(id: string) {
   return transaction(db, async (sql) => {
     await sql.raw(LOCK, [id]).options(PREPARED);
     return (await sql.raw(STEP, [id]).options(PREPARED)).rows[0];
-  });
+  }, { pipelined: true });
 }
 
 const email = Joi.string().email({ tlds: false });

@@ -15,9 +15,23 @@ export interface Sql {
   client: Knex['client'];
 }
 
-/** The handle inside `transaction()`: `committed` settles once the transaction has ended (rejects when rolled back). */
-export interface TransactionSql extends Sql {
+/**
+ * The handle inside `transaction()`: `committed` settles once the transaction has ended (rejects
+ * when rolled back); `savepoint(work)` runs `work` so that its failure undoes only its own
+ * statements (the caller catches and goes on).
+ */
+export interface Transaction extends Sql {
   committed: Promise<void>;
+  savepoint<T>(work: (sql: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /**
+   * pg's pipeline mode for the transaction: BEGIN goes out with the first statement, and
+   * `runStatementsAndCommit` sends the last statements with the COMMIT. For the checkout path;
+   * COPY, cursors and multi-statement strings refuse it.
+   */
+  pipelined?: boolean;
 }
 
 /** A pooled pg connection, as the statements of prepared-statements.ts use it. */
@@ -58,14 +72,15 @@ interface PooledConnection {
 }
 
 /**
- * Runs `work` in one transaction on one pooled connection: BEGIN, the work's statements, COMMIT
+ * The one way to open a transaction (services reach it through `withTransaction`, which adds the
+ * domain events). Runs `work` in one transaction on one pooled connection: BEGIN, the work's statements, COMMIT
  * (ROLLBACK when it throws). Each statement goes through knex bound to that connection
  * (`.connection()`), so identifier mapping, prepared statements and query events are as anywhere;
  * `runStatement` (prepared-statements.ts) finds the connection on the handle. BEGIN, COMMIT and ROLLBACK go to the
  * connection directly (knex's raw path costs more CPU than the statement itself), with knex's
  * `query` event.
  *
- * The connection is in pg's pipeline mode for the transaction (and only then: COPY and cursors
+ * With `pipelined`, the connection is in pg's pipeline mode for the transaction (and only then: COPY and cursors
  * refuse it): BEGIN goes out with the work's first statement instead of one round trip ahead of
  * it, and `runStatementsAndCommit` sends the last statements with the COMMIT. Statements the work
  * awaits one by one run as before. A statement that fails inside the transaction leaves it
@@ -76,9 +91,8 @@ interface PooledConnection {
  * emitters for every transaction. On the checkout path (four transactions per checkout, each a
  * few statements) that was about 0.1 to 0.25 ms of CPU per transaction over this (measured
  * in-process with one lock statement each); at 100 checkouts/s on two cores that is real money.
- * Savepoints (`trx.transaction()`) are not offered: the paths that need them keep knex's.
  */
-export async function transaction<T>(db: Knex, work: (sql: TransactionSql) => Promise<T>): Promise<T> {
+export async function transaction<T>(db: Knex, work: (sql: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const client = db.client as unknown as PooledClient;
   const connection = await client.acquireConnection();
   let ended!: (error?: unknown) => void;
@@ -91,16 +105,30 @@ export async function transaction<T>(db: Knex, work: (sql: TransactionSql) => Pr
     return connection.query(text);
   };
   const held: HeldConnection = { connection: connection as unknown as HeldConnection['connection'], finished: false };
-  const sql = Object.assign(<TRecord extends {}, TResult>(table: string) => db<TRecord, TResult>(table).connection(connection), {
+  let savepoints = 0;
+  const savepoint = async <S>(inner: (handle: Transaction) => Promise<S>): Promise<S> => {
+    const name = `sp_${++savepoints}`;
+    await run(`SAVEPOINT ${name}`);
+    try {
+      const value = await inner(sql);
+      await run(`RELEASE SAVEPOINT ${name}`);
+      return value;
+    } catch (error) {
+      await run(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    }
+  };
+  const sql: Transaction = Object.assign(<TRecord extends {}, TResult>(table: string) => db<TRecord, TResult>(table).connection(connection), {
     queryBuilder: () => db.queryBuilder().connection(connection),
     raw: ((text: string, bindings?: Knex.RawBinding[] | Knex.ValueDict) =>
       (bindings === undefined ? db.raw(text) : db.raw(text, bindings as Knex.RawBinding[])).connection(connection)) as Knex.RawBuilder,
     fn: db.fn,
     client: db.client,
     committed,
+    savepoint,
     [HELD_CONNECTION]: held
-  }) as unknown as TransactionSql;
-  const pipelined = typeof connection.pipeline === 'boolean';
+  }) as unknown as Transaction;
+  const pipelined = options.pipelined === true && typeof connection.pipeline === 'boolean';
   if (pipelined) connection.pipeline = true;
   try {
     const begun = run('BEGIN');

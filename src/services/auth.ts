@@ -9,6 +9,7 @@ import { hashPassword, randomSecret, verifyPassword } from './secrets.js';
 import { insertStore } from './stores.js';
 import { insertStorefrontToken, newStorefrontSecret } from './storefront-tokens.js';
 import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
+import { withTransaction } from './with-transaction.js';
 
 export interface SignupInput {
   firstName: string;
@@ -44,7 +45,7 @@ export async function signup(ctx: AppContext, input: SignupInput) {
   const passwordHash = await hashPassword(input.password, ctx.config.passwordHashCost);
   const storefrontToken = newStorefrontSecret();
   try {
-    const { user, store } = await ctx.db.transaction(async (trx) => {
+    const { user, store } = await withTransaction(ctx, async (trx) => {
       const [user] = await trx('users')
         .insert({ email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash })
         .returning(['id', 'email', 'firstName', 'lastName', 'sessionVersion']);

@@ -1,8 +1,9 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../context.js';
 import { containsPattern } from '../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../errors.js';
 import { keysetPage, type PageRequest } from './pagination.js';
+import { withTransaction } from './with-transaction.js';
+import type { Sql } from '../db/transaction.js';
 
 export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const;
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];
@@ -93,7 +94,7 @@ export async function createDiscount(ctx: AppContext, storeId: string, input: Di
 export async function replaceDiscount(ctx: AppContext, storeId: string, discountId: string, input: DiscountInput) {
   const columns = columnsFrom(input);
   try {
-    return await ctx.db.transaction(async (trx) => {
+    return await withTransaction(ctx, async (trx) => {
       // Lock the row so a checkout redeeming it cannot slip past the new usage limit.
       const current: DiscountRow | undefined = await trx('discounts').where({ storeId, id: discountId }).forUpdate().first();
       if (!current) throw notFound('Discount');
@@ -110,7 +111,7 @@ export async function replaceDiscount(ctx: AppContext, storeId: string, discount
 }
 
 /** A cancelled order gives its discount's use back (never below zero), so a limited code can be used again. */
-export async function releaseDiscountUse(db: Knex | Knex.Transaction, storeId: string, code: string): Promise<void> {
+export async function releaseDiscountUse(db: Sql, storeId: string, code: string): Promise<void> {
   await db('discounts')
     .where({ storeId })
     .whereRaw('lower(code) = lower(?)', [code])

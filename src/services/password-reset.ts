@@ -7,6 +7,7 @@ import { enqueueJob } from './outbox/enqueue.js';
 import { sealEmailMessage } from './email/sealed-message.js';
 import { decryptSecret, encryptSecret, hashPassword, hashToken, randomSecret } from './secrets.js';
 import { findUserByEmail, toUserDto } from './users.js';
+import { withTransaction } from './with-transaction.js';
 
 const RESET_TTL_MS = 3600_000;
 
@@ -34,7 +35,7 @@ export async function sendPasswordReset(ctx: AppContext, request: PasswordResetR
   if (!user) return { sent: false };
   const token = randomSecret(32);
   const emailLogId = randomUUID();
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     await trx('passwordResets').insert({ userId: user.id, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + RESET_TTL_MS) });
     await logQueuedEmail(trx, { id: emailLogId, storeId: null, to: user.email, templateKey: 'password_reset' });
   });
@@ -61,7 +62,7 @@ export async function isResetTokenLive(ctx: AppContext, token: string): Promise<
 
 export async function resetPassword(ctx: AppContext, token: string, password: string) {
   const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
-  const done = await ctx.db.transaction(async (trx) => {
+  const done = await withTransaction(ctx, async (trx) => {
     // Claiming the row in the UPDATE makes the link single-use even when two resets race.
     const claimed = await trx('passwordResets')
       .where({ tokenHash: hashToken(token) })

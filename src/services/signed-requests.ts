@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../db/knex.js';
 import { badRequest } from '../errors.js';
+import type { Sql } from '../db/transaction.js';
 
 export const SIGNATURE_TOLERANCE_SEC = 5 * 60;
 
@@ -47,7 +47,7 @@ export function verifySignature(headers: SignatureHeaders, body: Buffer, secrets
  * Remembers an accepted signature so the same delivery cannot be replayed while its timestamp is
  * still fresh. Returns false for a replay. Receipts older than twice the tolerance are pruned.
  */
-export async function recordReceipt(db: Db, source: string, signature: string): Promise<boolean> {
+export async function recordReceipt(db: Sql, source: string, signature: string): Promise<boolean> {
   const inserted = await db('webhookReceipts').insert({ source, signature: signature.trim() }).onConflict(['source', 'signature']).ignore().returning('signature');
   if (Math.random() < 0.01) {
     await db('webhookReceipts').where('receivedAt', '<', db.raw(`now() - interval '${2 * SIGNATURE_TOLERANCE_SEC} seconds'`)).delete();

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/knex.js';
 import { conflict, notFound } from '../errors.js';
 import { keysetPage, type PageRequest } from './pagination.js';
 import { hashToken, randomSecret } from './secrets.js';
+import type { Sql } from '../db/transaction.js';
 
 export const STOREFRONT_TOKEN_PREFIX = 'swsf_';
 const DISPLAY_PREFIX_LENGTH = 12;
@@ -40,7 +40,7 @@ export function newStorefrontSecret(): string {
 }
 
 /** Inserts a token row for a fresh secret; used by signup inside its transaction. */
-export async function insertStorefrontToken(db: Db, storeId: string, name: string, secret: string): Promise<TokenRow> {
+export async function insertStorefrontToken(db: Sql, storeId: string, name: string, secret: string): Promise<TokenRow> {
   const [row] = await db('storefrontTokens')
     .insert({ storeId, name, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), tokenHash: hashToken(secret) })
     .returning(COLUMNS);
@@ -60,7 +60,7 @@ export async function createStorefrontToken(ctx: AppContext, storeId: string, na
   return { token: toTokenDto(row), secret };
 }
 
-async function findToken(db: Db, storeId: string, tokenId: string): Promise<TokenRow & { tokenHash: string }> {
+async function findToken(db: Sql, storeId: string, tokenId: string): Promise<TokenRow & { tokenHash: string }> {
   const row = await db('storefrontTokens').where({ storeId, id: tokenId }).first([...COLUMNS, 'tokenHash']);
   if (!row) throw notFound('Storefront token');
   return row;

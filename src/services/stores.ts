@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
@@ -7,6 +6,8 @@ import { bumpStorefrontVersion } from './catalog/catalog-version.js';
 import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
 import { SingleFlight } from './cache/single-flight.js';
 import { checkedSmtpAddress } from './email/smtp-host-guard.js';
+import { withTransaction } from './with-transaction.js';
+import type { Transaction } from '../db/transaction.js';
 
 export interface ShippingMethod {
   id: string;
@@ -138,14 +139,14 @@ async function computeDashboard(ctx: AppContext, storeId: string) {
 }
 
 /** A new store (signup), in the caller's transaction. */
-export async function insertStore(trx: Knex.Transaction, input: { name: string; slug: string; contactEmail: string }): Promise<{ id: string; name: string; slug: string }> {
+export async function insertStore(trx: Transaction, input: { name: string; slug: string; contactEmail: string }): Promise<{ id: string; name: string; slug: string }> {
   const [store] = await trx('stores').insert(input).returning(['id', 'name', 'slug']);
   return store;
 }
 
 export async function updateStore(ctx: AppContext, storeId: string, input: UpdateStoreInput) {
   if (input.email?.smtp?.host) await checkedSmtpAddress(input.email.smtp.host, ctx.config.allowPrivateSmtpHosts);
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};

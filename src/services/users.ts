@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/knex.js';
 import type { Role } from './roles.js';
+import type { Sql } from '../db/transaction.js';
 
 /** A `users` row (the columns sign-in and the token check read). */
 export interface UserRow {
@@ -26,15 +26,15 @@ export const toUserDto = (user: Pick<UserRow, 'id' | 'email' | 'firstName' | 'la
   lastName: user.lastName
 });
 
-export async function findUserById(db: Db, userId: string): Promise<UserRow | undefined> {
+export async function findUserById(db: Sql, userId: string): Promise<UserRow | undefined> {
   return db('users').where({ id: userId }).first();
 }
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+export async function findUserByEmail(db: Sql, email: string): Promise<UserRow | undefined> {
   return db('users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
 }
 
-export async function membershipsOf(db: Db, userId: string): Promise<MembershipDto[]> {
+export async function membershipsOf(db: Sql, userId: string): Promise<MembershipDto[]> {
   return db('memberships as m')
     .join('stores as s', 's.id', 'm.storeId')
     .where('m.userId', userId)

@@ -1,4 +1,4 @@
-import { transaction, type Sql } from '../../db/transaction.js';
+import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
@@ -8,6 +8,7 @@ import { cachedStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
+import { withTransaction } from '../with-transaction.js';
 
 export interface CartItemInput {
   variantId: string;
@@ -86,11 +87,11 @@ export async function createCart(ctx: AppContext, storeId: string, input: { emai
     const cart = await insertCart(ctx.db, row);
     return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, [])) };
   }
-  const view = await transaction(ctx.db, async (trx) => {
+  const view = await withTransaction(ctx, async (trx) => {
     const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];
     for (const item of input.items ?? []) await addLine(trx, storeId, cart!.id, item);
     return toCartDto(await priceCart(trx, cart!, store.shippingMethods));
-  });
+  }, { pipelined: true });
   return { cart: view };
 }
 
@@ -105,14 +106,14 @@ async function changeCart(
   change: (trx: Sql, cart: CartRow, store: StoreRow) => Promise<CartColumns | void>
 ) {
   const store = await cachedStore(ctx, storeId);
-  const { released, view } = await transaction(ctx.db, async (trx) => {
+  const { released, view } = await withTransaction(ctx, async (trx) => {
     const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);
     const columns = (await change(trx, cart, store)) ?? {};
     const written = await writeCart(trx, cartId, columns, expiresAt(ctx));
     return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines)) };
-  });
+  }, { pipelined: true });
   await stockChanged(ctx, storeId, released);
   return { cart: view };
 }

@@ -1,11 +1,11 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, keysetPage, type PageRequest } from '../pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { insertWithSlug } from './slugs.js';
-import { transactionWithEvents } from '../events/domain-events.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface CollectionInput {
   title?: string;
@@ -31,7 +31,7 @@ export interface CollectionRow {
 
 const slugTaken = () => conflict('slug_taken', 'A collection with this slug already exists', [{ path: 'slug', message: 'slug is taken' }]);
 
-async function mediaById(db: Knex, ids: Array<string | null>): Promise<Map<string, MediaRow>> {
+async function mediaById(db: Sql, ids: Array<string | null>): Promise<Map<string, MediaRow>> {
   const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
   if (!wanted.length) return new Map();
   const rows: MediaRow[] = await db('media').whereIn('id', wanted);
@@ -54,10 +54,10 @@ function toCollectionDto(ctx: AppContext, row: CollectionRow, media: Map<string,
   };
 }
 
-const withProductsCount = (db: Knex) =>
+const withProductsCount = (db: Sql) =>
   db.raw('(select count(*) from collection_products cp where cp.collection_id = collections.id) as products_count');
 
-async function replaceMembership(trx: Knex.Transaction, storeId: string, collectionId: string, productIds: string[]) {
+async function replaceMembership(trx: Transaction, storeId: string, collectionId: string, productIds: string[]) {
   if (productIds.length) {
     const rows: Array<{ id: string }> = await trx('products').where({ storeId }).whereIn('id', productIds).select('id');
     const found = new Set(rows.map((row) => row.id));
@@ -68,7 +68,7 @@ async function replaceMembership(trx: Knex.Transaction, storeId: string, collect
   if (productIds.length) await trx('collectionProducts').insert(productIds.map((productId, position) => ({ collectionId, productId, position })));
 }
 
-async function checkMedia(trx: Knex.Transaction, storeId: string, mediaId: string | null | undefined) {
+async function checkMedia(trx: Transaction, storeId: string, mediaId: string | null | undefined) {
   if (!mediaId) return;
   try {
     await assertStoreMedia(trx, storeId, [mediaId], 'mediaId');
@@ -119,7 +119,7 @@ export async function getCollection(ctx: AppContext, storeId: string, collection
 }
 
 export async function createCollection(ctx: AppContext, storeId: string, input: CollectionInput & { title: string }) {
-  const id = await transactionWithEvents(ctx, async (trx, emit) => {
+  const id = await withTransaction(ctx, async (trx, emit) => {
     await checkMedia(trx, storeId, input.mediaId);
     const row = await insertWithSlug(trx, {
       table: 'collections',
@@ -143,7 +143,7 @@ export async function createCollection(ctx: AppContext, storeId: string, input: 
 }
 
 export async function updateCollection(ctx: AppContext, storeId: string, collectionId: string, input: CollectionInput) {
-  await transactionWithEvents(ctx, async (trx, emit) => {
+  await withTransaction(ctx, async (trx, emit) => {
     const current: CollectionRow | undefined = await trx('collections').where({ storeId, id: collectionId }).forUpdate().first();
     if (!current) throw notFound('Collection');
     await checkMedia(trx, storeId, input.mediaId);
@@ -151,7 +151,7 @@ export async function updateCollection(ctx: AppContext, storeId: string, collect
     for (const key of ['title', 'description', 'isPublished', 'mediaId'] as const) if (input[key] !== undefined) changes[key] = input[key];
     if (input.slug !== undefined && input.slug !== current.slug) changes.slug = input.slug;
     try {
-      await trx.transaction((savepoint) => savepoint('collections').where({ id: collectionId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
+      await trx.savepoint((savepoint) => savepoint('collections').where({ id: collectionId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
     } catch (error) {
       if (uniqueViolation(error) === 'collections_store_slug_key') throw slugTaken();
       throw error;

@@ -1,5 +1,6 @@
-import type { Knex } from 'knex';
 import type { EmitEvent } from '../events/domain-events.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Transaction } from '../../db/transaction.js';
 
 /** An external system's product as the sync hands it over: checked, trimmed, deduplicated. */
 export interface ExternalProductRow {
@@ -19,9 +20,9 @@ export interface ExternalProductRow {
  * variant each. Rows whose `updatedAt` did not move are left alone, so a repeat changes nothing.
  * A SKU some other variant of the store already uses is dropped rather than failing the page.
  * Emits `product.changed` for what changed, as an admin edit does: storefront caches and ETags
- * move once the caller's transaction commits (see transactionWithEvents).
+ * move once the caller's transaction commits (see withTransaction).
  */
-export async function upsertExternalProducts(trx: Knex.Transaction, emit: EmitEvent, storeId: string, rows: ExternalProductRow[]): Promise<number> {
+export async function upsertExternalProducts(trx: Transaction, emit: EmitEvent, storeId: string, rows: ExternalProductRow[]): Promise<number> {
   if (!rows.length) return 0;
   const result = await trx.raw(
     `with input as (

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import { lockStockHolds } from '../checkout/stock-holds.js';
 import type { InventoryPolicy, VariantRow } from './product-rows.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface InventoryChange {
   /** Who made the change (null for the storefront/checkout). */
@@ -20,8 +20,6 @@ export interface InventoryResult {
   reserved: number;
 }
 
-type Db = Knex | Knex.Transaction;
-
 /** Stock is kept within ±1e9 (what `{ quantity }` accepts): far inside the integer column, so sums never overflow. */
 export const MAX_STOCK = 1_000_000_000;
 
@@ -31,18 +29,14 @@ const outOfRange = (current: number) =>
 const insufficient = (available: number) =>
   conflict('insufficient_inventory', 'Not enough stock for this change', [{ path: 'delta', message: `only ${available} in stock` }]);
 
-function inTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return (db as Knex.Transaction).isTransaction ? work(db as Knex.Transaction) : (db as Knex).transaction(work);
-}
-
-async function writeLedger(trx: Knex.Transaction, storeId: string, variant: VariantRow, delta: number, change: InventoryChange) {
+async function writeLedger(trx: Transaction, storeId: string, variant: VariantRow, delta: number, change: InventoryChange) {
   const [row] = await trx('inventoryLedger')
     .insert({ storeId, variantId: variant.id, userId: change.userId ?? null, delta, reason: change.reason ?? null, quantityAfter: variant.inventoryQuantity })
     .returning(['id', 'delta', 'reason', 'quantityAfter', 'createdAt']);
   return row as NonNullable<InventoryResult['adjustment']>;
 }
 
-async function explainMiss(trx: Knex.Transaction, storeId: string, variantId: string, change: InventoryChange, delta = 0): Promise<never> {
+async function explainMiss(trx: Transaction, storeId: string, variantId: string, change: InventoryChange, delta = 0): Promise<never> {
   const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt');
   if (change.productId) query.where({ productId: change.productId });
   const existing: VariantRow | undefined = await query.first();
@@ -54,25 +48,22 @@ async function explainMiss(trx: Knex.Transaction, storeId: string, variantId: st
 /**
  * Adds `delta` (negative to take stock) in ONE statement: the row lock taken by the UPDATE
  * serialises concurrent callers, and the WHERE refuses to take a `deny` variant below zero, so no
- * interleaving can oversell. The ledger row is written in the same transaction. Pass a transaction
- * (checkout) to make it part of a larger unit of work.
+ * interleaving can oversell. The ledger row is written in the caller's transaction.
  */
-export async function adjustInventory(db: Db, storeId: string, variantId: string, delta: number, change: InventoryChange = {}): Promise<InventoryResult> {
-  return inTransaction(db, async (trx) => {
-    const query = trx('productVariants')
-      .where({ id: variantId, storeId })
-      .whereNull('archivedAt')
-      .where((q) => q.where({ inventoryPolicy: 'continue' }).orWhereRaw('inventory_quantity::bigint + ? >= 0', [delta]))
-      .whereRaw('abs(inventory_quantity::bigint + ?) <= ?', [delta, MAX_STOCK])
-      .update({ inventoryQuantity: trx.raw('inventory_quantity + ?', [delta]), updatedAt: trx.fn.now() })
-      .returning('*');
-    if (change.productId) query.where({ productId: change.productId });
-    const [variant] = (await query) as VariantRow[];
-    if (!variant) return explainMiss(trx, storeId, variantId, change, delta);
-    const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
-    const { after: reserved } = await lockStockHolds(trx, storeId, variantId, null);
-    return { variant, adjustment, reserved };
-  });
+export async function adjustInventory(trx: Transaction, storeId: string, variantId: string, delta: number, change: InventoryChange = {}): Promise<InventoryResult> {
+  const query = trx('productVariants')
+    .where({ id: variantId, storeId })
+    .whereNull('archivedAt')
+    .where((q) => q.where({ inventoryPolicy: 'continue' }).orWhereRaw('inventory_quantity::bigint + ? >= 0', [delta]))
+    .whereRaw('abs(inventory_quantity::bigint + ?) <= ?', [delta, MAX_STOCK])
+    .update({ inventoryQuantity: trx.raw('inventory_quantity + ?', [delta]), updatedAt: trx.fn.now() })
+    .returning('*');
+  if (change.productId) query.where({ productId: change.productId });
+  const [variant] = (await query) as VariantRow[];
+  if (!variant) return explainMiss(trx, storeId, variantId, change, delta);
+  const adjustment = delta === 0 ? null : await writeLedger(trx, storeId, variant, delta, change);
+  const { after: reserved } = await lockStockHolds(trx, storeId, variantId, null);
+  return { variant, adjustment, reserved };
 }
 
 /**
@@ -89,29 +80,27 @@ export async function adjustInventory(db: Db, storeId: string, variantId: string
  * the policy in the same write (a product update changing both).
  */
 export async function setInventory(
-  db: Db,
+  trx: Transaction,
   storeId: string,
   variantId: string,
   quantity: number,
   change: InventoryChange & { policy?: InventoryPolicy } = {}
 ): Promise<InventoryResult> {
-  return inTransaction(db, async (trx) => {
-    const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt').forNoKeyUpdate();
-    if (change.productId) query.where({ productId: change.productId });
-    const locked = (await query.first('id', 'inventoryQuantity', 'inventoryPolicy')) as Pick<VariantRow, 'id' | 'inventoryQuantity' | 'inventoryPolicy'> | undefined;
-    if (!locked) return explainMiss(trx, storeId, variantId, change);
-    const policy = change.policy ?? locked.inventoryPolicy;
-    const held = await lockStockHolds(trx, storeId, variantId, policy === 'deny' ? quantity : null);
-    const available = quantity - held.after;
-    if (Math.abs(available) > MAX_STOCK) throw outOfRange(locked.inventoryQuantity);
-    const [variant] = (await trx('productVariants')
-      .where({ id: variantId })
-      .update({ inventoryQuantity: available, inventoryPolicy: policy, updatedAt: trx.fn.now() })
-      .returning('*')) as VariantRow[];
-    const counted = quantity !== locked.inventoryQuantity + held.before;
-    const adjustment = counted ? await writeLedger(trx, storeId, variant!, available - locked.inventoryQuantity, change) : null;
-    return { variant: variant!, adjustment, reserved: held.after };
-  });
+  const query = trx('productVariants').where({ id: variantId, storeId }).whereNull('archivedAt').forNoKeyUpdate();
+  if (change.productId) query.where({ productId: change.productId });
+  const locked = (await query.first('id', 'inventoryQuantity', 'inventoryPolicy')) as Pick<VariantRow, 'id' | 'inventoryQuantity' | 'inventoryPolicy'> | undefined;
+  if (!locked) return explainMiss(trx, storeId, variantId, change);
+  const policy = change.policy ?? locked.inventoryPolicy;
+  const held = await lockStockHolds(trx, storeId, variantId, policy === 'deny' ? quantity : null);
+  const available = quantity - held.after;
+  if (Math.abs(available) > MAX_STOCK) throw outOfRange(locked.inventoryQuantity);
+  const [variant] = (await trx('productVariants')
+    .where({ id: variantId })
+    .update({ inventoryQuantity: available, inventoryPolicy: policy, updatedAt: trx.fn.now() })
+    .returning('*')) as VariantRow[];
+  const counted = quantity !== locked.inventoryQuantity + held.before;
+  const adjustment = counted ? await writeLedger(trx, storeId, variant!, available - locked.inventoryQuantity, change) : null;
+  return { variant: variant!, adjustment, reserved: held.after };
 }
 
 /**
@@ -124,7 +113,7 @@ export async function changeInventory(
   variantId: string,
   change: InventoryChange & ({ delta: number } | { quantity: number })
 ): Promise<InventoryResult> {
-  return transactionWithEvents(ctx, async (trx, emit) => {
+  return withTransaction(ctx, async (trx, emit) => {
     const result = 'delta' in change ? await adjustInventory(trx, storeId, variantId, change.delta, change) : await setInventory(trx, storeId, variantId, change.quantity, change);
     if (result.adjustment) emit({ type: 'inventory.changed', storeId, variantIds: [variantId] });
     return result;
@@ -138,7 +127,7 @@ export async function changeInventory(
  * move), so a caller that needs them locked before its own rows calls this first. A deleted
  * variant is skipped. Returns the variants whose availability came back (for `inventory.changed`).
  */
-export async function restockUnits(trx: Knex.Transaction, storeId: string, units: Map<string, number>, change: InventoryChange): Promise<string[]> {
+export async function restockUnits(trx: Transaction, storeId: string, units: Map<string, number>, change: InventoryChange): Promise<string[]> {
   const variantIds = [...units.keys()].filter((variantId) => (units.get(variantId) ?? 0) > 0).sort();
   const backInStock: string[] = [];
   const ledger: Record<string, unknown>[] = [];
@@ -158,6 +147,6 @@ export async function restockUnits(trx: Knex.Transaction, storeId: string, units
 }
 
 /** Locks these variants (id order), before a caller's own rows: the lock order of every stock move. */
-export async function lockVariants(trx: Knex.Transaction, storeId: string, variantIds: string[]): Promise<void> {
+export async function lockVariants(trx: Transaction, storeId: string, variantIds: string[]): Promise<void> {
   if (variantIds.length) await trx.raw('select id from product_variants where id = any(?::uuid[]) and store_id = ? order by id for update', [[...variantIds].sort(), storeId]);
 }

@@ -3,10 +3,10 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { fileTypeFromFile } from 'file-type';
 import { imageSizeFromFile } from 'image-size/fromFile';
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, validationFailed } from '../../errors.js';
 import { storageFor } from '../storage/index.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const MEDIA_MAX_BYTES = 10 * 1024 * 1024;
 export const ALLOWED_IMAGE_TYPES: Record<string, string> = {
@@ -101,7 +101,7 @@ export async function openMedia(ctx: AppContext, mediaId: string) {
 }
 
 /** Checks every id is media of this store; 422 naming the first one that is not. */
-export async function assertStoreMedia(db: Knex | Knex.Transaction, storeId: string, mediaIds: string[], path: string): Promise<void> {
+export async function assertStoreMedia(db: Sql, storeId: string, mediaIds: string[], path: string): Promise<void> {
   if (mediaIds.length === 0) return;
   const rows: Array<{ id: string }> = await db('media').where({ storeId }).whereIn('id', mediaIds).select('id');
   const found = new Set(rows.map((row) => row.id));

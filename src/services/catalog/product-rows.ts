@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { toMediaDto, type MediaRow } from './media.js';
+import type { Sql } from '../../db/transaction.js';
 
 /**
  * Row types and DTOs shared by the admin and storefront catalog, plus the batch loaders that
@@ -83,7 +83,7 @@ export const IN_STOCK_SQL = (alias: string) =>
 export const STOREFRONT_VARIANT_COLUMNS = ['id', 'productId', 'sku', 'title', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy'];
 
 export async function loadVariants(
-  db: Knex | Knex.Transaction,
+  db: Sql,
   productIds: string[],
   columns: readonly string[] = ['*']
 ): Promise<Map<string, VariantRow[]>> {
@@ -98,7 +98,7 @@ export async function loadVariants(
   return byProduct;
 }
 
-export async function loadProductMedia(db: Knex | Knex.Transaction, productIds: string[]): Promise<Map<string, MediaRow[]>> {
+export async function loadProductMedia(db: Sql, productIds: string[]): Promise<Map<string, MediaRow[]>> {
   const byProduct = new Map<string, MediaRow[]>(productIds.map((id) => [id, []]));
   if (productIds.length === 0) return byProduct;
   const rows: Array<MediaRow & { productId: string }> = await db('productMedia as pm')

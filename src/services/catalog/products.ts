@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -15,8 +14,9 @@ import {
   type VariantRow
 } from './product-rows.js';
 import { insertWithSlug } from './slugs.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import { syncVariants, type VariantInput } from './variants.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface ProductInput {
   title?: string;
@@ -49,7 +49,7 @@ function cleanTags(tags: string[]): string[] {
   });
 }
 
-async function replaceProductMedia(trx: Knex.Transaction, storeId: string, productId: string, mediaIds: string[]) {
+async function replaceProductMedia(trx: Transaction, storeId: string, productId: string, mediaIds: string[]) {
   await assertStoreMedia(trx, storeId, mediaIds, 'mediaIds');
   await trx('productMedia').where({ productId }).delete();
   if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
@@ -63,7 +63,7 @@ export async function getProduct(ctx: AppContext, storeId: string, productId: st
 }
 
 /** getProduct with the caller's handle (a transaction: webhook payloads); null when there is none. */
-export async function adminProduct(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, productId: string) {
+export async function adminProduct(ctx: AppContext, db: Sql, storeId: string, productId: string) {
   const product: ProductRow | undefined = await db('products').where({ storeId, id: productId }).first(productColumns());
   if (!product) return null;
   const [variants, media, collections] = await Promise.all([
@@ -99,7 +99,7 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
 }
 
 export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
-  const productId = await transactionWithEvents(ctx, async (trx, emit) => {
+  const productId = await withTransaction(ctx, async (trx, emit) => {
     const columns = {
       storeId,
       title: input.title,
@@ -131,7 +131,7 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
 
 /** Partial update: only the fields present change. The slug stays put on rename unless given. */
 export async function updateProduct(ctx: AppContext, storeId: string, userId: string | null, productId: string, input: ProductInput) {
-  await transactionWithEvents(ctx, async (trx, emit) => {
+  await withTransaction(ctx, async (trx, emit) => {
     const current: ProductRow | undefined = await trx('products').where({ storeId, id: productId }).forUpdate().first(productColumns());
     if (!current) throw notFound('Product');
     const changes: Record<string, unknown> = {};
@@ -141,7 +141,7 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
     if (input.seo !== undefined) changes.seo = JSON.stringify({ ...current.seo, ...input.seo });
     if (input.slug !== undefined && input.slug !== current.slug) changes.slug = input.slug;
     try {
-      await trx.transaction((savepoint) => savepoint('products').where({ id: productId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
+      await trx.savepoint((savepoint) => savepoint('products').where({ id: productId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
     } catch (error) {
       if (uniqueViolation(error) === 'products_store_slug_key') throw slugTaken();
       throw error;
@@ -159,7 +159,7 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
 }
 
 export async function setProductStatus(ctx: AppContext, storeId: string, productId: string, status: ProductStatus) {
-  await transactionWithEvents(ctx, async (trx, emit) => {
+  await withTransaction(ctx, async (trx, emit) => {
     const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
     if (!updated) throw notFound('Product');
     emit({ type: 'product.changed', storeId, productIds: [productId], change: 'updated' });

@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import { escapeLike } from '../../db/like-patterns.js';
 import { uniqueViolation } from '../../errors.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 /** "Crème Brûlée — 500 g!" → "creme-brulee-500-g". Never empty: falls back to `fallback`. */
 export function slugify(text: string, fallback = 'item'): string {
@@ -19,7 +19,7 @@ export function slugify(text: string, fallback = 'item'): string {
  * A free slug for `base` in a store's table: `base`, else `base-N` one past the highest number in
  * use. One row comes back however many `base-N` exist (the search is an aggregate in PostgreSQL).
  */
-export async function nextFreeSlug(db: Knex | Knex.Transaction, table: 'products' | 'collections', storeId: string, base: string): Promise<string> {
+export async function nextFreeSlug(db: Sql, table: 'products' | 'collections', storeId: string, base: string): Promise<string> {
   // `base` comes from slugify ([a-z0-9-]), so it is safe inside the pattern.
   const result = await db.raw(
     `select bool_or(lower(slug) = ?) as base_taken,
@@ -41,7 +41,7 @@ export interface SlugInsert<Row> {
   title: string;
   fallback: string;
   taken: () => Error;
-  insert: (savepoint: Knex.Transaction, slug: string) => Promise<Row>;
+  insert: (savepoint: Transaction, slug: string) => Promise<Row>;
 }
 
 /**
@@ -50,14 +50,14 @@ export interface SlugInsert<Row> {
  * turns, each seeing the slug the previous one committed, instead of all computing the same "next
  * free" slug. A clash that still happens (an explicit slug, a rename) retries in a savepoint.
  */
-export async function insertWithSlug<Row>(trx: Knex.Transaction, spec: SlugInsert<Row>): Promise<Row> {
+export async function insertWithSlug<Row>(trx: Transaction, spec: SlugInsert<Row>): Promise<Row> {
   if (!spec.explicitSlug) {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`slug:${spec.table}:${spec.storeId}:${slugify(spec.title, spec.fallback)}`]);
   }
   for (let attempt = 0; ; attempt++) {
     const slug = spec.explicitSlug ?? (await nextFreeSlug(trx, spec.table, spec.storeId, slugify(spec.title, spec.fallback)));
     try {
-      return await trx.transaction((savepoint) => spec.insert(savepoint, slug));
+      return await trx.savepoint((savepoint) => spec.insert(savepoint, slug));
     } catch (error) {
       if (uniqueViolation(error) !== `${spec.table}_store_slug_key`) throw error;
       if (spec.explicitSlug || attempt >= 5) throw spec.taken();

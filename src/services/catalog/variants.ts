@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { variantsInUse } from '../modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
 import { setInventory } from './inventory.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './product-rows.js';
+import type { Transaction } from '../../db/transaction.js';
 
 export interface VariantInput {
   id?: string;
@@ -58,13 +58,13 @@ function normaliseOptionValues(input: VariantInput['optionValues'], options: Pro
 const titleFor = (values: Record<string, string>) => (Object.keys(values).length ? Object.values(values).join(' / ') : 'Default');
 
 /** Deletes a variant nobody ordered; archives it when orders (or anything else) still point at it. */
-async function removeVariants(ctx: AppContext, trx: Knex.Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
+async function removeVariants(ctx: AppContext, trx: Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
   const ordered = await variantsInUse(ctx, trx, storeId, variants.map((v) => v.id));
   for (const variant of variants) {
     let archive = ordered.has(variant.id);
     if (!archive) {
       try {
-        await trx.transaction((savepoint) => savepoint('productVariants').where({ id: variant.id, storeId }).delete());
+        await trx.savepoint((savepoint) => savepoint('productVariants').where({ id: variant.id, storeId }).delete());
       } catch (error) {
         // 23503: a later module (carts, orders) references it through a foreign key.
         if ((error as { code?: string }).code !== '23503') throw error;
@@ -80,7 +80,7 @@ async function removeVariants(ctx: AppContext, trx: Knex.Transaction, storeId: s
  * updated, new ones created, the rest removed. Runs inside the caller's transaction, with the
  * product row already locked; stock changes made here are written to the ledger.
  */
-export async function syncVariants(ctx: AppContext, trx: Knex.Transaction, sync: SyncOptions, inputs: VariantInput[], existing: VariantRow[]): Promise<void> {
+export async function syncVariants(ctx: AppContext, trx: Transaction, sync: SyncOptions, inputs: VariantInput[], existing: VariantRow[]): Promise<void> {
   const details: ErrorDetail[] = [];
   const byId = new Map(existing.map((v) => [v.id, v]));
   inputs.forEach((input, index) => {
@@ -123,7 +123,7 @@ export async function syncVariants(ctx: AppContext, trx: Knex.Transaction, sync:
     if (input.compareAtPrice !== undefined) columns.compareAtPrice = input.compareAtPrice;
     if (input.inventoryPolicy !== undefined) columns.inventoryPolicy = input.inventoryPolicy;
     try {
-      await trx.transaction(async (savepoint) => {
+      await trx.savepoint(async (savepoint) => {
         if (current) {
           // A changed quantity is a stock count, as on the inventory route (with the policy, in one write).
           if (input.inventoryQuantity !== undefined && input.inventoryQuantity !== current.inventoryQuantity) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { transaction, type Sql } from '../../db/transaction.js';
+import type { Sql } from '../../db/transaction.js';
 import { defineStatement, runStatement, runStatementsAndCommit } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
@@ -15,6 +15,7 @@ import { orderMailStore, trackingUrlFor } from '../orders/tracking-url.js';
 import { PROVIDERS, type PaymentCheck } from '../payments/providers.js';
 import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
 import { SESSION_COLUMNS, type SessionRow } from './sessions.js';
+import { withTransaction } from '../with-transaction.js';
 
 export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);
@@ -70,7 +71,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
   let payment: PaymentCheck | undefined = options.paymentVerified ? { complete: true, paymentStatus: options.paymentVerified } : undefined;
   for (;;) {
     const known = payment;
-    const created = await transaction(ctx.db, (trx) => convert(ctx, trx, storeId, sessionId, known, sequence, store));
+    const created = await withTransaction(ctx, (trx) => convert(ctx, trx, storeId, sessionId, known, sequence, store), { pipelined: true });
     if (created.kind === 'ask-provider') {
       payment = await PROVIDERS[created.session.provider].check(ctx, created.session);
       if (!payment.complete) throw paymentNotCompleted();

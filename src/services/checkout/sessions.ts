@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { defineStatement, runStatements, runStatementsAndCommit, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
-import { transaction } from '../../db/transaction.js';
 import { lockCart } from '../carts/cart-rows.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { priceCart, toCartDto } from '../carts/cart-view.js';
@@ -12,6 +11,7 @@ import type { PaymentState } from '../payments/payment-state.js';
 import { cachedStore } from '../stores.js';
 import { availabilityFlipped, cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
+import { withTransaction } from '../with-transaction.js';
 
 export interface Address {
   firstName: string;
@@ -117,7 +117,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
 
   // The line whose stock the session statement found missing: the 409 says how much is left.
   let refused: ReservationLine | undefined;
-  const { session, released, cartView } = await transaction(ctx.db, async (trx) => {
+  const { session, released, cartView } = await withTransaction(ctx, async (trx) => {
     const { cart, lines, pendingSessions } = await lockCart(trx, storeId, cartId, { readLines: true });
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelSessions(trx, pendingSessions);
@@ -194,7 +194,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     else soldOut = await reserveStock(trx, storeId, sessionId, snapshot.lines);
     if (row.discountId) await redeemDiscount(trx, storeId, row.discountId, priced.totals.subtotal);
     return { session: row, released: [...releasedEarlier, ...soldOut], cartView: toCartDto({ ...priced, cart: updatedCart }) };
-  }).catch(async (error: unknown) => {
+  }, { pipelined: true }).catch(async (error: unknown) => {
     throw refused ? await notEnoughStock(ctx.db, storeId, refused) : error;
   });
   await stockChanged(ctx, storeId, released);
@@ -217,7 +217,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
 
 /** Cancels one pending session and gives its stock back (the payment could not start). */
 async function cancelSession(ctx: AppContext, storeId: string, sessionId: string) {
-  const released = await ctx.db.transaction(async (trx) => {
+  const released = await withTransaction(ctx, async (trx) => {
     const session = await trx('checkoutSessions').where({ id: sessionId, storeId, status: 'pending' }).forUpdate().first('id', 'storeId', 'discountId');
     if (!session) return [];
     const variantIds = await releaseSession(trx, session);
@@ -241,7 +241,7 @@ export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Prom
   let released = 0;
   const changed = new Map<string, string[]>();
   for (const candidate of due) {
-    await ctx.db.transaction(async (trx) => {
+    await withTransaction(ctx, async (trx) => {
       const cart = await trx('carts').where({ id: candidate.cartId }).forUpdate().skipLocked().first('id');
       if (!cart) return;
       const session = await trx('checkoutSessions')

@@ -1,9 +1,10 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { customerRecentOrders } from '../modules/registry.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const EMAIL_MARKETING_STATES = ['subscribed', 'unsubscribed', 'not_subscribed'] as const;
 export type EmailMarketing = (typeof EMAIL_MARKETING_STATES)[number];
@@ -73,7 +74,7 @@ export async function listCustomers(ctx: AppContext, storeId: string, filters: C
   return { customers: result.items.map(toCustomerDto), nextCursor: result.nextCursor };
 }
 
-export async function findCustomerRow(db: Knex, storeId: string, customerId: string): Promise<CustomerRow | undefined> {
+export async function findCustomerRow(db: Sql, storeId: string, customerId: string): Promise<CustomerRow | undefined> {
   return db('customers').where({ storeId, id: customerId }).first();
 }
 
@@ -99,13 +100,13 @@ export interface ConsentChange {
 }
 
 /** Columns that record a consent change: the state with the time, source and IP it changed. */
-export function consentColumns(db: Knex, state: EmailMarketing, change: ConsentChange) {
+export function consentColumns(db: Sql, state: EmailMarketing, change: ConsentChange) {
   return { emailMarketing: state, emailMarketingUpdatedAt: db.fn.now(), emailMarketingSource: change.source, emailMarketingIp: change.ip ?? null };
 }
 
 export async function updateCustomer(ctx: AppContext, storeId: string, customerId: string, patch: CustomerPatch, change: ConsentChange) {
   try {
-    return await ctx.db.transaction(async (trx) => {
+    return await withTransaction(ctx, async (trx) => {
       const current: CustomerRow | undefined = await trx('customers').where({ storeId, id: customerId }).forUpdate().first();
       if (!current) throw notFound('Customer');
       const { emailMarketing, ...fields } = patch;
@@ -124,7 +125,7 @@ export async function updateCustomer(ctx: AppContext, storeId: string, customerI
  * An order of this customer stopped counting in part or whole (refunded, cancelled): its orders
  * count and spend move by these deltas, in the caller's transaction (never below zero).
  */
-export async function adjustCustomerTotals(db: Knex | Knex.Transaction, storeId: string, customerId: string, delta: { orders: number; spent: number }): Promise<void> {
+export async function adjustCustomerTotals(db: Sql, storeId: string, customerId: string, delta: { orders: number; spent: number }): Promise<void> {
   if (delta.orders === 0 && delta.spent === 0) return;
   await db('customers')
     .where({ storeId, id: customerId })

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Transaction } from '../../db/transaction.js';
 
 /** An external system's customer as the sync hands it over: checked, lower-cased, deduplicated. */
 export interface ExternalCustomerRow {
@@ -18,7 +18,7 @@ export interface ExternalCustomerRow {
  * marketing is subscribed, an existing `not_subscribed` one too, an unsubscribed one never.
  * Returns how many rows changed.
  */
-export async function upsertExternalCustomers(trx: Knex.Transaction, storeId: string, rows: ExternalCustomerRow[]): Promise<number> {
+export async function upsertExternalCustomers(trx: Transaction, storeId: string, rows: ExternalCustomerRow[]): Promise<number> {
   if (!rows.length) return 0;
   const params: any[] = [
     rows.map((r) => r.externalId),

@@ -22,6 +22,7 @@ import {
   type PartitionCheckpoint
 } from './import-batch.js';
 import { validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
+import { withTransaction } from '../with-transaction.js';
 
 export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
 export const IMPORT_BATCH_SIZE = 5_000;
@@ -288,7 +289,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
   const counts = sumCounts(checkpoint.partitions);
   // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
   if (!input.dryRun && counts.created >= ANALYZE_AFTER_CREATED) {
-    await ctx.db.transaction(async (trx) => {
+    await withTransaction(ctx, async (trx) => {
       await trx.raw(`set local statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}`);
       await trx.raw('analyze customers');
     });

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { unprocessable } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { maskEmail } from '../secrets.js';
+import type { Transaction } from '../../db/transaction.js';
 
 /**
  * Double opt-in. Anyone holding a (public) storefront token can call subscribe, so an address that
@@ -56,7 +56,7 @@ export function newsletterConfirmUrl(ctx: AppContext, token: string): string {
 /** Emails the confirm link, queued in the caller's transaction. */
 export async function sendNewsletterConfirmation(
   ctx: AppContext,
-  trx: Knex.Transaction,
+  trx: Transaction,
   storeId: string,
   storeName: string,
   input: { email: string; firstName?: string | null; lastName?: string | null }

@@ -1,10 +1,11 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { consumeRateLimit } from '../rate-limit.js';
 import type { CustomerRow } from './customers.js';
 import { sendNewsletterConfirmation } from './newsletter-confirm.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from './unsubscribe.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Transaction } from '../../db/transaction.js';
 
 export interface SubscribeInput {
   email: string;
@@ -41,7 +42,7 @@ export async function subscribeToNewsletter(ctx: AppContext, storeId: string, in
   const state = existing?.emailMarketing as string | undefined;
   const needsConfirmation = state !== 'subscribed' && (state === 'unsubscribed' || Boolean(store?.newsletterDoubleOptIn));
   if (needsConfirmation) {
-    await ctx.db.transaction((trx) => sendNewsletterConfirmation(ctx, trx, storeId, store?.name ?? '', { ...input, email }));
+    await withTransaction(ctx, (trx) => sendNewsletterConfirmation(ctx, trx, storeId, store?.name ?? '', { ...input, email }));
     return { status: 'pending_confirmation' as const, email };
   }
   return applySubscription(ctx, storeId, input, ip, 'newsletter');
@@ -49,7 +50,7 @@ export async function subscribeToNewsletter(ctx: AppContext, storeId: string, in
 
 /** Subscribes now (also what a confirmed double opt-in link does, with source `newsletter_confirmed`). */
 export async function applySubscription(ctx: AppContext, storeId: string, input: SubscribeInput, ip: string | null, source: string) {
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const result = await trx.raw(
       `insert into customers as c (store_id, email, first_name, last_name, source,
           email_marketing, email_marketing_updated_at, email_marketing_source, email_marketing_ip)
@@ -73,7 +74,7 @@ export async function applySubscription(ctx: AppContext, storeId: string, input:
   return { subscribed: true, email: input.email.toLowerCase(), emailMarketing: 'subscribed' as const };
 }
 
-async function sendNewsletterWelcome(ctx: AppContext, trx: Knex.Transaction, customer: CustomerRow, storeName: string) {
+async function sendNewsletterWelcome(ctx: AppContext, trx: Transaction, customer: CustomerRow, storeName: string) {
   await enqueueEmail(ctx, {
     storeId: customer.storeId,
     to: customer.email,

@@ -4,6 +4,7 @@ import { unprocessable } from '../../errors.js';
 import { maskEmail } from '../secrets.js';
 import { creditUnsubscribe } from '../modules/registry.js';
 import { consentColumns, type CustomerRow } from './customers.js';
+import { withTransaction } from '../with-transaction.js';
 
 /**
  * Unsubscribe tokens: `base64url(customer uuid bytes [+ campaign uuid bytes]).base64url(HMAC-SHA256)`.
@@ -86,7 +87,7 @@ export async function describeUnsubscribe(ctx: AppContext, token: string) {
  */
 export async function unsubscribeByToken(ctx: AppContext, token: string, ip: string | null) {
   const { row, campaignId } = await customerForToken(ctx, token);
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const changed = await trx('customers')
       .where({ id: row.id })
       .whereNot({ emailMarketing: 'unsubscribed' })

@@ -1,10 +1,10 @@
 import { Resolver } from 'node:dns/promises';
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/knex.js';
 import { raiseIssue } from '../issues/issues.js';
 import { resolveIssuesOf } from '../issues/manage.js';
 import { requiredRecords, type DnsRecord, type DomainFailure, type DomainRow } from './domains.js';
 import { sameName } from './hostname.js';
+import type { Sql } from '../../db/transaction.js';
 
 /** Growing gaps between automatic re-checks of a domain that is not verified yet. */
 const RECHECK_INTERVALS_MS = [60_000, 5 * 60_000, 15 * 60_000, 3600_000, 3 * 3600_000, 6 * 3600_000, 12 * 3600_000, 24 * 3600_000];
@@ -80,7 +80,7 @@ export async function checkDomainRecords(ctx: AppContext, domain: DomainRow, res
 }
 
 /** The operator sees a DNS failure as an issue (one per hostname while open, occurrences counted). */
-async function onDomainCheckFailed(db: Db, row: DomainRow, failures: DomainFailure[]): Promise<void> {
+async function onDomainCheckFailed(db: Sql, row: DomainRow, failures: DomainFailure[]): Promise<void> {
   await raiseIssue(db, {
     storeId: row.storeId,
     kind: 'dns_failed',

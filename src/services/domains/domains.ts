@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/knex.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
 import { randomSecret } from '../secrets.js';
 import { hostnameProblem, normalizeHostname } from './hostname.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const DOMAIN_STATUSES = ['pending', 'verified', 'failed', 'active'] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
@@ -82,7 +83,7 @@ export async function startDomainOnboarding(ctx: AppContext, storeId: string, ra
   const problem = hostnameProblem(hostname, platformHosts);
   if (problem) throw validationFailed([{ path: 'hostname', message: problem }]);
   try {
-    const row = await ctx.db.transaction(async (trx) => {
+    const row = await withTransaction(ctx, async (trx) => {
       const claimed = await trx('storeDomains').whereRaw('lower(hostname) = ?', [hostname]).whereNot({ storeId }).first('id');
       if (claimed) throw hostnameTaken();
       const current: DomainRow | undefined = await trx('storeDomains').where({ storeId }).forUpdate().first();
@@ -121,7 +122,7 @@ function safeHost(url: string): string | null {
   }
 }
 
-export async function findDomain(db: Db, storeId: string): Promise<DomainRow> {
+export async function findDomain(db: Sql, storeId: string): Promise<DomainRow> {
   const row: DomainRow | undefined = await db('storeDomains').where({ storeId }).first();
   if (!row) throw notFound('Domain');
   return row;

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { checkDomainRecords, domainResolver } from './dns-check.js';
 import type { DomainRow } from './domains.js';
+import { withTransaction } from '../with-transaction.js';
 
 /** A claimed domain is not claimed again for this long, even if its check never reports back. */
 const LEASE_MS = 10 * 60_000;
@@ -18,7 +19,7 @@ export async function recheckDueDomains(ctx: AppContext, options: { batchSize?: 
   let checked = 0;
   let verified = 0;
   for (let batch = 0; batch < (options.maxBatches ?? 20); batch++) {
-    const due: DomainRow[] = await ctx.db.transaction(async (trx) => {
+    const due: DomainRow[] = await withTransaction(ctx, async (trx) => {
       const rows: DomainRow[] = await trx('storeDomains')
         .whereIn('status', ['pending', 'failed'])
         .where('nextCheckAt', '<=', trx.fn.now())

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { SendEmailPayload } from '../../jobs/send-email.js';
 import { findStoreTemplate } from '../modules/registry.js';
@@ -8,9 +7,10 @@ import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templa
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';
 import { openEmailMessage, type EmailMessageParts } from './sealed-message.js';
+import type { Transaction } from '../../db/transaction.js';
 
 /** An email about to be delivered by the caller itself (not through the outbox): its log row, in the caller's transaction. */
-export async function logQueuedEmail(trx: Knex.Transaction, row: { id: string; storeId: string | null; to: string; templateKey: string }): Promise<void> {
+export async function logQueuedEmail(trx: Transaction, row: { id: string; storeId: string | null; to: string; templateKey: string }): Promise<void> {
   await trx('emailLog').insert({ id: row.id, storeId: row.storeId, toEmail: row.to, templateKey: row.templateKey, status: 'queued' });
 }
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/knex.js';
 import { conflict } from '../../errors.js';
 import { decryptSecret, encryptSecret } from '../secrets.js';
 import { checkedSmtpAddress } from './smtp-host-guard.js';
 import { platformDefaultMailer, pooledTransport, storeSmtpMailer, type Mailer } from './transport.js';
+import type { Sql } from '../../db/transaction.js';
 
 export interface EmailSettingsInput {
   fromName?: string | null;
@@ -38,12 +38,12 @@ export function toEmailSettingsDto(row: EmailSettingsRow | undefined) {
   };
 }
 
-export async function readEmailSettings(db: Db, storeId: string): Promise<EmailSettingsRow | undefined> {
+export async function readEmailSettings(db: Sql, storeId: string): Promise<EmailSettingsRow | undefined> {
   return db('storeEmailSettings').where({ storeId }).first();
 }
 
 /** Upserts the store's email settings inside the caller's transaction. */
-export async function writeEmailSettings(db: Db, encryptionKey: string, storeId: string, input: EmailSettingsInput): Promise<void> {
+export async function writeEmailSettings(db: Sql, encryptionKey: string, storeId: string, input: EmailSettingsInput): Promise<void> {
   const current = await readEmailSettings(db, storeId);
   const row: Partial<EmailSettingsRow> & { storeId: string } = { storeId };
   if (input.fromName !== undefined) row.fromName = input.fromName;

@@ -1,12 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import { completeJob, findJobRow, saveJobProgress } from '../job-history/job-runs.js';
 import { resolveIssuesOf } from '../issues/manage.js';
 import { decryptSecret } from '../secrets.js';
 import { ExternalSystemError, type ExternalPage } from './client.js';
 import { clientFor, type LinkRow } from './links.js';
 import { upsertCustomers, upsertProducts, type UpsertCounts } from './upsert.js';
+import { withTransaction } from '../with-transaction.js';
 
 type Phase = 'products' | 'customers' | 'done';
 
@@ -66,7 +66,7 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
         prefetched.catch(() => undefined); // awaited next turn; a failure surfaces there
       }
       // The page's change events (storefront caches, ETags) are published once it commits.
-      const stillLinked = await transactionWithEvents(ctx, async (trx, emit) => {
+      const stillLinked = await withTransaction(ctx, async (trx, emit) => {
         // Disconnected (or connected anew) since the job started: nothing more is written for it.
         const current: Pick<LinkRow, 'status' | 'connectedAt'> | undefined = await trx('externalSystemLinks').where({ id: link.id }).forShare().first('status', 'connectedAt');
         if (current?.status !== 'connected' || current.connectedAt?.getTime() !== link.connectedAt?.getTime()) return false;

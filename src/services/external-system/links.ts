@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { externalSystemBackfillJob } from '../../jobs/external-system-backfill.js';
@@ -6,6 +5,8 @@ import { createJob, toJobDto } from '../job-history/job-runs.js';
 import type { Tenant } from '../roles.js';
 import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
 import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './client.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const BACKFILL_JOB_TYPE = 'external_system.backfill';
 export const LINK_STATUSES = ['connected', 'disconnected'] as const;
@@ -96,7 +97,7 @@ export async function connectLink(ctx: AppContext, tenant: Tenant, input: LinkRe
   }
   const webhookSecret = `whsec_${randomSecret(32)}`;
   const key = ctx.config.encryptionKey;
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const values = {
       status: 'connected',
       baseUrl: input.baseUrl.replace(/\/+$/, ''),
@@ -120,11 +121,11 @@ export async function connectLink(ctx: AppContext, tenant: Tenant, input: LinkRe
   });
 }
 
-async function queueBackfill(ctx: AppContext, trx: Knex.Transaction, storeId: string, userId: string | null, reason: string) {
+async function queueBackfill(ctx: AppContext, trx: Transaction, storeId: string, userId: string | null, reason: string) {
   return createJob(ctx, { storeId, type: BACKFILL_JOB_TYPE, kind: externalSystemBackfillJob, input: { reason }, createdBy: userId }, trx);
 }
 
-async function connectedLink(db: Knex | Knex.Transaction, storeId: string, lock = false): Promise<LinkRow> {
+async function connectedLink(db: Sql, storeId: string, lock = false): Promise<LinkRow> {
   const query = db('externalSystemLinks').where({ storeId });
   if (lock) query.forUpdate();
   const row: LinkRow | undefined = await query.first();
@@ -144,7 +145,7 @@ export async function disconnectLink(ctx: AppContext, storeId: string) {
 
 /** POST .../sync: a backfill now (202). One at a time: a queued or running backfill is returned instead. */
 export async function requestSync(ctx: AppContext, storeId: string, userId: string | null, reason = 'manual') {
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     await connectedLink(trx, storeId, true);
     const running = await trx('jobs').where({ storeId, type: BACKFILL_JOB_TYPE }).whereIn('status', ['queued', 'active']).orderBy('createdAt', 'desc').first();
     if (running) return { job: toJobDto(running) };

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
 import { upsertExternalProducts, type ExternalProductRow } from '../catalog/external-products.js';
 import { upsertExternalCustomers, type ExternalCustomerRow } from '../customers/external-customers.js';
 import type { EmitEvent } from '../events/domain-events.js';
 import type { ExternalCustomer, ExternalProduct } from './client.js';
+import type { Transaction } from '../../db/transaction.js';
 
 export interface UpsertCounts {
   seen: number;
@@ -25,7 +25,7 @@ function slugFor(title: string, externalId: string): string {
  * format is this module's business), written by the catalog (whose tables they are, and which
  * tells storefronts of the change). An item without id, title or a valid price is skipped.
  */
-export async function upsertProducts(trx: Knex.Transaction, emit: EmitEvent, storeId: string, items: ExternalProduct[]): Promise<UpsertCounts> {
+export async function upsertProducts(trx: Transaction, emit: EmitEvent, storeId: string, items: ExternalProduct[]): Promise<UpsertCounts> {
   const seen = new Set<string>();
   const rows: ExternalProductRow[] = [];
   for (const item of items) {
@@ -52,7 +52,7 @@ export async function upsertProducts(trx: Knex.Transaction, emit: EmitEvent, sto
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** One page of external customers, checked here and written by the customers module. */
-export async function upsertCustomers(trx: Knex.Transaction, storeId: string, items: ExternalCustomer[]): Promise<UpsertCounts> {
+export async function upsertCustomers(trx: Transaction, storeId: string, items: ExternalCustomer[]): Promise<UpsertCounts> {
   const seenIds = new Set<string>();
   const seenEmails = new Set<string>();
   const rows: ExternalCustomerRow[] = [];

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 
 export const ISSUE_SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type IssueSeverity = (typeof ISSUE_SEVERITIES)[number];
@@ -19,7 +19,7 @@ export interface RaiseIssueInput {
  * subject) counts an occurrence and moves `lastSeenAt` instead of adding a row; the upsert makes
  * that hold when workers raise the same issue at once.
  */
-export async function raiseIssue(db: Knex | Knex.Transaction, input: RaiseIssueInput): Promise<{ id: string; occurrences: number }> {
+export async function raiseIssue(db: Sql, input: RaiseIssueInput): Promise<{ id: string; occurrences: number }> {
   const result = await db.raw(
     `insert into store_issues as i (store_id, kind, subject, severity, title, detail)
      values (?, ?, ?, ?, ?, ?)

@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import type { Sql } from '../../db/transaction.js';
 
 export interface IssueRow {
   id: string;
@@ -50,6 +50,6 @@ export async function resolveIssue(ctx: AppContext, storeId: string, issueId: st
 }
 
 /** A problem that went away by itself (records fixed, sync succeeded): its open issue is resolved. */
-export async function resolveIssuesOf(db: Knex | Knex.Transaction, storeId: string, kind: string, subject = ''): Promise<void> {
+export async function resolveIssuesOf(db: Sql, storeId: string, kind: string, subject = ''): Promise<void> {
   await db('storeIssues').where({ storeId, kind, subject }).whereNull('resolvedAt').update({ resolvedAt: db.fn.now() });
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JobKind } from '../../jobs/job-kind.js';
@@ -8,6 +7,8 @@ import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { raiseJobFailureIssue } from '../issues/failure-issues.js';
 import { storageFor } from '../storage/index.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Transaction } from '../../db/transaction.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
 
@@ -59,16 +60,16 @@ export interface CreateJobInput {
  * Records the job run and its queue intent (the outbox row) in one transaction: the caller's when
  * given, so the job exists exactly when the change that asks for it commits.
  */
-export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Knex.Transaction): Promise<JobDto> {
+export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Transaction): Promise<JobDto> {
   const id = input.id ?? randomUUID();
-  const write = async (db: Knex.Transaction) => {
+  const write = async (db: Transaction) => {
     const [row] = await db('jobs')
       .insert({ id, storeId: input.storeId, type: input.type, queue: input.kind.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
       .returning('*');
     await enqueueJob(db, input.kind, { jobId: id, storeId: input.storeId }, { jobId: id });
     return toJobDto(row);
   };
-  return trx ? write(trx) : ctx.db.transaction(write);
+  return trx ? write(trx) : withTransaction(ctx, write);
 }
 
 export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow | undefined> {
@@ -76,7 +77,7 @@ export async function findJobRow(ctx: AppContext, jobId: string): Promise<JobRow
 }
 
 /** A running job's resume point and what `/admin/jobs` shows of its progress, in the caller's transaction. */
-export async function saveJobProgress(trx: Knex.Transaction, jobId: string, state: { checkpoint: object; progress: object }): Promise<void> {
+export async function saveJobProgress(trx: Transaction, jobId: string, state: { checkpoint: object; progress: object }): Promise<void> {
   await trx('jobs').where({ id: jobId }).update({ checkpoint: state.checkpoint, progress: state.progress, updatedAt: trx.fn.now() });
 }
 

@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { assertListsExist } from './lists.js';
 import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
 import { purchaseConditions } from '../modules/registry.js';
+import type { Sql } from '../../db/transaction.js';
 
 export interface AudienceFilters extends PurchaseConditions {
   tags?: string[];
@@ -24,7 +24,7 @@ export interface Audience {
  * and not on the store's suppression list. Lists are a union (member of any); filters intersect.
  * An empty array (`listIds: []`, `tags: []`, …) restricts nothing, like an absent key.
  */
-export async function audienceCondition(ctx: AppContext, db: Knex, storeId: string, audience: Audience): Promise<SqlCondition> {
+export async function audienceCondition(ctx: AppContext, db: Sql, storeId: string, audience: Audience): Promise<SqlCondition> {
   const parts: SqlCondition[] = [
     { sql: 'c.store_id = ?', bindings: [storeId] },
     { sql: `c.email_marketing = 'subscribed'`, bindings: [] },

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface CampaignCounts {
   sent: number;
@@ -18,7 +18,7 @@ const empty = (): CampaignCounts => ({ sent: 0, failed: 0, skipped: 0, cancelled
  * `suppressed`: recipients not sent because the address is suppressed, plus those whose permanent
  * failure suppressed it. `unsubscribes`: recipients who unsubscribed through this campaign's link.
  */
-export async function campaignCounts(db: Knex, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
+export async function campaignCounts(db: Sql, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
   const counts = new Map(campaignIds.map((id) => [id, empty()]));
   if (!campaignIds.length) return counts;
   const [byStatus, clicks] = await Promise.all([
@@ -42,6 +42,6 @@ export async function campaignCounts(db: Knex, campaignIds: string[]): Promise<M
 }
 
 /** Credits a campaign with its recipient's unsubscribe: set once, so a repeat through the same link counts once. */
-export async function recordCampaignUnsubscribe(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
+export async function recordCampaignUnsubscribe(trx: Transaction, customerId: string, campaignId: string): Promise<void> {
   await trx('campaignRecipients').where({ campaignId, customerId }).whereNull('unsubscribedAt').update({ unsubscribedAt: trx.fn.now() });
 }

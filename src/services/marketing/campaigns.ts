@@ -9,6 +9,7 @@ import { DEFAULT_CONTENT } from './default-content.js';
 import { assertWithinLimits, compileContent, type LiquidContent } from '../liquid/email-content.js';
 import { scheduleCampaignStart } from './scheduling.js';
 import { marketingSampleData } from './templates.js';
+import { withTransaction } from '../with-transaction.js';
 
 export const CAMPAIGN_TYPES = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -115,7 +116,7 @@ export async function createCampaign(ctx: AppContext, storeId: string, type: Cam
   const store = await ctx.db('stores').where({ id: storeId }).first('name');
   assertWithinLimits(compiled, { ...marketingSampleData(store?.name ?? '', ctx.config.appUrl), ...context });
   await assertListsExist(ctx.db, storeId, (audience as Audience).listIds ?? []);
-  const id = await ctx.db.transaction(async (trx) => {
+  const id = await withTransaction(ctx, async (trx) => {
     const [row] = await trx('campaigns')
       .insert({ storeId, type, templateId, ...content, audience: JSON.stringify(audience), context: JSON.stringify(context), sendAt: input.sendAt ?? null, createdBy: userId })
       .returning(['id', 'sendAt']);
@@ -143,7 +144,7 @@ export async function listCampaigns(ctx: AppContext, storeId: string, filters: {
 
 /** Stops a scheduled or sending campaign: recipients not yet claimed by a batch stay unsent. */
 export async function cancelCampaign(ctx: AppContext, storeId: string, campaignId: string) {
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const row = await trx('campaigns').where({ storeId, id: campaignId }).forUpdate().first('status');
     if (!row) throw notFound('Campaign');
     if (!CANCELLABLE.includes(row.status)) {

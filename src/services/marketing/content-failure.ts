@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { withTransaction } from '../with-transaction.js';
 
 /**
  * The campaign's content cannot be rendered (a refused tag, a limit, a syntax error in content saved
@@ -7,7 +8,7 @@ import type { AppContext } from '../../context.js';
  * next chunk, as after a cancel.
  */
 export async function failCampaignContent(ctx: AppContext, campaignId: string, reason: string): Promise<void> {
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const failed = await trx('campaigns')
       .where({ id: campaignId, status: 'sending' })
       .update({ status: 'failed', error: reason.slice(0, 2000), completedAt: trx.fn.now(), updatedAt: trx.fn.now() });

@@ -1,8 +1,9 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface ListInput {
   name: string;
@@ -29,7 +30,7 @@ const toListDto = (row: ListRow, customerIds: string[]) => ({
   updatedAt: row.updatedAt
 });
 
-async function membersOf(db: Knex, listIds: string[]): Promise<Map<string, string[]>> {
+async function membersOf(db: Sql, listIds: string[]): Promise<Map<string, string[]>> {
   const rows = listIds.length
     ? await db('marketingListMembers').whereIn('listId', listIds).orderBy(['listId', 'customerId']).select('listId', 'customerId')
     : [];
@@ -39,7 +40,7 @@ async function membersOf(db: Knex, listIds: string[]): Promise<Map<string, strin
 }
 
 /** Replaces the members; every id must be a customer of this store (422 names the unknown ones). */
-async function writeMembers(trx: Knex.Transaction, storeId: string, listId: string, customerIds: string[]) {
+async function writeMembers(trx: Transaction, storeId: string, listId: string, customerIds: string[]) {
   const unique = [...new Set(customerIds)];
   const known = unique.length ? ((await trx('customers').where({ storeId }).whereIn('id', unique).pluck('id')) as string[]) : [];
   if (known.length !== unique.length) {
@@ -68,7 +69,7 @@ export async function getList(ctx: AppContext, storeId: string, listId: string) 
 }
 
 export async function createList(ctx: AppContext, storeId: string, input: ListInput) {
-  const id = await ctx.db.transaction(async (trx) => {
+  const id = await withTransaction(ctx, async (trx) => {
     const [row] = await trx('marketingLists').insert({ storeId, name: input.name, description: input.description ?? null }).returning('id');
     await writeMembers(trx, storeId, row.id, input.customerIds ?? []);
     return row.id as string;
@@ -78,7 +79,7 @@ export async function createList(ctx: AppContext, storeId: string, input: ListIn
 
 /** PUT replaces name and description; members are replaced when `customerIds` is given. */
 export async function replaceList(ctx: AppContext, storeId: string, listId: string, input: ListInput) {
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const updated = await trx('marketingLists')
       .where({ storeId, id: listId })
       .update({ name: input.name, description: input.description ?? null, updatedAt: trx.fn.now() });
@@ -94,7 +95,7 @@ export async function deleteList(ctx: AppContext, storeId: string, listId: strin
 }
 
 /** 422 when an audience names a list this store does not have. */
-export async function assertListsExist(db: Knex, storeId: string, listIds: string[]) {
+export async function assertListsExist(db: Sql, storeId: string, listIds: string[]) {
   const unique = [...new Set(listIds)];
   if (!unique.length) return;
   const known = new Set((await db('marketingLists').where({ storeId }).whereIn('id', unique).pluck('id')) as string[]);

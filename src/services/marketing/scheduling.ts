@@ -1,16 +1,16 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { campaignBatchJob } from '../../jobs/campaign-batch.js';
 import { campaignStartJob } from '../../jobs/campaign-start.js';
 import { checkedPayload } from '../../jobs/job-kind.js';
 import { enqueueJob } from '../outbox/enqueue.js';
+import type { Transaction } from '../../db/transaction.js';
 
 /** Job ids are deterministic: a repeated enqueue or a retried start never doubles a job. */
 export const startJobId = (campaignId: string) => `campaign-start-${campaignId}`;
 export const batchJobId = (campaignId: string, batch: number) => `campaign-${campaignId}-batch-${batch}`;
 
 /** Records the campaign's start job in the campaign's own transaction, to run at sendAt (or now). */
-export async function scheduleCampaignStart(trx: Knex.Transaction, campaignId: string, sendAt: Date | null): Promise<void> {
+export async function scheduleCampaignStart(trx: Transaction, campaignId: string, sendAt: Date | null): Promise<void> {
   await enqueueJob(trx, campaignStartJob, { campaignId }, { jobId: startJobId(campaignId), ...(sendAt ? { runAt: new Date(sendAt) } : {}) });
 }
 

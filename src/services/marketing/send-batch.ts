@@ -12,6 +12,7 @@ import { RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
 import { recordSent, writeSent } from './sent-records.js';
 import { TemplateProblem } from '../liquid/sandboxed-engine.js';
 import { failCampaignContent } from './content-failure.js';
+import { withTransaction } from '../with-transaction.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the
@@ -282,7 +283,7 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
   // Still this run's claim (not settled by another run since).
   const mine = `status = 'sending' and claim_token = ?`;
   await writeSent(ctx, unrecorded.map((customerId) => ({ campaignId: campaign.id, customerId })));
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     if (failed.length) {
       await trx.raw(
         `update campaign_recipients r set status = 'failed', error = f.error, suppressed = f.permanent

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { audienceCondition, type Audience } from './audience.js';
 import { enqueueBatches } from './scheduling.js';
+import { withTransaction } from '../with-transaction.js';
 
 /**
  * The campaign job: moves the campaign to `sending`, snapshots its audience into
@@ -25,7 +26,7 @@ export async function startCampaign(ctx: AppContext, campaignId: string) {
 
 async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: string, audience: Audience) {
   const batchSize = ctx.config.marketing.batchSize;
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const locked = await trx('campaigns').where({ id: campaignId }).forUpdate().first('snapshotAt', 'status');
     if (locked.snapshotAt || locked.status !== 'sending') return;
     const where = await audienceCondition(ctx, trx, storeId, audience);
@@ -69,7 +70,7 @@ export function batchRange(batch: number, total: number): [string, string | null
 
 /** Marks one batch done (once), and the campaign sent when it was the last one. */
 export async function completeBatch(ctx: AppContext, campaignId: string, batch: number): Promise<void> {
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const marked = await trx('campaignBatches').where({ campaignId, batch }).whereNull('doneAt').update({ doneAt: trx.fn.now() });
     if (!marked) return;
     const [row] = await trx('campaigns')

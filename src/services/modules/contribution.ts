@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { EmailTemplate } from '../email/templates.js';
 import type { DomainEvent, DomainEventType } from '../events/domain-event.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface DashboardStats {
   ordersCount: number;
@@ -54,9 +55,9 @@ export interface ModuleContribution<Ctx> {
   name: string;
   dashboard?(ctx: Ctx, storeId: string): Promise<DashboardPart>;
   /** Whether the store has records (orders) that lock settings such as its currency. */
-  locksStoreCurrency?(db: Knex | Knex.Transaction, storeId: string): Promise<boolean>;
+  locksStoreCurrency?(db: Sql, storeId: string): Promise<boolean>;
   /** Of these variant ids, the ones something still points at (ordered): archive them, never delete. */
-  variantsInUse?(db: Knex | Knex.Transaction, storeId: string, variantIds: string[]): Promise<string[]>;
+  variantsInUse?(db: Sql, storeId: string, variantIds: string[]): Promise<string[]>;
   /** A customer's latest orders for `GET /admin/customers/{id}`. */
   customerRecentOrders?(ctx: Ctx, storeId: string, customerId: string): Promise<unknown[]>;
   /** A store's own email templates by key (marketing), as overrides and extra keys for transactional mail. */
@@ -65,11 +66,11 @@ export interface ModuleContribution<Ctx> {
   /** Conditions on customers `c` for "has bought" audience filters (the orders module). */
   purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
   /** An unsubscribe through a link that names a campaign: marketing credits that campaign (in the caller's transaction). */
-  creditUnsubscribe?(trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void>;
+  creditUnsubscribe?(trx: Transaction, customerId: string, campaignId: string): Promise<void>;
   /** Reactions inside the transaction of the change, before it commits (webhook event rows: the transactional outbox). */
-  onEventInTransaction?: { [T in DomainEventType]?: (ctx: Ctx, trx: Knex.Transaction, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
+  onEventInTransaction?: { [T in DomainEventType]?: (ctx: Ctx, trx: Transaction, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
   /** A resource this module owns in the admin API's shape, read with the caller's handle (null: none): webhook payloads. */
-  adminResource?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Knex | Knex.Transaction, storeId: string, id: string) => Promise<unknown> };
+  adminResource?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Sql, storeId: string, id: string) => Promise<unknown> };
   /** Reactions to committed domain events (cache invalidation, search documents, …). */
   onEvent?: { [T in DomainEventType]?: (ctx: Ctx, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import type { EmailTemplate } from '../email/templates.js';
 import type { AdminResourceKind, DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface Dashboard {
   stats: DashboardStats;
@@ -28,12 +28,12 @@ export async function dashboardFigures(ctx: AppContext, storeId: string): Promis
   return dashboard;
 }
 
-export async function storeCurrencyLocked(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string): Promise<boolean> {
+export async function storeCurrencyLocked(ctx: AppContext, db: Sql, storeId: string): Promise<boolean> {
   const answers = await Promise.all(ctx.modules.filter((m) => m.locksStoreCurrency).map((m) => m.locksStoreCurrency!(db, storeId)));
   return answers.some(Boolean);
 }
 
-export async function variantsInUse(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, variantIds: string[]): Promise<Set<string>> {
+export async function variantsInUse(ctx: AppContext, db: Sql, storeId: string, variantIds: string[]): Promise<Set<string>> {
   if (variantIds.length === 0) return new Set();
   const answers = await Promise.all(ctx.modules.filter((m) => m.variantsInUse).map((m) => m.variantsInUse!(db, storeId, variantIds)));
   return new Set(answers.flat());
@@ -67,12 +67,12 @@ export function purchaseConditions(ctx: AppContext, filters: PurchaseConditions)
   return provider ? provider.purchaseConditions!(filters) : [{ sql: 'false', bindings: [] }];
 }
 
-export async function creditUnsubscribe(ctx: AppContext, trx: Knex.Transaction, customerId: string, campaignId: string): Promise<void> {
+export async function creditUnsubscribe(ctx: AppContext, trx: Transaction, customerId: string, campaignId: string): Promise<void> {
   for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, customerId, campaignId);
 }
 
 /** A resource in the admin API's shape from the module that owns it (null: no such resource, or no module). */
-export async function adminResource(ctx: AppContext, db: Knex | Knex.Transaction, kind: AdminResourceKind, storeId: string, id: string): Promise<unknown> {
+export async function adminResource(ctx: AppContext, db: Sql, kind: AdminResourceKind, storeId: string, id: string): Promise<unknown> {
   for (const module of ctx.modules) {
     const read = module.adminResource?.[kind];
     if (read) return read(ctx, db, storeId, id);

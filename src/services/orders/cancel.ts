@@ -3,7 +3,6 @@ import { conflict, notFound } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { releaseDiscountUse } from '../discounts.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
 import { callStripe, stripeClient } from '../payments/stripe-client.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
@@ -16,6 +15,7 @@ import { REFUNDABLE_STATES } from './refund-amounts.js';
 import { createRefund } from './refunds.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
+import { withTransaction } from '../with-transaction.js';
 
 export interface CancelInput {
   reason: string;
@@ -60,7 +60,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
     if (left - pending > 0) await createRefund(ctx, storeId, orderId, { amount: left - pending, reason: `cancelled: ${input.reason}`, notifyCustomer: false }, actor);
   }
 
-  await transactionWithEvents(ctx, async (trx, emit) => {
+  await withTransaction(ctx, async (trx, emit) => {
     const items = (await trx('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];
     const units = restock ? unitsOf(items) : new Map<string, number>();
     await lockVariants(trx, storeId, [...units.keys()]);

@@ -1,12 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
+import { withTransaction } from '../with-transaction.js';
 
 export interface FulfillmentInput {
   items?: Array<{ orderItemId: string; quantity: number }>;
@@ -31,7 +31,7 @@ export function deriveFulfillmentStatus(items: Array<Pick<OrderItemRow, 'quantit
 export async function createFulfillment(ctx: AppContext, storeId: string, orderId: string, input: FulfillmentInput, actor: Actor = SYSTEM) {
   // Read before the transaction: a cache miss must not wait for a second pool connection while this one is held.
   const store = await orderMailStore(ctx, storeId);
-  const fulfillment = await transactionWithEvents(ctx, async (trx, emit) => {
+  const fulfillment = await withTransaction(ctx, async (trx, emit) => {
     const order: OrderRow | undefined = await trx('orders').where({ storeId, id: orderId }).forUpdate().first();
     if (!order) throw notFound('Order');
     // Its stock went back when it was cancelled (an unpaid manual order past its deadline).

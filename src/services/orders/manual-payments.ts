@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { orderCancelledEmail } from './notifications.js';
 import { applyFigureChange } from './order-figures.js';
@@ -10,6 +9,7 @@ import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
+import { withTransaction } from '../with-transaction.js';
 
 /**
  * An order the schedule may cancel: manual payment still pending, nothing shipped (a shipped order
@@ -61,7 +61,7 @@ export async function cancelOverdueManualOrders(ctx: AppContext, signal?: AbortS
 export async function cancelOverdueOrder(ctx: AppContext, storeId: string, orderId: string): Promise<boolean> {
   // Read before the transaction: a cache miss must not wait for a second pool connection while this one is held.
   const store = await orderMailStore(ctx, storeId);
-  return transactionWithEvents(ctx, async (trx, emit) => {
+  return withTransaction(ctx, async (trx, emit) => {
     const items = (await trx('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];
     const units = unitsOf(items);
     await lockVariants(trx, storeId, [...units.keys()]);
@@ -103,7 +103,7 @@ export function unitsOf(items: Array<Pick<OrderItemRow, 'variantId' | 'quantity'
  * payments), an order already paid (or refunded), and a cancelled one.
  */
 export async function markOrderPaid(ctx: AppContext, storeId: string, orderId: string, input: { reference?: string; note?: string }, actor: Actor) {
-  await ctx.db.transaction(async (trx) => {
+  await withTransaction(ctx, async (trx) => {
     const order = (await trx('orders').where({ id: orderId, storeId }).forUpdate().first('status', 'paymentStatus', 'paymentProvider')) as
       | Pick<OrderRow, 'status' | 'paymentStatus' | 'paymentProvider'>
       | undefined;

@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { adjustCustomerTotals } from '../customers/customers.js';
 import { revenueOf, type PaymentState } from '../payments/payment-state.js';
 import { subtractRevenue } from './create-order.js';
+import type { Transaction } from '../../db/transaction.js';
 
 /** What of an order the figures count: its status, payment state and amounts. */
 export interface OrderFigureState {
@@ -19,7 +19,7 @@ export const netOfOrder = (s: OrderFigureState) => (s.status === 'cancelled' ? 0
  * `ordersCount` / `totalSpent` follow, in the caller's transaction, so each change counts once.
  */
 export async function applyFigureChange(
-  trx: Knex.Transaction,
+  trx: Transaction,
   order: { storeId: string; customerId: string | null; createdAt: Date },
   before: OrderFigureState,
   after: OrderFigureState

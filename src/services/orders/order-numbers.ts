@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../db/transaction.js';
 
 /**
  * Per-store order numbers from one PostgreSQL sequence per store, created with the store's first
@@ -14,7 +14,7 @@ const known = new Set<string>();
 export const orderNumberSequence = (storeId: string) => `order_numbers_${storeId.replace(/-/g, '').toLowerCase()}`;
 
 /** Creates the store's sequence if needed, outside any transaction (DDL locks must not wait for a checkout). */
-export async function ensureOrderNumberSequence(db: Knex, storeId: string): Promise<string> {
+export async function ensureOrderNumberSequence(db: Sql, storeId: string): Promise<string> {
   const name = orderNumberSequence(storeId);
   if (!/^order_numbers_[0-9a-f]{32}$/.test(name)) throw new Error(`bad store id for a sequence: ${storeId}`);
   if (known.has(name)) return name;

@@ -6,6 +6,7 @@ import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow, type RefundRow } from './dto.js';
 import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
 /** The payment state machine's states (services/payments/payment-state.ts). */
@@ -45,7 +46,7 @@ export async function listOrders(ctx: AppContext, storeId: string, filters: Orde
   return { orders: result.items.map(toOrderSummaryDto), nextCursor: result.nextCursor };
 }
 
-export async function loadOrder(ctx: AppContext, db: Knex | Knex.Transaction, storeId: string, orderId: string) {
+export async function loadOrder(ctx: AppContext, db: Sql, storeId: string, orderId: string) {
   // The order with its items in position order and its fulfilments in time order.
   const [order, items, fulfillments, refunds, base] = await Promise.all([
     db('orders').where({ storeId, id: orderId }).first() as Promise<OrderRow | undefined>,

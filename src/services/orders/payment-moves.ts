@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import { decidePayment, type PaymentState } from '../payments/payment-state.js';
 import type { OrderRow } from './dto.js';
 import { applyFigureChange } from './order-figures.js';
 import { recordOrderEvent, type Actor, type OrderEventType } from './timeline.js';
+import type { Transaction } from '../../db/transaction.js';
 
 /** Where a payment change comes from: a Stripe event (ordered by its `created`), or someone acting now. */
 export type PaymentSource = { eventId: string; created: Date; actor: Actor } | { actor: Actor };
@@ -17,7 +17,7 @@ const EVENT_OF: Partial<Record<PaymentState, OrderEventType>> = { authorized: 'a
  * follow; a change of state is an event on the timeline (refunds write their own, with the refund).
  */
 export async function moveOrderPayment(
-  trx: Knex.Transaction,
+  trx: Transaction,
   storeId: string,
   orderId: string,
   change: { state: PaymentState; amountRefunded?: number },

@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { transactionWithEvents, type EmitEvent } from '../events/domain-events.js';
+import { type EmitEvent } from '../events/domain-events.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
 import { callStripe, stripeClient } from '../payments/stripe-client.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
@@ -14,11 +13,13 @@ import { moveOrderPayment } from './payment-moves.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 type MailStore = { name: string; trackingBase: string };
 
 /** What refunds already hold of the order: in flight (pending) and of shipping (not failed). */
-async function committedRefunds(db: Knex | Knex.Transaction, orderId: string) {
+async function committedRefunds(db: Sql, orderId: string) {
   const row = (await db('orderRefunds')
     .where({ orderId })
     .whereNot({ status: 'failed' })
@@ -30,7 +31,7 @@ async function committedRefunds(db: Knex | Knex.Transaction, orderId: string) {
 }
 
 /** The order locked for a refund, with its items; 404 for another store's, 409 while its payment is not refundable. */
-async function lockRefundable(trx: Knex.Transaction, storeId: string, orderId: string) {
+async function lockRefundable(trx: Transaction, storeId: string, orderId: string) {
   const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
   if (!order) throw notFound('Order');
   if (!REFUNDABLE_STATES.includes(order.paymentStatus)) throw notRefundable(order);
@@ -66,7 +67,7 @@ export async function previewRefund(ctx: AppContext, storeId: string, orderId: s
  */
 async function settleRefund(
   ctx: AppContext,
-  trx: Knex.Transaction,
+  trx: Transaction,
   emit: EmitEvent,
   store: MailStore,
   refund: RefundRow,
@@ -113,7 +114,7 @@ export async function settlePendingRefund(ctx: AppContext, storeId: string, refu
   const store = await orderMailStore(ctx, storeId);
   const pending = (await ctx.db('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow | undefined;
   if (!pending) return false;
-  return transactionWithEvents(ctx, async (trx, emit) => {
+  return withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, restockVariantIds(pending.items));
     await trx('orders').where({ id: pending.orderId }).forUpdate().first('id');
     const refund = (await trx('orderRefunds').where({ id: refundId }).first()) as RefundRow;
@@ -128,7 +129,7 @@ export async function settlePendingRefund(ctx: AppContext, storeId: string, refu
 
 /** Stripe refused a refund: its reservation (amount, items) is released and the timeline says so. */
 export async function failPendingRefund(ctx: AppContext, storeId: string, refundId: string, actor: Actor, why: string): Promise<boolean> {
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const refund = (await trx('orderRefunds').where({ storeId, id: refundId, status: 'pending' }).forUpdate().first()) as RefundRow | undefined;
     if (!refund) return false;
     await trx('orderRefunds').where({ id: refundId }).update({ status: 'failed', updatedAt: trx.fn.now() });
@@ -155,7 +156,7 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
   const variantIds = requested.size
     ? ((await ctx.db('orderItems').where({ storeId, orderId }).whereIn('id', [...requested]).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId)
     : [];
-  const reserved = await transactionWithEvents(ctx, async (trx, emit) => {
+  const reserved = await withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);
     const { order, items } = await lockRefundable(trx, storeId, orderId);
     const calculation = calculateRefund(order, items, await committedRefunds(trx, orderId), input);

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
-import { transactionWithEvents } from '../events/domain-events.js';
 import type { OrderItemRow } from './dto.js';
 import { loadOrder } from './orders.js';
 import { createRefund } from './refunds.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
+import { withTransaction } from '../with-transaction.js';
 
 export const RETURN_STATUSES = ['requested', 'received', 'closed', 'cancelled'] as const;
 type ReturnLine = { orderItemId: string; quantity: number };
@@ -58,7 +58,7 @@ function mergeLines(lines: ReturnLine[], byId: Map<string, unknown>): ReturnLine
  * the same unit back.
  */
 export async function requestReturn(ctx: AppContext, storeId: string, orderId: string, input: { items: ReturnLine[]; reason: string }, actor: Actor) {
-  const row = await ctx.db.transaction(async (trx) => {
+  const row = await withTransaction(ctx, async (trx) => {
     const order = await trx('orders').where({ storeId, id: orderId }).forUpdate().first('id');
     if (!order) throw notFound('Order');
     const items = (await trx('orderItems').where({ orderId }).orderBy('position')) as OrderItemRow[];
@@ -107,7 +107,7 @@ export async function receiveReturn(
   const variantIds = restock
     ? ((await ctx.db('orderItems').where({ storeId }).whereIn('id', found.items.map((line) => line.orderItemId)).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId)
     : [];
-  const received = await transactionWithEvents(ctx, async (trx, emit) => {
+  const received = await withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);
     await trx('orders').where({ id: found.orderId }).forUpdate().first('id');
     const current = (await trx('orderReturns').where({ id: returnId }).first()) as ReturnRow;
@@ -157,7 +157,7 @@ export async function receiveReturn(
 }
 
 async function closeReturnRow(ctx: AppContext, storeId: string, returnId: string, actor: Actor, refundId: string | null): Promise<ReturnRow> {
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const [row] = (await trx('orderReturns')
       .where({ storeId, id: returnId, status: 'received' })
       .update({ status: 'closed', refundId: refundId ?? trx.raw('refund_id'), closedAt: trx.fn.now(), updatedAt: trx.fn.now() })
@@ -179,7 +179,7 @@ export async function closeReturn(ctx: AppContext, storeId: string, returnId: st
 
 /** A requested return that will not come back: its units may be returned again. */
 export async function cancelReturn(ctx: AppContext, storeId: string, returnId: string, actor: Actor) {
-  const row = await ctx.db.transaction(async (trx) => {
+  const row = await withTransaction(ctx, async (trx) => {
     const found = (await trx('orderReturns').where({ storeId, id: returnId }).first('orderId')) as Pick<ReturnRow, 'orderId'> | undefined;
     if (!found) throw notFound('Return');
     await trx('orders').where({ id: found.orderId }).forUpdate().first('id');

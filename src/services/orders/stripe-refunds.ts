@@ -3,6 +3,7 @@ import type { OrderRow, RefundRow } from './dto.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { failPendingRefund, settlePendingRefund } from './refunds.js';
 import { recordOrderEvent, WEBHOOK } from './timeline.js';
+import { withTransaction } from '../with-transaction.js';
 
 /** A refund as Stripe reports it (refund.created / refund.updated / charge.refund.updated, or a charge's refunds). */
 export interface ReportedRefund {
@@ -41,7 +42,7 @@ export async function reconcileStripeRefund(ctx: AppContext, storeId: string, or
   }
   if (!COUNTS.has(reported.status ?? '')) return { changed: false, outcome: `refund ${reported.id} is ${reported.status}: nothing was refunded` };
 
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
     if (!order) return { changed: false, outcome: 'the order is gone' };
     const inserted = (await trx('orderRefunds')

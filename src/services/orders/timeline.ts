@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import type { Sql } from '../../db/transaction.js';
 
 /** Who changed an order: a member of the store, the system (a schedule, the checkout), or a webhook. */
 export type Actor = { type: 'user'; userId: string } | { type: 'system' } | { type: 'webhook' };
@@ -57,7 +57,7 @@ export const toOrderEventDto = (row: OrderEventRow) => ({
 
 /** Writes one event of an order's timeline in the caller's transaction (the change and its event commit together). */
 export async function recordOrderEvent(
-  db: Knex | Knex.Transaction,
+  db: Sql,
   storeId: string,
   orderId: string,
   type: OrderEventType,

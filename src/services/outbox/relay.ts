@@ -1,8 +1,9 @@
 import pg from 'pg';
-import type { Knex } from 'knex';
 import type { Logger } from '../../logger.js';
 import type { Queues, QueueName } from '../../jobs/queues.js';
 import { registerRelay } from './wake.js';
+import type { Knex } from 'knex';
+import { transaction } from '../../db/transaction.js';
 
 interface OutboxRow {
   id: string;
@@ -113,7 +114,7 @@ export class OutboxRelay {
   }
 
   private async relayBatch(): Promise<number> {
-    return this.db.transaction(async (trx) => {
+    return transaction(this.db, async (trx) => {
       // Losing this commit in a crash only means the rows are added again under the same job ids,
       // which BullMQ ignores: the relay need not wait for the WAL flush.
       await trx.raw('set local synchronous_commit = off');

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { Sql, TransactionSql } from '../../db/transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 interface Kickable {
   kick(): Promise<number>;
 }
 
-type AnyDb = Knex | Knex.Transaction | Sql;
+type AnyDb = Knex | Sql;
 
 // Keyed by the knex client config, which a transaction shares with the pool it came from.
 const relaysByDatabase = new WeakMap<object, Set<Kickable>>();
@@ -27,8 +27,7 @@ export function registerRelay(db: Knex, relay: Kickable): () => void {
 }
 
 /**
- * Once the producer's transaction commits (the outermost one: a savepoint's release is not a
- * commit), wakes this process's relay in-process. Only a process with no running relay sends a
+ * Once the producer's transaction commits (a savepoint's release is not a commit), wakes this process's relay in-process. Only a process with no running relay sends a
  * NOTIFY for the others. The NOTIFY is never sent inside the producer's transaction: PostgreSQL
  * serialises the commits of notifying transactions on one global lock, which capped subscribe
  * throughput at a few hundred writes a second.
@@ -45,10 +44,7 @@ export function wakeRelayAfterCommit(db: AnyDb): void {
   );
 }
 
-/** Settles when the handle's outermost transaction ends (at once for the pool itself). */
+/** Settles when the handle's transaction ends (at once for the pool itself). */
 function afterCommit(db: AnyDb): Promise<unknown> {
-  if ('committed' in db) return (db as TransactionSql).committed;
-  let top = db as Knex.Transaction & { parentTransaction?: Knex.Transaction; executionPromise?: Promise<unknown> };
-  while (top.parentTransaction) top = top.parentTransaction as typeof top;
-  return top.isTransaction && top.executionPromise ? top.executionPromise : Promise.resolve();
+  return 'committed' in db ? (db as Transaction).committed : Promise.resolve();
 }

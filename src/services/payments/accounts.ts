@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
-import type { Knex } from 'knex';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
 import { applied, ignored, type EventOutcome } from './event-outcome.js';
 import { callStripe, stripeClient } from './stripe-client.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const PAYMENT_ACCOUNT_STATUSES = ['not_connected', 'onboarding', 'restricted', 'active'] as const;
 export type PaymentStatus = (typeof PAYMENT_ACCOUNT_STATUSES)[number];
@@ -39,10 +39,10 @@ function toDto(row: AccountRow | undefined) {
   };
 }
 
-const findAccount = (db: Knex | Knex.Transaction, storeId: string): Promise<AccountRow | undefined> => db('storePaymentAccounts').where({ storeId }).first();
+const findAccount = (db: Sql, storeId: string): Promise<AccountRow | undefined> => db('storePaymentAccounts').where({ storeId }).first();
 
 /** The connected account a store charges through, when it can take charges. */
-export async function activeStripeAccount(db: Knex | Knex.Transaction, storeId: string): Promise<string | null> {
+export async function activeStripeAccount(db: Sql, storeId: string): Promise<string | null> {
   // Every checkout session asks: one prepared key lookup.
   const result = await db.raw('select account_id, charges_enabled from store_payment_accounts where store_id = ?', [storeId]).options(PREPARED);
   const row = result.rows[0] as { accountId: string | null; chargesEnabled: boolean } | undefined;
@@ -68,7 +68,7 @@ export async function canChargeWithStripe(ctx: AppContext, storeId: string): Pro
 
 const accountChanged = (ctx: AppContext, storeId: string) => ctx.cache.invalidate(chargeableKey(storeId));
 
-export async function paymentsConnected(db: Knex, storeId: string): Promise<boolean> {
+export async function paymentsConnected(db: Sql, storeId: string): Promise<boolean> {
   return Boolean(await activeStripeAccount(db, storeId));
 }
 
@@ -193,6 +193,6 @@ export async function resetPayments(ctx: AppContext, storeId: string) {
 }
 
 /** The store's connected account (charging or not): where its payments' refunds and cancels go. */
-export async function connectedStripeAccount(db: Knex | Knex.Transaction, storeId: string): Promise<string | null> {
+export async function connectedStripeAccount(db: Sql, storeId: string): Promise<string | null> {
   return ((await findAccount(db, storeId))?.accountId as string | null | undefined) ?? null;
 }

@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import type { Knex } from 'knex';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { confirmCheckoutSession } from '../checkout/confirm.js';
@@ -8,6 +7,8 @@ import { reconcileStripeRefund } from '../orders/stripe-refunds.js';
 import { WEBHOOK } from '../orders/timeline.js';
 import { applied, ignored, type EventOutcome } from './event-outcome.js';
 import { decidePayment, type PaymentFact, type PaymentState } from './payment-state.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 /**
  * PaymentIntent and charge events. A signed event is Stripe's word, but any connected account's
@@ -77,7 +78,7 @@ async function sessionForIntent(ctx: AppContext, intent: Stripe.PaymentIntent): 
   return ctx.db('checkoutSessions').where({ id: sessionId, storeId }).first(SESSION_REF);
 }
 
-const connectedAccountOf = async (db: Knex, storeId: string): Promise<string | null> =>
+const connectedAccountOf = async (db: Sql, storeId: string): Promise<string | null> =>
   ((await db('storePaymentAccounts').where({ storeId }).first('accountId')) as { accountId: string | null } | undefined)?.accountId ?? null;
 
 /** Why an event about this store's payment cannot be trusted to change it, or null. */
@@ -126,7 +127,7 @@ export async function onPaymentIntentEvent(ctx: AppContext, event: Stripe.Event,
     if (!early.apply) return ignored(`checkout session: ${early.reason}`);
     await confirmCheckoutSession(ctx, session.storeId, session.id, { paymentVerified: fact.state });
   }
-  return ctx.db.transaction((trx) => applyToSessionPayment(trx, session, fact, event.id));
+  return withTransaction(ctx, (trx) => applyToSessionPayment(trx, session, fact, event.id));
 }
 
 /** `charge.refunded`: the order's payment becomes partially refunded or refunded, with the amount. */
@@ -145,7 +146,7 @@ export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Pr
   if (charge.amount_refunded <= 0 && !charge.refunded) return ignored('nothing refunded');
   const full = charge.refunded || charge.amount_refunded >= charge.amount;
   const fact = factOf(event, full ? 'refunded' : 'partially_refunded', full ? Number(order.total) : charge.amount_refunded);
-  const outcome = await ctx.db.transaction((trx) => applyToOrderPayment(trx, order.storeId, order.id, fact, event.id));
+  const outcome = await withTransaction(ctx, (trx) => applyToOrderPayment(trx, order.storeId, order.id, fact, event.id));
   // A charge that lists its refunds (expanded) records each, once, as the refund events do.
   const listed = (charge as { refunds?: { data?: unknown[] } }).refunds?.data ?? [];
   for (const item of listed) {
@@ -178,7 +179,7 @@ export async function onRefundEvent(ctx: AppContext, event: Stripe.Event): Promi
 }
 
 /** The session's payment, under its row lock: its order's once it has one, else the session's own status. */
-async function applyToSessionPayment(trx: Knex.Transaction, ref: SessionRef, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
+async function applyToSessionPayment(trx: Transaction, ref: SessionRef, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
   const session = (await trx('checkoutSessions').where({ id: ref.id, storeId: ref.storeId }).forUpdate().first('orderId', 'paymentStatus')) as
     | Pick<SessionRef, 'orderId' | 'paymentStatus'>
     | undefined;
@@ -191,7 +192,7 @@ async function applyToSessionPayment(trx: Knex.Transaction, ref: SessionRef, fac
 }
 
 /** One order's payment: the orders module moves it (state machine, revenue, customer, timeline). */
-async function applyToOrderPayment(trx: Knex.Transaction, storeId: string, orderId: string, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
+async function applyToOrderPayment(trx: Transaction, storeId: string, orderId: string, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
   const move = await moveOrderPayment(
     trx,
     storeId,

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { stripeEventJob } from '../../jobs/stripe-event.js';
 import { enqueueJob } from '../outbox/enqueue.js';
+import { withTransaction } from '../with-transaction.js';
 
 /** A stored event still pending after this long has lost its job (Redis flushed, job removed). */
 const STALE_AFTER_MS = 10 * 60_000;
@@ -13,7 +14,7 @@ const STALE_AFTER_MS = 10 * 60_000;
 export async function reconcileStripeEvents(ctx: AppContext, options: { limit?: number } = {}) {
   const cutoff = new Date(Date.now() - STALE_AFTER_MS);
   const pass = Date.now().toString(36);
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const stale: string[] = await trx('stripeEvents')
       .where({ status: 'pending' })
       .where('receivedAt', '<', cutoff)

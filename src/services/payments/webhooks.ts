@@ -8,6 +8,7 @@ import { applyAccountEvent } from './accounts.js';
 import { ignored, type EventOutcome } from './event-outcome.js';
 import { INTENT_EVENT_STATES, onChargeRefunded, onPaymentIntentEvent, onRefundEvent, REFUND_EVENTS, type IntentEventType } from './payment-events.js';
 import { verifiedStripeEvent } from './stripe-event-verification.js';
+import { withTransaction } from '../with-transaction.js';
 
 export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', ...REFUND_EVENTS, 'account.updated'] as const;
 
@@ -19,7 +20,7 @@ export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEve
 export async function receiveStripeEvent(ctx: AppContext, rawBody: Buffer, signature: string | undefined) {
   const event = verifiedStripeEvent(ctx, rawBody, signature);
   const handled = (HANDLED_EVENTS as readonly string[]).includes(event.type);
-  const stored = await ctx.db.transaction(async (trx) => {
+  const stored = await withTransaction(ctx, async (trx) => {
     const inserted = await trx('stripeEvents')
       .insert({
         id: event.id,

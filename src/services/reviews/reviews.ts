@@ -1,7 +1,8 @@
-import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { notFound, unprocessable } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const REVIEW_STATES = ['pending', 'approved', 'rejected'] as const;
 export type ReviewState = (typeof REVIEW_STATES)[number];
@@ -58,7 +59,7 @@ const notVerified = () =>
     { path: 'orderNumber', message: 'no paid order with this number, email and product' }
   ]);
 
-async function activeProduct(db: Knex, storeId: string, slug: string) {
+async function activeProduct(db: Sql, storeId: string, slug: string) {
   const product = await db('products').where({ storeId, status: 'active' }).whereRaw('lower(slug) = lower(?)', [slug]).first('id');
   if (!product) throw notFound('Product');
   return product.id as string;
@@ -69,12 +70,12 @@ async function activeProduct(db: Knex, storeId: string, slug: string) {
  * takes that lock first, so concurrent writers run one after another and each recount sees the
  * others' committed rows: the aggregate cannot drift.
  */
-async function lockRating(trx: Knex.Transaction, storeId: string, productId: string) {
+async function lockRating(trx: Transaction, storeId: string, productId: string) {
   await trx.raw('insert into product_ratings (product_id, store_id) values (?, ?) on conflict (product_id) do nothing', [productId, storeId]);
   await trx('productRatings').where({ productId }).forUpdate().first('productId');
 }
 
-async function recountRating(trx: Knex.Transaction, productId: string) {
+async function recountRating(trx: Transaction, productId: string) {
   await trx.raw(
     `update product_ratings r set approved_count = s.count, rating_sum = s.sum, updated_at = now()
        from (select count(*)::int as count, coalesce(sum(rating), 0)::int as sum from reviews where product_id = ? and state = 'approved') s
@@ -98,7 +99,7 @@ export async function upsertReview(ctx: AppContext, storeId: string, slug: strin
     .first('o.id', 'o.customerId');
   if (!order) throw notVerified();
 
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     await lockRating(trx, storeId, productId);
     const fields = {
       orderId: order.id,
@@ -146,7 +147,7 @@ export async function listReviews(ctx: AppContext, storeId: string, filters: { s
 }
 
 export async function moderateReview(ctx: AppContext, storeId: string, reviewId: string, input: { state: ReviewState; note?: string | null }) {
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const current = await trx('reviews').where({ storeId, id: reviewId }).first('productId');
     if (!current) throw notFound('Review');
     await lockRating(trx, storeId, current.productId);
@@ -159,5 +160,5 @@ export async function moderateReview(ctx: AppContext, storeId: string, reviewId:
   });
 }
 
-export const pendingReviewsCount = async (db: Knex, storeId: string) =>
+export const pendingReviewsCount = async (db: Sql, storeId: string) =>
   Number((await db('reviews').where({ storeId, state: 'pending' }).count<{ count: number }[]>('* as count').first())?.count ?? 0);

@@ -4,6 +4,7 @@ import { issueAccessToken } from '../access-tokens.js';
 import { hashPassword, hashToken, maskEmail, verifyPassword } from '../secrets.js';
 import { findUserByEmail, membershipsOf, toUserDto, type UserRow } from '../users.js';
 import type { InviteRow } from './invites.js';
+import { withTransaction } from '../with-transaction.js';
 
 export interface AcceptInviteInput {
   token: string;
@@ -59,7 +60,7 @@ export async function acceptInvite(ctx: AppContext, input: AcceptInviteInput) {
   }
 
   try {
-    const user = await ctx.db.transaction(async (trx) => {
+    const user = await withTransaction(ctx, async (trx) => {
       const claimed = await trx('storeInvites')
         .where({ id: invite.id, tokenHash })
         .whereNull('acceptedAt')

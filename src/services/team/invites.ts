@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
-import type { Knex } from 'knex';
-import type { Db } from '../../db/knex.js';
 import { conflict, forbidden, notFound, uniqueViolation } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
 import type { Role, Tenant } from '../roles.js';
 import { hashToken, randomSecret } from '../secrets.js';
+import { withTransaction } from '../with-transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;
 
@@ -46,7 +46,7 @@ function assertMayGrant(actor: Tenant, role: Role): void {
   if (role === 'owner' && actor.role !== 'owner') throw forbidden('Only an owner can invite another owner');
 }
 
-async function sendInviteEmail(ctx: AppContext, trx: Knex.Transaction, storeId: string, invite: InviteRow, token: string, inviterId: string) {
+async function sendInviteEmail(ctx: AppContext, trx: Transaction, storeId: string, invite: InviteRow, token: string, inviterId: string) {
   const [store, inviter] = await Promise.all([
     trx('stores').where({ id: storeId }).first('name'),
     trx('users').where({ id: inviterId }).first('firstName', 'lastName')
@@ -74,7 +74,7 @@ export async function createInvite(ctx: AppContext, actor: Tenant, input: { emai
   const token = randomSecret(32);
   const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
   try {
-    const invite = await ctx.db.transaction(async (trx) => {
+    const invite = await withTransaction(ctx, async (trx) => {
       const member = await trx('memberships as m')
         .join('users as u', 'u.id', 'm.userId')
         .where('m.storeId', actor.storeId)
@@ -108,7 +108,7 @@ export async function createInvite(ctx: AppContext, actor: Tenant, input: { emai
 /** A new token and a new email; the hash of the old token is gone, so the old link is dead. */
 export async function resendInvite(ctx: AppContext, actor: Tenant, inviteId: string) {
   const token = randomSecret(32);
-  const invite = await ctx.db.transaction(async (trx) => {
+  const invite = await withTransaction(ctx, async (trx) => {
     const current: InviteRow | undefined = await trx('storeInvites').where({ id: inviteId, storeId: actor.storeId }).forUpdate().first();
     if (!current) throw notFound('Invite');
     assertMayGrant(actor, current.role);
@@ -125,7 +125,7 @@ export async function resendInvite(ctx: AppContext, actor: Tenant, inviteId: str
 }
 
 /** Invites still waiting for an answer (pending or expired), newest first. */
-export async function listOpenInvites(db: Db, storeId: string) {
+export async function listOpenInvites(db: Sql, storeId: string) {
   const rows: InviteRow[] = await db('storeInvites')
     .where({ storeId })
     .whereNull('acceptedAt')

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import type { Role, Tenant } from '../roles.js';
 import { listOpenInvites } from './invites.js';
+import { withTransaction } from '../with-transaction.js';
 
 export interface MemberDto {
   userId: string;
@@ -30,7 +31,7 @@ export async function listTeam(ctx: AppContext, storeId: string) {
  * other at the same time cannot both succeed and leave the store without an owner.
  */
 export async function revokeMember(ctx: AppContext, actor: Tenant, userId: string) {
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     const owners: Array<{ userId: string }> = await trx('memberships')
       .where({ storeId: actor.storeId, role: 'owner' })
       .orderBy('userId')

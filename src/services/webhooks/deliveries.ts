@@ -4,6 +4,7 @@ import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { queueDeliveries, recordWebhookEvent } from './events.js';
 import { findSubscription } from './subscriptions.js';
+import { withTransaction } from '../with-transaction.js';
 
 interface DeliveryLogRow {
   id: string;
@@ -64,14 +65,14 @@ async function deliveryDto(ctx: AppContext, storeId: string, subscriptionId: str
 export async function redeliver(ctx: AppContext, storeId: string, subscriptionId: string, deliveryId: string) {
   const original = await ctx.db('webhookDeliveries').where({ storeId, subscriptionId, id: deliveryId }).first('eventId');
   if (!original) throw notFound('Webhook delivery');
-  const [id] = await ctx.db.transaction((trx) => queueDeliveries(trx as unknown as Sql, storeId, original.eventId, [subscriptionId]));
+  const [id] = await withTransaction(ctx, (trx) => queueDeliveries(trx as unknown as Sql, storeId, original.eventId, [subscriptionId]));
   return deliveryDto(ctx, storeId, subscriptionId, id!);
 }
 
 /** A `ping` event to this subscription only. */
 export async function pingSubscription(ctx: AppContext, storeId: string, subscriptionId: string) {
   const subscription = await findSubscription(ctx, storeId, subscriptionId);
-  const [id] = await ctx.db.transaction((trx) =>
+  const [id] = await withTransaction(ctx, (trx) =>
     recordWebhookEvent(trx as unknown as Sql, { storeId, topic: 'ping', resourceId: subscription.id, data: { webhookId: subscription.id, url: subscription.url } }, [subscriptionId])
   );
   return deliveryDto(ctx, storeId, subscriptionId, id!);

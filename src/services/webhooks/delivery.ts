@@ -8,6 +8,7 @@ import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.j
 import { disableAfterMs, nextRetryDelayMs, retryWindowMs } from './retry-schedule.js';
 import { signatureHeader } from './signature.js';
 import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
+import { withTransaction } from '../with-transaction.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 5_000;
@@ -135,7 +136,7 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
     lockedUntil: null,
     updatedAt: ctx.db.fn.now()
   };
-  return ctx.db.transaction(async (trx) => {
+  return withTransaction(ctx, async (trx) => {
     if (isSuccess(result.statusCode)) {
       await trx('webhookDeliveries').where({ id: view.id }).update({ ...outcome, status: 'succeeded', nextRetryAt: null, completedAt: trx.fn.now() });
       await trx('webhookSubscriptions').where({ id: view.subscriptionId }).whereNotNull('failingSince').update({ failingSince: null });

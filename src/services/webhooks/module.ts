@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { Module } from '../../context.js';
-import type { Sql } from '../../db/transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 import { adminResource } from '../modules/registry.js';
 import { recordWebhookEvent, subscribersOf } from './events.js';
 
@@ -20,7 +19,7 @@ export const webhooksModule: Module = {
       const subscribers = await subscribersOf(db, event.storeId, topic);
       if (!subscribers.length) return;
       for (const id of event.productIds) {
-        const data = event.change === 'deleted' ? { id } : await adminResource(ctx, trx as Knex.Transaction, 'product', event.storeId, id);
+        const data = event.change === 'deleted' ? { id } : await adminResource(ctx, trx as Transaction, 'product', event.storeId, id);
         if (data) await recordWebhookEvent(db, { storeId: event.storeId, topic, resourceId: id, data }, subscribers);
       }
     },
@@ -29,7 +28,7 @@ export const webhooksModule: Module = {
       const db = trx as unknown as Sql;
       const subscribers = await subscribersOf(db, event.storeId, topic);
       if (!subscribers.length) return;
-      const data = await adminResource(ctx, trx as Knex.Transaction, 'order', event.storeId, event.orderId);
+      const data = await adminResource(ctx, trx as Transaction, 'order', event.storeId, event.orderId);
       await recordWebhookEvent(db, { storeId: event.storeId, topic, resourceId: event.orderId, data }, subscribers);
     }
   }
