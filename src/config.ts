@@ -6,6 +6,13 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /**
+   * A PostgreSQL streaming replica for storefront catalog reads ('' = none: everything reads the
+   * primary). Skipped while it lags more than `replicaMaxLagMs` or is down; probed every `replicaProbeMs`.
+   */
+  replicaDatabaseUrl: string;
+  replicaMaxLagMs: number;
+  replicaProbeMs: number;
   redisUrl: string;
   /** Prefix for every BullMQ and cache key; tests give each file its own. */
   redisPrefix: string;
@@ -115,6 +122,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST ?? '0.0.0.0',
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shopwright',
+    replicaDatabaseUrl: env.REPLICA_DATABASE_URL ?? '',
+    replicaMaxLagMs: Math.max(0, int(env.REPLICA_MAX_LAG_MS, 5_000)),
+    replicaProbeMs: Math.max(50, int(env.REPLICA_PROBE_MS, 1_000)),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.REDIS_PREFIX ?? 'sw',
     jwtSecret: env.JWT_SECRET ?? DEV_SECRET,

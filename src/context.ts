@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
+import { ReadReplica } from './db/read-replica.js';
 import { Queues } from './jobs/queues.js';
 import { createLogger, knexLog, type Logger } from './logger.js';
 import { createFailFastRedis, waitForReady } from './redis.js';
@@ -20,6 +21,8 @@ export interface AppContext {
   config: Config;
   log: Logger;
   db: Db;
+  /** The read replica (REPLICA_DATABASE_URL) for storefront catalog reads, or null; services/catalog/replica-routing.ts decides per read. */
+  replica: ReadReplica | null;
   redis: Redis;
   queues: Queues;
   cache: LocalCache;
@@ -45,12 +48,13 @@ export function createContext(config: Config, options: ContextOptions): AppConte
     knexLog(log)
   );
   registerPool(db);
+  const replica = config.replicaDatabaseUrl ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
   const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
-  return { config, log, db, redis, queues, cache, outbox, modules: options.modules };
+  return { config, log, db, replica, redis, queues, cache, outbox, modules: options.modules };
 }
 
 /**
@@ -64,12 +68,20 @@ export async function openContext(ctx: AppContext): Promise<void> {
     waitForReady(ctx.redis).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'redis not ready at startup'))
   ]);
   await ctx.outbox.start();
+  await ctx.replica?.start();
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.outbox.stop();
   await ctx.queues.close();
   await ctx.cache.close();
+  await ctx.replica?.close();
   ctx.redis.disconnect();
   await ctx.db.destroy();
+}
+
+function createReplica(config: Config, primary: Db, log: Logger, poolMax: number): ReadReplica {
+  const timeouts = { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs };
+  const pool = createDb(config.replicaDatabaseUrl, { max: poolMax }, timeouts, knexLog(log));
+  return new ReadReplica(pool, primary, log, { maxLagMs: config.replicaMaxLagMs, probeMs: config.replicaProbeMs });
 }
