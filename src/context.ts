@@ -37,6 +37,8 @@ export interface ContextOptions {
   modules: readonly Module[];
   log?: Logger;
   dbPoolMax?: number;
+  /** false: no read-replica pool or probe (a worker process serves no storefront reads). Default true. */
+  readReplica?: boolean;
 }
 
 export function createContext(config: Config, options: ContextOptions): AppContext {
@@ -48,7 +50,7 @@ export function createContext(config: Config, options: ContextOptions): AppConte
     knexLog(log)
   );
   registerPool(db);
-  const replica = config.replicaDatabaseUrl ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
+  const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);

@@ -59,7 +59,7 @@ export async function currentWalLsn(primary: Knex): Promise<bigint> {
 
 const MAX_SAMPLES = 256;
 /** Early probes (`probeSoon`) are at least this far apart. */
-const MIN_EARLY_PROBE_GAP_MS = 20;
+const MIN_EARLY_PROBE_GAP_MS = 50;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -67,7 +67,8 @@ function requiredLsn(ctx: AppContext, storeId: string): Promise<bigint> {
  * without a replica. Call it before the storefront cache's invalidation.
  */
 export async function noteCatalogWrite(ctx: AppContext, storeId: string): Promise<void> {
-  if (!ctx.replica) return;
+  // The setting, not ctx.replica: a process that never reads from the replica still tells the others.
+  if (!ctx.config.replicaDatabaseUrl) return;
   const key = requirementKey(storeId);
   await ctx.cache.invalidate(key);
   let lsn: bigint;
