@@ -11,7 +11,7 @@ import { startReplicaCluster, until } from './helpers/replica-cluster.js';
  * answers and the replica does not, so a storefront answer without it came from the replica.
  */
 const cluster = await startReplicaCluster(t);
-const MAX_LAG_MS = 2_000;
+const MAX_LAG_MS = 3_000;
 const env = {
   DATABASE_URL: cluster.primaryUrl,
   REPLICA_DATABASE_URL: cluster.replicaUrl,
