@@ -21,11 +21,11 @@ export interface AppContext {
   config: Config;
   log: Logger;
   db: Db;
-  /** The read replica (REPLICA_DATABASE_URL) for storefront catalog reads, or null; services/catalog/replica-routing.ts decides per read. */
-  replica: ReadReplica | null;
   redis: Redis;
   queues: Queues;
   cache: LocalCache;
+  /** The read replica (REPLICA_DATABASE_URL) for storefront catalog reads, or null; services/catalog/replica-routing.ts decides per read. */
+  replica: ReadReplica | null;
   /** Moves committed job intents (the outbox) into BullMQ; runs in every process that produces jobs. */
   outbox: OutboxRelay;
   /** The installed modules, handed over by the process (services ask them through services/modules/registry.ts). */
@@ -49,8 +49,8 @@ export function createContext(config: Config, options: ContextOptions): AppConte
     { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs },
     knexLog(log)
   );
-  registerPool(db);
   const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
+  registerPool(db);
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
@@ -75,9 +75,9 @@ export async function openContext(ctx: AppContext): Promise<void> {
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.outbox.stop();
+  await ctx.replica?.close();
   await ctx.queues.close();
   await ctx.cache.close();
-  await ctx.replica?.close();
   ctx.redis.disconnect();
   await ctx.db.destroy();
 }
