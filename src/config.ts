@@ -75,6 +75,13 @@ export interface Config {
   /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
   dbStatementTimeoutMs: number;
   dbIdleInTransactionTimeoutMs: number;
+  /**
+   * A PostgreSQL streaming replica for storefront catalog reads ('' = none: everything reads the
+   * primary). Skipped while it lags more than `replicaMaxLagMs` or is down; probed every `replicaProbeMs`.
+   */
+  replicaDatabaseUrl: string;
+  replicaMaxLagMs: number;
+  replicaProbeMs: number;
   /** Bytes the per-process storefront cache may hold (serialised responses). */
   storefrontCacheMaxBytes: number;
   /** Where hapi streams uploads before a handler takes them (removed after every response). */
@@ -176,6 +183,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
+    replicaDatabaseUrl: env.REPLICA_DATABASE_URL ?? '',
+    replicaMaxLagMs: Math.max(0, int(env.REPLICA_MAX_LAG_MS, 5_000)),
+    replicaProbeMs: Math.max(50, int(env.REPLICA_PROBE_MS, 1_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
     uploadTmpDir: path.resolve(env.UPLOAD_TMP_DIR || os.tmpdir()),
     logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json',

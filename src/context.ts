@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
+import { ReadReplica } from './db/read-replica.js';
 import { Queues } from './jobs/queues.js';
 import { createLogger, knexLog, type Logger } from './logger.js';
 import { createFailFastRedis, waitForReady } from './redis.js';
@@ -23,6 +24,8 @@ export interface AppContext {
   redis: Redis;
   queues: Queues;
   cache: LocalCache;
+  /** The read replica (REPLICA_DATABASE_URL) for storefront catalog reads, or null; services/catalog/replica-routing.ts decides per read. */
+  replica: ReadReplica | null;
   /** Moves committed job intents (the outbox) into BullMQ; runs in every process that produces jobs. */
   outbox: OutboxRelay;
   /** The installed modules, handed over by the process (services ask them through services/modules/registry.ts). */
@@ -34,6 +37,8 @@ export interface ContextOptions {
   modules: readonly Module[];
   log?: Logger;
   dbPoolMax?: number;
+  /** false: no read-replica pool or probe (a worker process serves no storefront reads). Default true. */
+  readReplica?: boolean;
 }
 
 export function createContext(config: Config, options: ContextOptions): AppContext {
@@ -44,13 +49,14 @@ export function createContext(config: Config, options: ContextOptions): AppConte
     { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs },
     knexLog(log)
   );
+  const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   registerPool(db);
   const redis = createFailFastRedis(config.redisUrl);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
   const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
-  return { config, log, db, redis, queues, cache, outbox, modules: options.modules };
+  return { config, log, db, replica, redis, queues, cache, outbox, modules: options.modules };
 }
 
 /**
@@ -64,12 +70,20 @@ export async function openContext(ctx: AppContext): Promise<void> {
     waitForReady(ctx.redis).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'redis not ready at startup'))
   ]);
   await ctx.outbox.start();
+  await ctx.replica?.start();
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.outbox.stop();
+  await ctx.replica?.close();
   await ctx.queues.close();
   await ctx.cache.close();
   ctx.redis.disconnect();
   await ctx.db.destroy();
+}
+
+function createReplica(config: Config, primary: Db, log: Logger, poolMax: number): ReadReplica {
+  const timeouts = { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs };
+  const pool = createDb(config.replicaDatabaseUrl, { max: poolMax }, timeouts, knexLog(log));
+  return new ReadReplica(pool, primary, log, { maxLagMs: config.replicaMaxLagMs, probeMs: config.replicaProbeMs });
 }

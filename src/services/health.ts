@@ -16,5 +16,15 @@ export async function checkHealth(ctx: AppContext) {
     withTimeout(ctx.redis.ping()).then(() => 'connected' as const, () => 'disconnected' as const)
   ]);
   const healthy = database === 'connected' && redis === 'connected';
-  return { healthy, status: healthy ? ('ok' as const) : ('degraded' as const), database, redis };
+  return { healthy, status: healthy ? ('ok' as const) : ('degraded' as const), database, redis, ...replicaHealth(ctx) };
+}
+
+/**
+ * The read replica as the last periodic probe found it (no query here), when one is configured.
+ * A skipped replica does not make the service unhealthy: the primary serves its reads.
+ */
+function replicaHealth(ctx: AppContext) {
+  if (!ctx.replica) return {};
+  const { state, lagMs } = ctx.replica.status();
+  return { replica: { state, readsFrom: state === 'ok' ? ('replica' as const) : ('primary' as const), lagMs } };
 }

@@ -6,7 +6,7 @@ import { startWorkers } from './run-workers.js';
 
 /** The `worker` process: consumes every queue. */
 runMain(async () => {
-  const ctx = createContext(loadConfig(), { modules: MODULES });
+  const ctx = createContext(loadConfig(), { modules: MODULES, readReplica: false });
   await openContext(ctx);
   const pool = await startWorkers(ctx);
   ctx.log.info('workers running');

@@ -11,7 +11,7 @@ export const getHealth = publicRoute({
     response: { status: { 200: healthResponse } },
     handler: async (request, h) => {
       const health = await checkHealth(request.server.app.ctx);
-      const data = { status: health.status, database: health.database, redis: health.redis };
+      const data = { status: health.status, database: health.database, redis: health.redis, ...('replica' in health ? { replica: health.replica } : {}) };
       if (health.healthy) return data;
       return h
         .response({ success: false, data, error: { code: 'service_unavailable', message: 'A backing service is unavailable' }, meta: {} })

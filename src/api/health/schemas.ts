@@ -5,5 +5,10 @@ import { responseObject } from '../schemas.js';
 export const healthResponse = responseObject({
   status: Joi.string().valid('ok').required(),
   database: Joi.string().valid('connected').required(),
-  redis: Joi.string().valid('connected').required()
+  redis: Joi.string().valid('connected').required(),
+  replica: Joi.object({
+    state: Joi.string().valid('starting', 'ok', 'lagging', 'down').required(),
+    readsFrom: Joi.string().valid('replica', 'primary').required(),
+    lagMs: Joi.number().integer().min(0).allow(null).required()
+  }).description('Present when REPLICA_DATABASE_URL is set: the last probe; storefront catalog reads skip a replica that is not ok')
 }).label('Health');

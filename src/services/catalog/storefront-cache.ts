@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import { bumpStorefrontVersion } from './catalog-version.js';
+import { noteCatalogWrite } from './replica-routing.js';
 
 /**
  * Storefront catalog responses, cached per process as the bytes that go on the wire (one copy: no
@@ -76,6 +77,9 @@ export function storefrontCacheUsage(ctx: AppContext): { bytes: number; entries:
 
 /** Call after any change a storefront could see: products, variants, stock, collections, media links. */
 export async function invalidateStorefrontCatalog(ctx: AppContext, storeId: string): Promise<void> {
+  // First the read replica's requirement (the write's WAL position): reads under the new version
+  // never run on a replica that has not replayed this write.
+  await noteCatalogWrite(ctx, storeId);
   await ctx.cache.invalidate(versionKey(storeId));
   // Then the HTTP version (ETags): in this order, a request in between pairs the old version with
   // new data (the next revalidation gets a 200), never the new version with old data.

@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '.
 import { mediaUrl } from './media.js';
 import { queryPrepared } from '../../db/prepared-statements.js';
 import { IN_STOCK_SQL } from './product-rows.js';
+import { readCatalog } from './replica-routing.js';
 import { storefrontSearchTerms } from './search-terms.js';
 
 /**
@@ -13,7 +14,8 @@ import { storefrontSearchTerms } from './search-terms.js';
  * a read selects the page's ids through the products indexes, joins their documents with
  * string_agg and computes the next cursor in the same statement. Node never parses the text: it
  * goes into the envelope as it comes (`data` below is JSON text). Uncached: the storefront routes
- * cache the serialised responses (storefront-cache.ts).
+ * cache the serialised responses (storefront-cache.ts). Each read runs on the read replica when
+ * one is in use and current for the store, else on the primary (replica-routing.ts).
  */
 export interface StorefrontJson {
   /** The JSON text of the envelope's `data`. */
@@ -177,7 +179,7 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
   // index), a tag, a price range (a narrow range wants the price index, a wide one the sort's).
   const planStable = (!filters.q || ranked) && !valueFilters;
-  const [row] = await queryPrepared<PageRow>(ctx.db, sql.text, sql.bindings, planStable);
+  const [row] = await readCatalog(ctx, storeId, (db) => queryPrepared<PageRow>(db, sql.text, sql.bindings, planStable));
   const hasMore = Number(row!.fetched) > page.limit;
   return {
     data: `{"products":[${row!.items}]}`,
@@ -186,13 +188,15 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
 }
 
 export async function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
-  const [row] = await queryPrepared<{ document: string }>(
-    ctx.db,
-    `select replace(d.document, chr(1), $1) as document
-       from products p join storefront_products d on d.product_id = p.id
-      where p.store_id = $2 and p.status = 'active' and lower(p.slug) = lower($3)`,
-    [mediaUrlPrefix(ctx), storeId, slug],
-    true
+  const [row] = await readCatalog(ctx, storeId, (db) =>
+    queryPrepared<{ document: string }>(
+      db,
+      `select replace(d.document, chr(1), $1) as document
+         from products p join storefront_products d on d.product_id = p.id
+        where p.store_id = $2 and p.status = 'active' and lower(p.slug) = lower($3)`,
+      [mediaUrlPrefix(ctx), storeId, slug],
+      true
+    )
   );
   if (!row) throw notFound('Product');
   return { data: `{"product":${row.document}}`, nextCursor: null };
@@ -222,7 +226,7 @@ export async function listStorefrontCollections(ctx: AppContext, storeId: string
   sql
     .add(` order by c.created_at desc, c.id desc${pageBound(page.limit)}) q order by q.sort_key desc, q.id desc limit ?)`, page.limit + 1)
     .add(` ${PAGE_SELECT('page.json')} from page`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
-  const [row] = await queryPrepared<PageRow>(ctx.db, sql.text, sql.bindings, true);
+  const [row] = await readCatalog(ctx, storeId, (db) => queryPrepared<PageRow>(db, sql.text, sql.bindings, true));
   const hasMore = Number(row!.fetched) > page.limit;
   return {
     data: `{"collections":[${row!.items}]}`,
@@ -257,7 +261,7 @@ export async function getStorefrontCollection(ctx: AppContext, storeId: string, 
     page.limit,
     page.limit
   );
-  const [row] = await queryPrepared<PageRow & { json: string }>(ctx.db, sql.text, sql.bindings, true);
+  const [row] = await readCatalog(ctx, storeId, (db) => queryPrepared<PageRow & { json: string }>(db, sql.text, sql.bindings, true));
   if (!row) throw notFound('Collection');
   const hasMore = Number(row.fetched) > page.limit;
   return {

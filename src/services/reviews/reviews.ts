@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound, unprocessable } from '../../errors.js';
+import { noteCatalogWrite, readCatalog } from '../catalog/replica-routing.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { withTransaction } from '../with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
@@ -99,7 +100,7 @@ export async function upsertReview(ctx: AppContext, storeId: string, slug: strin
     .first('o.id', 'o.customerId');
   if (!order) throw notVerified();
 
-  return withTransaction(ctx, async (trx) => {
+  const written = await withTransaction(ctx, async (trx) => {
     await lockRating(trx, storeId, productId);
     const fields = {
       orderId: order.id,
@@ -122,14 +123,20 @@ export async function upsertReview(ctx: AppContext, storeId: string, slug: strin
     await recountRating(trx, productId);
     return { created: !existing, review: { ...toPublicDto(row), state: row.state } };
   });
+  // Storefront review reads may run on the read replica: they must not be older than this.
+  await noteCatalogWrite(ctx, storeId);
+  return written;
 }
 
 export async function listProductReviews(ctx: AppContext, storeId: string, slug: string, page: PageRequest) {
-  const productId = await activeProduct(ctx.db, storeId, slug);
-  const [result, rating] = await Promise.all([
-    keysetPage<ReviewRow>(ctx.db('reviews').where({ productId, state: 'approved' }), { column: 'createdAt', direction: 'desc' }, page),
-    ctx.db('productRatings').where({ productId }).first('approvedCount', 'ratingSum')
-  ]);
+  // The storefront's read: on the read replica when it is current for the store (replica-routing.ts).
+  const [result, rating] = await readCatalog(ctx, storeId, async (db) => {
+    const productId = await activeProduct(db, storeId, slug);
+    return Promise.all([
+      keysetPage<ReviewRow>(db('reviews').where({ productId, state: 'approved' }), { column: 'createdAt', direction: 'desc' }, page),
+      db('productRatings').where({ productId }).first('approvedCount', 'ratingSum')
+    ]);
+  });
   const count = rating?.approvedCount ?? 0;
   return {
     reviews: result.items.map(toPublicDto),
@@ -147,7 +154,7 @@ export async function listReviews(ctx: AppContext, storeId: string, filters: { s
 }
 
 export async function moderateReview(ctx: AppContext, storeId: string, reviewId: string, input: { state: ReviewState; note?: string | null }) {
-  return withTransaction(ctx, async (trx) => {
+  const moderated = await withTransaction(ctx, async (trx) => {
     const current = await trx('reviews').where({ storeId, id: reviewId }).first('productId');
     if (!current) throw notFound('Review');
     await lockRating(trx, storeId, current.productId);
@@ -158,6 +165,8 @@ export async function moderateReview(ctx: AppContext, storeId: string, reviewId:
     await recountRating(trx, current.productId);
     return { review: toAdminDto(row!) };
   });
+  await noteCatalogWrite(ctx, storeId);
+  return moderated;
 }
 
 export const pendingReviewsCount = async (db: Sql, storeId: string) =>
