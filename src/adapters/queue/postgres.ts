@@ -10,13 +10,14 @@ import pg from 'pg';
  * Tuned for throughput: `synchronous_commit=off` on these connections only (a job commit does
  * not wait for its WAL flush; a PostgreSQL crash may lose the last ~600 ms of queue writes, as Redis
  * with its default persistence may; the application's own tables keep full durability), TCP
- * keepalive so a dropped LISTEN connection is noticed, and idle connections released after 10 s.
+ * keepalive so a dropped LISTEN connection is noticed, idle connections released after 10 s, and
+ * finished-job retention by age alone (see `ageOnly`).
  */
 export class PostgresQueueBackend {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
 
-  constructor(databaseUrl: string, poolMax = 24) {
+  constructor(databaseUrl: string, poolMax = 32) {
     this.pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolMax,
@@ -29,7 +30,12 @@ export class PostgresQueueBackend {
   }
 
   queue(name: string, defaultJobOptions: JobsOptions): Queue {
-    return new Queue(name, { connection: this.pool, defaultJobOptions }, createPostgresBackend) as unknown as Queue;
+    const queue = new Queue(name, { connection: this.pool, defaultJobOptions: ageOnly(defaultJobOptions) }, createPostgresBackend) as unknown as Queue;
+    const add = queue.add.bind(queue);
+    const addBulk = queue.addBulk.bind(queue);
+    queue.add = (jobName, data, opts) => add(jobName, data, ageOnly(opts));
+    queue.addBulk = (jobs) => addBulk(jobs.map((job) => ({ ...job, opts: ageOnly(job.opts) })));
+    return queue;
   }
 
   worker(name: string, processor: ((job: Job) => Promise<unknown>) | null, tuning: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
@@ -47,4 +53,21 @@ export class PostgresQueueBackend {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * A retention by age and count (`{ age, count }`) keeps the age alone here: on PostgreSQL BullMQ
+ * trims by count with a `DELETE … NOT IN (… ORDER BY … LIMIT count)` over every finished job of
+ * the queue at each completion, which cost 3–4× the throughput and deadlocked under concurrent
+ * workers in our measurements, while the age bound is one indexed range delete. A count-only
+ * retention (the low-volume housekeeping kinds) is kept as is.
+ */
+export function ageOnly<T extends JobsOptions | undefined>(opts: T): T {
+  if (!opts) return opts;
+  const out: JobsOptions = { ...opts };
+  for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
+    const keep = out[key] as { age?: number; count?: number } | boolean | number | undefined;
+    if (typeof keep === 'object' && keep.age !== undefined && keep.count !== undefined) out[key] = { age: keep.age };
+  }
+  return out as T;
 }
