@@ -6,6 +6,7 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** Empty when REDIS_URL is unset: queues and shared state then live in PostgreSQL (src/adapters/). */
   redisUrl: string;
   /** Prefix for every BullMQ and cache key; tests give each file its own. */
   redisPrefix: string;
@@ -122,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST ?? '0.0.0.0',
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shopwright',
-    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisUrl: env.REDIS_URL ?? '',
     redisPrefix: env.REDIS_PREFIX ?? 'sw',
     jwtSecret: env.JWT_SECRET ?? DEV_SECRET,
     jwtIssuer: env.JWT_ISSUER ?? 'shopwright',

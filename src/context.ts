@@ -1,10 +1,9 @@
-import type { Redis } from 'ioredis';
+import { createBackends, type Backends } from './adapters/index.js';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
 import { ReadReplica } from './db/read-replica.js';
 import { Queues } from './jobs/queues.js';
 import { createLogger, knexLog, type Logger } from './logger.js';
-import { createFailFastRedis, waitForReady } from './redis.js';
 import { LocalCache } from './services/cache/local-cache.js';
 import { OutboxRelay } from './services/outbox/relay.js';
 import { registerPool } from './services/outbox/wake.js';
@@ -21,7 +20,8 @@ export interface AppContext {
   config: Config;
   log: Logger;
   db: Db;
-  redis: Redis;
+  /** Queues and the state shared between processes, on Redis or PostgreSQL (src/adapters/). */
+  backends: Backends;
   queues: Queues;
   cache: LocalCache;
   /** The read replica (REPLICA_DATABASE_URL) for storefront catalog reads, or null; services/catalog/replica-routing.ts decides per read. */
@@ -51,23 +51,22 @@ export function createContext(config: Config, options: ContextOptions): AppConte
   );
   const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   registerPool(db);
-  const redis = createFailFastRedis(config.redisUrl);
-  redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
-  const queues = new Queues(redis, config.redisUrl, config.redisPrefix, log);
-  const cache = new LocalCache(config.redisUrl, `${config.redisPrefix}:cache-invalidation`, log, config.storefrontCacheTtlMs);
+  const backends = createBackends(config, db, log);
+  const queues = new Queues(backends.queue, log);
+  const cache = new LocalCache(backends.invalidation, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
-  return { config, log, db, replica, redis, queues, cache, outbox, modules: options.modules };
+  return { config, log, db, replica, backends, queues, cache, outbox, modules: options.modules };
 }
 
 /**
- * Connects what needs connecting before the first request or job: the cache's pub/sub, and the
- * fail-fast Redis connection (which refuses commands until it is ready), and the outbox relay. Redis being down at boot
- * is logged, not fatal: requests that need it answer 503 until it is back.
+ * Connects what needs connecting before the first request or job: the cache's pub/sub, the
+ * backends (a fail-fast Redis connection refuses commands until it is ready), and the outbox relay.
+ * Redis being down at boot is logged, not fatal: requests that need it answer 503 until it is back.
  */
 export async function openContext(ctx: AppContext): Promise<void> {
   await Promise.all([
     ctx.cache.start(),
-    waitForReady(ctx.redis).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'redis not ready at startup'))
+    ctx.backends.open()
   ]);
   await ctx.outbox.start();
   await ctx.replica?.start();
@@ -78,7 +77,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.replica?.close();
   await ctx.queues.close();
   await ctx.cache.close();
-  ctx.redis.disconnect();
+  await ctx.backends.close();
   await ctx.db.destroy();
 }
 

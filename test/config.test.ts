@@ -5,7 +5,7 @@ t.test('every variable has a working local default', async (t) => {
   const config = loadConfig({});
   t.equal(config.port, 3000);
   t.match(config.databaseUrl, /^postgres:\/\//);
-  t.equal(config.redisUrl, 'redis://127.0.0.1:6379');
+  t.equal(config.redisUrl, '', 'no Redis by default: queues and shared state run on PostgreSQL');
   t.equal(config.appUrl, 'http://localhost:3000');
   t.equal(config.env, 'development');
 });
@@ -28,4 +28,7 @@ t.test('production refuses missing or weak secrets', async (t) => {
   t.throws(() => loadConfig({ ...complete, JWT_SECRET: 'short' }), /JWT_SECRET is too weak/);
   t.throws(() => loadConfig({ ...complete, ENCRYPTION_KEY: '' }), /ENCRYPTION_KEY is required/);
   t.throws(() => loadConfig({ ...complete, PORT: 'abc' }), /expected an integer/);
+  const { REDIS_URL: _redis, ...withoutRedis } = complete;
+  t.throws(() => loadConfig(withoutRedis), /REDIS_URL is required/, 'production never falls back to the PostgreSQL queue backend');
+  t.equal(loadConfig({ REDIS_URL: 'redis://r:6379' }).redisUrl, 'redis://r:6379', 'outside production REDIS_URL selects Redis');
 });

@@ -38,8 +38,11 @@ t.test('rotating a revoked storefront token is 409 token_revoked and it stays re
   t.equal((await app.request({ url: '/storefront/store', storefrontToken: rotated.body.data.secret })).status, 200);
 });
 
+/** These caches are never started: the generation logic is in-process, no pub/sub is needed. */
+const quietBus = { start: () => undefined, publish: async () => undefined, close: async () => undefined };
+
 t.test('a value read before an invalidation is never cached after it (generation counter)', async (t) => {
-  const cache = new LocalCache('redis://127.0.0.1:6379', `swt:gen:${randomBytes(4).toString('hex')}`, createLogger('silent'), 60_000);
+  const cache = new LocalCache(quietBus, createLogger('silent'), 60_000);
   const generation = cache.generation();
   await cache.invalidate('sft:abc');
   cache.set('sft:abc', { storeId: 's', tokenId: 't' }, generation);
@@ -55,7 +58,7 @@ t.test('a value read before an invalidation is never cached after it (generation
   await cache.close();
 
   // The memory of invalidated keys is bounded; a read older than what was forgotten is refused.
-  const small = new LocalCache('redis://127.0.0.1:6379', `swt:gen:${randomBytes(4).toString('hex')}`, createLogger('silent'), 60_000, 3);
+  const small = new LocalCache(quietBus, createLogger('silent'), 60_000, 3);
   const old = small.generation();
   await small.invalidate('k1', 'k2', 'k3', 'k4', 'k5');
   small.set('k9', 'value', old);
@@ -230,6 +233,7 @@ t.test('Redis down at boot: the web process starts and serves; auth rate limits 
   const health = await call('GET', '/health');
   t.equal(health.status, 503);
   t.equal(health.body.data.redis, 'disconnected');
+  t.equal(health.body.data.queue, 'disconnected');
   const signup = await call('POST', '/auth/signup', {
     firstName: 'R', lastName: 'D', email: 'redis-down@example.com', password: 'correct horse battery', storeName: 'Down', storeSlug: `down-${randomBytes(3).toString('hex')}`
   });

@@ -1,11 +1,23 @@
 import t from 'tap';
 import { buildApp } from './helpers/app.js';
+import { needsRedis, redisConfigured, redisOf } from './helpers/backends.js';
 
-t.test('GET /health probes database and redis', async (t) => {
+t.test('GET /health probes the database and the queue store, and names the backends in use', async (t) => {
   const app = await buildApp(t);
   const response = await app.request({ url: '/health' });
   t.equal(response.status, 200);
-  t.same(response.body, { success: true, data: { status: 'ok', database: 'connected', redis: 'connected' }, meta: {} });
+  const kind = redisConfigured ? 'redis' : 'postgres';
+  t.same(response.body, {
+    success: true,
+    data: {
+      status: 'ok',
+      database: 'connected',
+      queue: 'connected',
+      ...(redisConfigured ? { redis: 'connected' } : {}),
+      backends: { database: 'postgres', queue: kind, rateLimits: kind, cacheInvalidation: kind, sendRate: kind, catalogVersion: kind }
+    },
+    meta: {}
+  });
   t.ok(response.headers['x-request-id'], 'request id header');
 });
 
@@ -19,15 +31,16 @@ t.test('GET /health answers 503 degraded when the database is down', async (t) =
   t.equal(response.status, 503);
   t.equal(response.body.data.status, 'degraded');
   t.equal(response.body.data.database, 'disconnected');
-  t.equal(response.body.data.redis, 'connected');
+  t.equal(response.body.data.queue, 'connected');
   t.equal(response.body.error.code, 'service_unavailable');
 });
 
-t.test('GET /health answers 503 when redis is down', async (t) => {
+t.test('GET /health answers 503 when redis is down', { skip: needsRedis }, async (t) => {
   const app = await buildApp(t);
-  app.ctx.redis.disconnect();
+  redisOf(app.ctx).disconnect();
   const response = await app.request({ url: '/health' });
   t.equal(response.status, 503);
   t.equal(response.body.data.redis, 'disconnected');
+  t.equal(response.body.data.queue, 'disconnected');
   t.equal(response.body.data.database, 'connected');
 });

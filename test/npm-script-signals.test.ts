@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { deleteRedisKeys } from './helpers/app.js';
+import { REDIS_URL } from './helpers/backends.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 
 // Three boots of the app through tsx on a machine that may be busy.
@@ -66,7 +67,7 @@ for (const [script, ready] of [
       // The old scripts left node running: never leak it past this test.
       if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
       await dropTestDatabase(name);
-      await deleteRedisKeys('redis://127.0.0.1:6379', `swt:${name}:*`);
+      await deleteRedisKeys(REDIS_URL, `swt:${name}:*`);
       await rm(storageDir, { recursive: true, force: true });
     });
     let output = '';

@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'bullmq';
 import t from 'tap';
-import { bullmqConnection } from '../src/redis.js';
 import { buildApp, signupOwner, type TestApp } from './helpers/app.js';
 import { admin } from './helpers/catalog.js';
 import { ADDRESS, confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
@@ -125,7 +123,7 @@ t.test('second line: a job queued with an address in its data, its logs or its f
   // A job that failed with an SMTP-style refusal naming its recipient.
   const queue = app.ctx.queues.get('sync');
   await queue.add('refused', { storeId: randomUUID() });
-  const worker = new Worker('sync', null, { connection: bullmqConnection(app.ctx.config.redisUrl), prefix: app.ctx.config.redisPrefix });
+  const worker = app.ctx.backends.queue.worker('sync', null, {});
   t.teardown(() => worker.close());
   const token = 'test-token';
   const active = await worker.getNextJob(token);

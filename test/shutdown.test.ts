@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import t from 'tap';
 import { deleteRedisKeys } from './helpers/app.js';
+import { REDIS_URL } from './helpers/backends.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
@@ -13,7 +14,7 @@ t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and 
   t.teardown(async () => {
     await smtp.stop();
     await dropTestDatabase(name);
-    await deleteRedisKeys('redis://127.0.0.1:6379', `swt:${name}:*`);
+    await deleteRedisKeys(REDIS_URL, `swt:${name}:*`);
   });
   const port = 20000 + (process.pid % 20000);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {

@@ -1,7 +1,6 @@
-import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Queue, QueueEvents, JobsOptions } from 'bullmq';
+import type { QueueBackend } from '../adapters/queue/index.js';
 import type { Logger } from '../logger.js';
-import { bullmqConnection } from '../redis.js';
 
 /** One queue per domain, so a flood of campaign sends never delays a password-reset email. */
 export const QUEUE_NAMES = ['email', 'imports', 'campaigns', 'domains', 'sync', 'webhooks', 'maintenance'] as const;
@@ -19,20 +18,14 @@ export class Queues {
   private readonly events = new Map<QueueName, QueueEvents>();
 
   constructor(
-    private readonly producerConnection: Redis,
-    private readonly redisUrl: string,
-    readonly prefix: string,
+    readonly backend: QueueBackend,
     private readonly log: Logger
   ) {}
 
   get(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, {
-        connection: this.producerConnection,
-        prefix: this.prefix,
-        defaultJobOptions: DEFAULT_JOB_OPTIONS
-      });
+      queue = this.backend.queue(name, DEFAULT_JOB_OPTIONS);
       queue.on('error', (error) => this.log.warn({ queue: name, err: { message: error.message } }, 'queue connection error'));
       this.queues.set(name, queue);
     }
@@ -43,7 +36,7 @@ export class Queues {
   async eventsFor(name: QueueName): Promise<QueueEvents> {
     let events = this.events.get(name);
     if (!events) {
-      events = new QueueEvents(name, { connection: bullmqConnection(this.redisUrl), prefix: this.prefix });
+      events = this.backend.events(name);
       this.events.set(name, events);
       await events.waitUntilReady();
     }

@@ -9,14 +9,27 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
   ]);
 }
 
-/** Probes PostgreSQL and Redis for real (a query and a PING), each with a short timeout. */
+/**
+ * Probes PostgreSQL and the store behind the queues and shared state (Redis PING, or a query on the
+ * queues' own PostgreSQL pool) for real, each with a short timeout, and names which backends run.
+ */
 export async function checkHealth(ctx: AppContext) {
-  const [database, redis] = await Promise.all([
+  const [database, queue] = await Promise.all([
     withTimeout(ctx.db.raw('select 1')).then(() => 'connected' as const, () => 'disconnected' as const),
-    withTimeout(ctx.redis.ping()).then(() => 'connected' as const, () => 'disconnected' as const)
+    withTimeout(ctx.backends.ping()).then(() => 'connected' as const, () => 'disconnected' as const)
   ]);
-  const healthy = database === 'connected' && redis === 'connected';
-  return { healthy, status: healthy ? ('ok' as const) : ('degraded' as const), database, redis, ...replicaHealth(ctx) };
+  const healthy = database === 'connected' && queue === 'connected';
+  const kind = ctx.backends.kind;
+  return {
+    healthy,
+    status: healthy ? ('ok' as const) : ('degraded' as const),
+    database,
+    queue,
+    // Monitors written before Redis became optional read `redis`: kept whenever Redis is in use.
+    ...(kind === 'redis' ? { redis: queue } : {}),
+    backends: { database: 'postgres' as const, queue: kind, rateLimits: kind, cacheInvalidation: kind, sendRate: kind, catalogVersion: kind },
+    ...replicaHealth(ctx)
+  };
 }
 
 /**

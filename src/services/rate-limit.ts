@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { rateLimited } from '../errors.js';
 
-/** Per-process limiters used while Redis is away, one per context and window length. */
+/** Per-process limiters used while the shared store is away, one per context and window length. */
 const fallbacks = new WeakMap<AppContext, Map<number, LocalRateLimiter>>();
 
 function fallbackLimiter(ctx: AppContext, windowSec: number): LocalRateLimiter {
@@ -13,17 +13,16 @@ function fallbackLimiter(ctx: AppContext, windowSec: number): LocalRateLimiter {
 }
 
 /**
- * Fixed-window counter in Redis, shared by every web process. While Redis is away it falls back to
+ * Fixed-window counter in the shared store (Redis or PostgreSQL, ctx.backends), the same for every
+ * web process. While the store is away it falls back to
  * a per-process counter with the same limit (neither failing open, which would hand a password
  * guesser an outage, nor refusing every login, which would be the outage).
  */
 export async function consumeRateLimit(ctx: AppContext, bucket: string, limit: number, windowSec = 60): Promise<void> {
   const window = Math.floor(Date.now() / 1000 / windowSec);
-  const key = `${ctx.config.redisPrefix}:rl:${bucket}:${window}`;
   let count: number;
   try {
-    const results = await ctx.redis.multi().incr(key).expire(key, windowSec + 1).exec();
-    count = Number(results?.[0]?.[1] ?? 0);
+    count = await ctx.backends.rateLimits.increment(`${bucket}:${window}`, windowSec + 1);
   } catch (error) {
     ctx.log.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable, counting in this process');
     fallbackLimiter(ctx, windowSec).consume(bucket, limit);
@@ -39,24 +38,24 @@ export async function consumeRateLimit(ctx: AppContext, bucket: string, limit: n
  * Throws 429 when any bucket has already reached its limit in this window, without counting this
  * request: for limits on failures only (credentials sent with every request, where counting
  * successes would lock out the one who knows them), checked before the attempt; the failures are
- * counted with consumeRateLimit. While Redis is away it reads the per-process counters.
+ * counted with consumeRateLimit. While the shared store is away it reads the per-process counters.
  */
 export async function assertUnderRateLimits(ctx: AppContext, buckets: Array<{ bucket: string; limit: number }>, windowSec = 60): Promise<void> {
   const window = Math.floor(Date.now() / 1000 / windowSec);
-  let counts: Array<string | null>;
+  let counts: number[];
   try {
-    counts = await ctx.redis.mget(buckets.map(({ bucket }) => `${ctx.config.redisPrefix}:rl:${bucket}:${window}`));
+    counts = await ctx.backends.rateLimits.read(buckets.map(({ bucket }) => `${bucket}:${window}`));
   } catch (error) {
     ctx.log.warn({ err: { message: (error as Error).message } }, 'rate limiter unavailable, counting in this process');
     for (const { bucket, limit } of buckets) fallbackLimiter(ctx, windowSec).check(bucket, limit);
     return;
   }
-  if (buckets.some(({ limit }, i) => Number(counts[i] ?? 0) >= limit)) {
+  if (buckets.some(({ limit }, i) => (counts[i] ?? 0) >= limit)) {
     throw rateLimited(Math.max(windowSec - (Math.floor(Date.now() / 1000) % windowSec), 1));
   }
 }
 
-/** In-process fixed-window limiter for hot paths (storefront reads) where a Redis round trip per request costs too much. */
+/** In-process fixed-window limiter for hot paths (storefront reads) where a shared-store round trip per request costs too much. */
 export class LocalRateLimiter {
   private readonly counts = new Map<string, { window: number; count: number }>();
 

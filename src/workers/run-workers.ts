@@ -1,10 +1,9 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { JOB_KINDS } from '../jobs/registry.js';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queues.js';
 import type { TrackedJobPayload } from '../jobs/tracked.js';
-import { bullmqConnection } from '../redis.js';
 import { recordJobFailure } from '../services/job-history/job-runs.js';
 import { isFinalAttempt } from './final-attempt.js';
 import type { JobProcessor } from './processor.js';
@@ -52,7 +51,7 @@ export async function startWorkers(ctx: AppContext, queues: readonly QueueName[]
 
 function startQueueWorker(ctx: AppContext, queue: QueueName, processors: JobProcessor[], signal: AbortSignal): Worker {
   const byName = new Map(processors.map((processor) => [processor.kind.name, processor]));
-  const worker = new Worker(
+  const worker = ctx.backends.queue.worker(
     queue,
     async (job: Job) => {
       const processor = byName.get(job.name);
@@ -72,8 +71,6 @@ function startQueueWorker(ctx: AppContext, queue: QueueName, processors: JobProc
       }
     },
     {
-      connection: bullmqConnection(ctx.config.redisUrl),
-      prefix: ctx.config.redisPrefix,
       concurrency: concurrencyOf(processors),
       lockDuration: ctx.config.jobLockMs,
       stalledInterval: ctx.config.jobLockMs,

@@ -44,7 +44,7 @@ export interface TestApp {
 
 /**
  * One isolated app per test file: its own database (cloned from the migrated template), its own
- * Redis key prefix, the real hapi server (requests through `server.inject`, the full lifecycle),
+ * Redis key prefix (when REDIS_URL is set; unset, queues and shared state live in that database), the real hapi server (requests through `server.inject`, the full lifecycle),
  * and optionally the real BullMQ workers in-process.
  */
 export async function buildApp(
@@ -116,7 +116,9 @@ export async function buildApp(
   return app;
 }
 
+/** Removes a test's keys; nothing to do when the run has no Redis (REDIS_URL unset). */
 export async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
+  if (!redisUrl) return;
   const redis = new Redis(redisUrl);
   try {
     let cursor = '0';

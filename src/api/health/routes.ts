@@ -6,12 +6,12 @@ export const getHealth = publicRoute({
   method: 'GET',
   path: '/health',
   options: {
-    description: 'Service health: probes the database and Redis',
+    description: 'Service health: probes the database and the queue store (Redis or PostgreSQL) and names the backends in use',
     tags: ['health'],
     response: { status: { 200: healthResponse } },
     handler: async (request, h) => {
       const health = await checkHealth(request.server.app.ctx);
-      const data = { status: health.status, database: health.database, redis: health.redis, ...('replica' in health ? { replica: health.replica } : {}) };
+      const { healthy: _healthy, ...data } = health;
       if (health.healthy) return data;
       return h
         .response({ success: false, data, error: { code: 'service_unavailable', message: 'A backing service is unavailable' }, meta: {} })

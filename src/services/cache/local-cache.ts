@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createBlockingRedisOptions } from '../../redis.js';
+import type { InvalidationBus } from '../../adapters/invalidation/index.js';
 
 interface Entry {
   value: unknown;
@@ -9,7 +8,7 @@ interface Entry {
 
 /**
  * A small in-process cache for hot reads (storefront token → store) with cross-process
- * invalidation over Redis pub/sub. Invalidation is synchronous in the process that made the
+ * invalidation over the backends' pub/sub (Redis, or PostgreSQL LISTEN/NOTIFY). Invalidation is synchronous in the process that made the
  * change, so a revoked token is refused at once there, and within milliseconds elsewhere.
  *
  * Bounds, stated: an entry lives at most `ttlMs` (STOREFRONT_CACHE_TTL_MS, 10 s by default), so a
@@ -22,8 +21,7 @@ interface Entry {
  */
 export class LocalCache {
   private readonly entries = new Map<string, Entry>();
-  private subscriber: Redis | null = null;
-  private publisher: Redis | null = null;
+  private started = false;
   private currentGeneration = 0;
   /** The generation of each key's latest invalidation (bounded: the oldest are forgotten, raising `floor`). */
   private readonly droppedAt = new Map<string, number>();
@@ -31,24 +29,21 @@ export class LocalCache {
   private floor = 0;
 
   constructor(
-    private readonly redisUrl: string,
-    private readonly channel: string,
+    private readonly bus: InvalidationBus,
     private readonly log: Logger,
     private readonly ttlMs = 10_000,
     private readonly maxEntries = 10_000
   ) {}
 
   async start(): Promise<void> {
-    this.subscriber = new Redis(createBlockingRedisOptions(this.redisUrl));
-    this.publisher = new Redis({ ...createBlockingRedisOptions(this.redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    this.subscriber.on('error', () => undefined);
-    this.publisher.on('error', () => undefined);
-    this.subscriber.on('message', (_channel, key: string) => this.drop(key));
-    // A reconnect may have missed messages: drop everything rather than serve stale entries.
-    this.subscriber.on('ready', () => this.clear());
-    // Not awaited: with Redis down at boot the process must still start and serve. Until the
-    // subscription is up, entries are bounded by the TTL alone. ioredis re-subscribes on reconnect.
-    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: { message: error.message } }, 'cache invalidation subscription failed'));
+    // Not awaited inside: with the store down at boot the process must still start and serve. Until
+    // the subscription is up, entries are bounded by the TTL alone. A (re)subscription may have
+    // missed messages: everything is dropped rather than served stale.
+    this.bus.start(
+      (key) => this.drop(key),
+      () => this.clear()
+    );
+    this.started = true;
   }
 
   /** The invalidation generation; pass it to `set` when the value was read after taking it. */
@@ -103,17 +98,17 @@ export class LocalCache {
 
   async invalidate(...keys: string[]): Promise<void> {
     for (const key of keys) this.drop(key);
-    if (!this.publisher) return;
+    if (!this.started) return;
     try {
-      await Promise.all(keys.map((key) => this.publisher!.publish(this.channel, key)));
+      await this.bus.publish(keys);
     } catch (error) {
       this.log.warn({ err: { message: (error as Error).message } }, 'cache invalidation not published');
     }
   }
 
   async close(): Promise<void> {
-    this.subscriber?.disconnect();
-    this.publisher?.disconnect();
+    if (this.started) await this.bus.close();
+    this.started = false;
     this.entries.clear();
   }
 }

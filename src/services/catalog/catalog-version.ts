@@ -1,22 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import type { StorefrontHttpState } from '../../adapters/storefront-versions/index.js';
 import type { AppContext } from '../../context.js';
 
 /**
  * What a storefront GET needs before it touches the database: the store's catalog version (the
- * ETag's first half) and its Cache-Control header. Kept in Redis (shared by every web process) and
- * memoised per process in the LocalCache, whose Redis pub/sub drops the memo everywhere when the
- * version moves. A revalidation whose version has not changed never reaches PostgreSQL.
+ * ETag's first half) and its Cache-Control header. Kept in the backends' shared store (Redis or
+ * PostgreSQL, shared by every web process) and memoised per process in the LocalCache, whose pub/sub
+ * drops the memo everywhere when the version moves. A revalidation whose version has not changed never reaches PostgreSQL.
  *
- * The version is a random token, never a counter: if Redis loses the key, the next reader makes a
+ * The version is a random token, never a counter: if the store loses the key, the next reader makes a
  * new token, so an ETag issued before can never match again by accident.
  */
-export interface StorefrontHttpState {
-  version: string;
-  cacheControl: string;
-}
+export type { StorefrontHttpState };
 
 const memoKey = (storeId: string) => `sfhttp:${storeId}`;
-const redisKey = (ctx: AppContext, storeId: string) => `${ctx.config.redisPrefix}:sfhttp:${storeId}`;
 const newVersion = () => randomBytes(9).toString('base64url');
 
 export const cacheControlHeader = (maxAge: number, staleWhileRevalidate: number) =>
@@ -35,23 +32,15 @@ export function storefrontHttpState(ctx: AppContext, storeId: string): Promise<S
 }
 
 async function readState(ctx: AppContext, storeId: string): Promise<StorefrontHttpState> {
-  const key = redisKey(ctx, storeId);
-  const stored = await ctx.redis.hmget(key, 'version', 'cacheControl');
-  if (stored[0] && stored[1]) return { version: stored[0], cacheControl: stored[1] };
+  const stored = await ctx.backends.storefrontVersions.get(storeId);
+  if (stored) return stored;
   const store: { storefrontCacheMaxAge: number; storefrontCacheStaleWhileRevalidate: number } | undefined = await ctx
     .db('stores')
     .where({ id: storeId })
     .first('storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate');
   const cacheControl = cacheControlHeader(store?.storefrontCacheMaxAge ?? 60, store?.storefrontCacheStaleWhileRevalidate ?? 300);
-  // HSETNX keeps a version another process wrote first; both then answer with the same one.
-  const [, [, version]] = (await ctx.redis
-    .multi()
-    .hsetnx(key, 'version', newVersion())
-    .hget(key, 'version')
-    .hset(key, 'cacheControl', cacheControl)
-    .expire(key, 7 * 24 * 3600)
-    .exec()) as [unknown, [unknown, string]];
-  return { version, cacheControl };
+  // Keeps a version another process wrote first; both then answer with the same one.
+  return ctx.backends.storefrontVersions.init(storeId, newVersion(), cacheControl);
 }
 
 /**
@@ -60,7 +49,7 @@ async function readState(ctx: AppContext, storeId: string): Promise<StorefrontHt
  */
 export async function bumpStorefrontVersion(ctx: AppContext, storeId: string): Promise<void> {
   try {
-    await ctx.redis.del(redisKey(ctx, storeId));
+    await ctx.backends.storefrontVersions.drop(storeId);
   } finally {
     await ctx.cache.invalidate(memoKey(storeId));
   }

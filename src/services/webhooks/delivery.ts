@@ -37,25 +37,19 @@ export function eventBody(view: Pick<DeliveryView, 'eventId' | 'topic' | 'eventC
 }
 
 /**
- * Per-endpoint in-flight cap, shared by every worker (a Redis sorted set of claimed deliveries,
- * entries older than a claim dropped, so a dead worker's slot frees itself). Redis away: no cap.
+ * Per-endpoint in-flight cap, shared by every worker (the backends' slot store, Redis or
+ * PostgreSQL: claims older than CLAIM_MS lapse, so a dead worker's slot frees itself). Store away: no cap.
  */
 async function takeSlot(ctx: AppContext, subscriptionId: string, deliveryId: string): Promise<boolean> {
-  const key = `${ctx.config.redisPrefix}:webhook-inflight:${subscriptionId}`;
-  const now = Date.now();
   try {
-    const results = await ctx.redis.multi().zremrangebyscore(key, 0, now - CLAIM_MS).zadd(key, now, deliveryId).zcard(key).pexpire(key, CLAIM_MS * 2).exec();
-    const count = Number(results?.[2]?.[1] ?? 0);
-    if (count <= ctx.config.webhooks.endpointConcurrency) return true;
-    await ctx.redis.zrem(key, deliveryId);
-    return false;
+    return await ctx.backends.slots.take(`webhook-inflight:${subscriptionId}`, deliveryId, ctx.config.webhooks.endpointConcurrency, CLAIM_MS);
   } catch {
     return true;
   }
 }
 
 async function releaseSlot(ctx: AppContext, subscriptionId: string, deliveryId: string): Promise<void> {
-  await ctx.redis.zrem(`${ctx.config.redisPrefix}:webhook-inflight:${subscriptionId}`, deliveryId).catch(() => undefined);
+  await ctx.backends.slots.release(`webhook-inflight:${subscriptionId}`, deliveryId).catch(() => undefined);
 }
 
 /**
