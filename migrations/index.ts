@@ -28,6 +28,7 @@ import * as manualPayments from './20261125003100_manual_payments.js';
 import * as apiKeys from './20261125009000_api_keys.js';
 import * as webhooks from './20261125009100_webhooks.js';
 import * as orderLifecycle from './20261125010000_order_lifecycle.js';
+import * as webhookTopics from './20261125013000_webhook_topics.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -62,5 +63,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261125003100_manual_payments', module: manualPayments },
   { name: '20261125009000_api_keys', module: apiKeys },
   { name: '20261125009100_webhooks', module: webhooks },
-  { name: '20261125010000_order_lifecycle', module: orderLifecycle }
+  { name: '20261125010000_order_lifecycle', module: orderLifecycle },
+  { name: '20261125013000_webhook_topics', module: webhookTopics }
 ];

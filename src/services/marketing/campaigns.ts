@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -125,10 +126,10 @@ export async function createCampaign(ctx: AppContext, storeId: string, type: Cam
   return getCampaign(ctx, storeId, id);
 }
 
-export async function getCampaign(ctx: AppContext, storeId: string, campaignId: string) {
-  const row: CampaignRow | undefined = await ctx.db('campaigns').where({ storeId, id: campaignId }).first();
+export async function getCampaign(ctx: AppContext, storeId: string, campaignId: string, db: Knex | Knex.Transaction = ctx.db) {
+  const row: CampaignRow | undefined = await db('campaigns').where({ storeId, id: campaignId }).first();
   if (!row) throw notFound('Campaign');
-  const counts = await campaignCounts(ctx.db, [row.id]);
+  const counts = await campaignCounts(db as Knex, [row.id]);
   return toCampaignDto(row, counts.get(row.id)!);
 }
 
