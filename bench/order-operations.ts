@@ -1,4 +1,5 @@
 import { benchSql, checkoutStore, type CheckoutStore } from './lib/bench-store.js';
+import { cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer } from './lib/http.js';
 import { KeepAliveConnection } from './lib/keep-alive-client.js';
@@ -42,8 +43,12 @@ async function throughput(server: BenchServer, store: CheckoutStore, label: stri
 }
 
 async function checkoutRound(server: BenchServer, store: CheckoutStore, label: string) {
+  const before = cpuSnapshot(server.pid, server.database);
   const stats = await runShoppers({ api: server.api, storefrontToken: store.storefrontToken, shippingMethodId: store.shippingMethodId, variantIds: store.variantIds, shoppers: SHOPPERS, durationMs: DURATION_MS });
-  return printStats(label, stats);
+  const after = cpuSnapshot(server.pid, server.database);
+  const perSec = printStats(label, stats);
+  console.log(`  ${cpuPerUnit(before, after, stats.completed, 'checkout')}`);
+  return perSec;
 }
 
 export async function run(): Promise<void> {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import readline from 'node:readline';
 import { webhookDeliveryJob } from '../src/jobs/webhook-delivery.js';
 import { benchApi, benchSql, checkoutStore, type CheckoutStore } from './lib/bench-store.js';
+import { cpuPerUnit, cpuSnapshot, type CpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
@@ -46,6 +47,7 @@ async function startWorker(databaseUrl: string) {
   const lines = readline.createInterface({ input: child.stdout! });
   await once(lines, 'line');
   return {
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await once(child, 'exit');
@@ -75,6 +77,9 @@ async function deliveriesPerSecond(server: BenchServer, databaseUrl: string, sto
   // The server's outbox relay moves the jobs into BullMQ; the worker starts on a full queue.
   await settle(1_000);
   const worker = await startWorker(databaseUrl);
+  const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const cpuBefore = cpuSnapshot(worker.pid, database);
+  let cpuAfter: CpuSnapshot = cpuBefore;
   const started = Date.now();
   let done = 0;
   try {
@@ -85,6 +90,7 @@ async function deliveriesPerSecond(server: BenchServer, databaseUrl: string, sto
         [ids]
       );
       done = Number(row!.done) + Number(row!.failed);
+      cpuAfter = cpuSnapshot(worker.pid, database);
       if (done >= total || Date.now() - started > 120_000) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -94,13 +100,23 @@ async function deliveriesPerSecond(server: BenchServer, databaseUrl: string, sto
   const elapsed = Date.now() - started;
   const perSec = (done / elapsed) * 1000;
   console.log(`one worker, ${endpoints} endpoint${endpoints === 1 ? '' : 's'} (in-flight cap ${process.env.WEBHOOK_ENDPOINT_CONCURRENCY ?? 4} each): ${done}/${total} deliveries in ${(elapsed / 1000).toFixed(1)} s = ${perSec.toFixed(0)} deliveries/s`);
+  // Per delivery: "server" is the worker process, "load generator" this process (the receiver, and the polling).
+  console.log(`  ${cpuPerUnit(cpuBefore, cpuAfter, done, 'delivery')}`);
+  const workerAndDb = (cpuAfter.serverMs - cpuBefore.serverMs + [...cpuAfter.postgresMs].reduce((sum, [pid, ms]) => sum + ms - (cpuBefore.postgresMs.get(pid) ?? 0), 0)) / Math.max(1, done);
+  console.log(`  worker + PostgreSQL CPU ${workerAndDb.toFixed(2)} ms per delivery: about ${(2000 / workerAndDb).toFixed(0)} deliveries/s on two idle cores`);
   for (const id of ids) await benchApi(server.api, 'PATCH', `/admin/store/webhooks/${id}`, { enabled: false }, store.adminHeaders);
   return perSec;
 }
 
+/** One timed round of checkouts: checkouts/s, and server + PostgreSQL CPU per checkout (steadier on a shared machine). */
 async function checkoutRound(server: BenchServer, store: CheckoutStore, label: string) {
+  const before = cpuSnapshot(server.pid, server.database);
   const stats = await runShoppers({ api: server.api, storefrontToken: store.storefrontToken, shippingMethodId: store.shippingMethodId, variantIds: store.variantIds, shoppers: SHOPPERS, durationMs: DURATION_MS });
-  return printStats(label, stats);
+  const after = cpuSnapshot(server.pid, server.database);
+  const perSec = printStats(label, stats);
+  console.log(`  ${cpuPerUnit(before, after, stats.completed, 'checkout')}`);
+  const cpu = (after.serverMs - before.serverMs + [...after.postgresMs].reduce((sum, [pid, ms]) => sum + ms - (before.postgresMs.get(pid) ?? 0), 0)) / Math.max(1, stats.completed);
+  return { perSec, cpu };
 }
 
 export async function run(): Promise<void> {
@@ -123,18 +139,20 @@ export async function run(): Promise<void> {
     await setHooks(false);
     await runShoppers({ api: server.api, storefrontToken: store.storefrontToken, shippingMethodId: store.shippingMethodId, variantIds: store.variantIds, shoppers: SHOPPERS, durationMs: 2_000 });
     await benchSql(databaseUrl, 'ANALYZE');
-    const none: number[] = [];
-    const three: number[] = [];
+    const none: Array<{ perSec: number; cpu: number }> = [];
+    const three: Array<{ perSec: number; cpu: number }> = [];
     for (let round = 0; round < 2; round++) {
       await setHooks(false);
       none.push(await checkoutRound(server, store, `no subscription (round ${round + 1})`));
       await setHooks(true);
       three.push(await checkoutRound(server, store, `3 subscriptions on order.created (round ${round + 1})`));
     }
-    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const mean = (values: Array<{ perSec: number; cpu: number }>, key: 'perSec' | 'cpu') => values.reduce((a, b) => a + b[key], 0) / values.length;
     const [events] = await benchSql<{ n: string }>(databaseUrl, `select count(*) as n from webhook_deliveries d join webhook_events e on e.id = d.event_id where e.topic = 'order.created'`);
-    const ratio = mean(three) / mean(none);
-    console.log(`checkouts/s: none ${mean(none).toFixed(0)}, three subscriptions ${mean(three).toFixed(0)} (${((ratio - 1) * 100).toFixed(1)}%; ${events!.n} order.created deliveries written); target within 5% (${ratio >= 0.95 ? 'met' : 'MISSED'})`);
+    const ratio = mean(three, 'perSec') / mean(none, 'perSec');
+    const cpuRatio = mean(three, 'cpu') / mean(none, 'cpu');
+    console.log(`checkouts/s: none ${mean(none, 'perSec').toFixed(0)}, three subscriptions ${mean(three, 'perSec').toFixed(0)} (${((ratio - 1) * 100).toFixed(1)}%; ${events!.n} order.created deliveries written); target within 5% (${ratio >= 0.95 ? 'met' : 'MISSED'})`);
+    console.log(`server + PostgreSQL CPU per checkout: none ${mean(none, 'cpu').toFixed(2)} ms, three subscriptions ${mean(three, 'cpu').toFixed(2)} ms (${((cpuRatio - 1) * 100).toFixed(1)}%)`);
   } finally {
     await server.stop();
     await receiver.close();

@@ -135,12 +135,22 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
     lockedUntil: null,
     updatedAt: ctx.db.fn.now()
   };
+  if (isSuccess(result.statusCode)) {
+    // The common case in one statement (no transaction round trips): the delivery done, the endpoint no longer failing.
+    await ctx.db.raw(
+      `with d as (
+         update webhook_deliveries set status = 'succeeded', last_status_code = ?, last_duration_ms = ?, last_error = null, response_body = ?,
+                locked_until = null, next_retry_at = null, completed_at = now(), updated_at = now()
+          where id = ? returning 1
+       ), s as (
+         update webhook_subscriptions set failing_since = null where id = ? and failing_since is not null returning 1
+       )
+       select (select count(*) from d) as deliveries, (select count(*) from s) as endpoints`,
+      [result.statusCode, result.durationMs, result.body, view.id, view.subscriptionId]
+    );
+    return 'succeeded';
+  }
   return ctx.db.transaction(async (trx) => {
-    if (isSuccess(result.statusCode)) {
-      await trx('webhookDeliveries').where({ id: view.id }).update({ ...outcome, status: 'succeeded', nextRetryAt: null, completedAt: trx.fn.now() });
-      await trx('webhookSubscriptions').where({ id: view.subscriptionId }).whereNotNull('failingSince').update({ failingSince: null });
-      return 'succeeded';
-    }
     const delay = nextRetryDelayMs(base, attempts);
     const final = isFinalRefusal(result.statusCode) || Date.now() + delay - firstAttemptAt.getTime() > retryWindowMs(base);
     if (final) {
