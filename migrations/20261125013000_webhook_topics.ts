@@ -27,19 +27,21 @@ export async function up(knex: Knex): Promise<void> {
       SELECT array_agg(id ORDER BY id) INTO subscribers
         FROM webhook_subscriptions WHERE store_id = p_store AND enabled AND p_topic = ANY(topics);
       IF subscribers IS NULL OR jsonb_array_length(p_events) = 0 THEN RETURN 0; END IF;
+      -- Event by event, each to every subscriber in turn: the jobs of one event's endpoints sit
+      -- together in the queue, so a worker's slots spread over endpoints (each has an in-flight cap).
       WITH ev AS (
         INSERT INTO webhook_events (store_id, topic, resource_id, data)
         SELECT p_store, p_topic, (e.value->>'resourceId')::uuid, e.value->'data' FROM jsonb_array_elements(p_events) WITH ORDINALITY e ORDER BY e.ordinality
-        RETURNING id
+        RETURNING id, seq
       ), d AS (
         INSERT INTO webhook_deliveries (subscription_id, event_id, store_id)
-        SELECT s.id, ev.id, p_store FROM ev CROSS JOIN unnest(subscribers) AS s(id)
-        RETURNING id
+        SELECT s.id, ev.id, p_store FROM ev CROSS JOIN unnest(subscribers) WITH ORDINALITY AS s(id, n) ORDER BY ev.seq, s.n
+        RETURNING id, subscription_id
       ), j AS (
-        SELECT gen_random_uuid() AS id, d.id AS delivery_id FROM d
+        SELECT gen_random_uuid() AS id, d.id AS delivery_id, d.subscription_id FROM d
       ), o AS (
         INSERT INTO outbox (id, queue, name, job_id, payload, options)
-        SELECT j.id, p_queue, p_job, j.id::text, jsonb_build_object('deliveryId', j.delivery_id), p_options FROM j
+        SELECT j.id, p_queue, p_job, j.id::text, jsonb_build_object('deliveryId', j.delivery_id, 'subscriptionId', j.subscription_id), p_options FROM j
         RETURNING 1
       )
       SELECT count(*) INTO queued FROM o;

@@ -36,8 +36,8 @@ export async function recordWebhookEvent(trx: Sql, event: WebhookEventInput, sub
 export async function queueDeliveries(trx: Sql, storeId: string, eventId: string, subscriptionIds: string[]): Promise<string[]> {
   const deliveries = await trx('webhookDeliveries')
     .insert(subscriptionIds.map((subscriptionId) => ({ subscriptionId, eventId, storeId })))
-    .returning('id');
-  for (const { id } of deliveries as Array<{ id: string }>) await enqueueJob(trx, webhookDeliveryJob, { deliveryId: id });
+    .returning(['id', 'subscriptionId']);
+  for (const { id, subscriptionId } of deliveries as Array<{ id: string; subscriptionId: string }>) await enqueueJob(trx, webhookDeliveryJob, { deliveryId: id, subscriptionId });
   return (deliveries as Array<{ id: string }>).map((d) => d.id);
 }
 

@@ -21,9 +21,9 @@ const BATCH = 500;
 export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs?: number } = {}): Promise<{ requeued: number; failed: number }> {
   const overdue = `${options.overdueMs ?? OVERDUE_MS} milliseconds`;
   const window = `${retryWindowMs(ctx.config.webhooks.retryBaseMs)} milliseconds`;
-  const lost: Array<{ id: string; attempts: number; expired: boolean }> = (
+  const lost: Array<{ id: string; subscriptionId: string; attempts: number; expired: boolean }> = (
     await ctx.db.raw(
-      `select d.id, d.attempts, coalesce(d.first_attempt_at, d.created_at) < now() - ?::interval as expired
+      `select d.id, d.subscription_id, d.attempts, coalesce(d.first_attempt_at, d.created_at) < now() - ?::interval as expired
          from webhook_deliveries d
         where d.status in ('pending', 'delivering')
           and coalesce(d.next_retry_at, d.created_at) < now() - ?::interval
@@ -44,7 +44,7 @@ export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs
         .update({ status: 'failed', lastError: 'its delivery job was lost and the retry window is over', nextRetryAt: null, lockedUntil: null, completedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });
       failed += done;
     } else {
-      await enqueueJob(ctx.db, webhookDeliveryJob, { deliveryId: delivery.id }, { jobId: `webhook-sweep-${delivery.id}-${delivery.attempts}` });
+      await enqueueJob(ctx.db, webhookDeliveryJob, { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId }, { jobId: `webhook-sweep-${delivery.id}-${delivery.attempts}` });
       requeued += 1;
     }
   }
