@@ -4,11 +4,13 @@ import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
+import { run as orderOperations } from './order-operations.js';
 import { run as outbox } from './outbox.js';
 import { run as queues } from './queue-backends.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as storeOperations } from './store-operations.js';
+import { run as webhooks } from './webhooks.js';
 
 /**
  * `npm run bench`: every benchmark in turn, each printing its own numbers. Run one with
@@ -23,7 +25,9 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   marketing,
   checkout,
   'store-operations': storeOperations,
-  queues
+  queues,
+  webhooks,
+  'order-operations': orderOperations
 };
 
 const only = process.argv.slice(2);

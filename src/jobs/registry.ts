@@ -8,6 +8,7 @@ import { domainRecheckJob } from './domain-recheck.js';
 import { externalSystemBackfillJob } from './external-system-backfill.js';
 import { externalSystemNightlySyncJob } from './external-system-nightly-sync.js';
 import { webhookReconcileJob } from './webhook-reconcile.js';
+import { webhookSweepJob } from './webhook-sweep.js';
 import type { JobKind } from './job-kind.js';
 import { jobRunsSweepJob } from './job-runs-sweep.js';
 import { lowStockScanJob } from './low-stock-scan.js';
@@ -34,6 +35,7 @@ export const JOB_KINDS: JobKind[] = [
   externalSystemBackfillJob,
   externalSystemNightlySyncJob,
   webhookReconcileJob,
+  webhookSweepJob,
   campaignStartJob,
   campaignBatchJob,
   unpaidOrdersCancelJob,

@@ -3,6 +3,8 @@ import { defineJob } from './job-kind.js';
 
 export interface WebhookDeliveryPayload {
   deliveryId: string;
+  /** The delivery's subscription, so an attempt takes the endpoint's in-flight slot before any database read (older jobs lack it). */
+  subscriptionId?: string;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface WebhookDeliveryPayload {
 export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload>({
   name: 'webhook-delivery',
   queue: 'webhooks',
-  payload: Joi.object({ deliveryId: Joi.string().uuid().required() }),
+  payload: Joi.object({ deliveryId: Joi.string().uuid().required(), subscriptionId: Joi.string().uuid() }),
   options: { attempts: 20, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: { age: 3600, count: 10_000 } },
   // Mostly waiting on receivers; one slow endpoint holds at most its in-flight cap of these.
   concurrency: 50

@@ -5,6 +5,8 @@
  * that is not listed here. Paths are relative to src/services/.
  */
 export const MODULES_BY_PATH = {
+  // The PostgreSQL adapters' own state (rate windows, slots, catalog versions): infrastructure, not a service.
+  adapters: ['../adapters/'],
   accounts: ['auth.ts', 'users.ts', 'password-reset.ts', 'team/'],
   'api-keys': ['api-keys/'],
   catalog: ['catalog/'],
@@ -72,6 +74,9 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   email_log: 'email',
   store_email_settings: 'email',
   outbox: 'outbox',
+  backend_counters: 'adapters',
+  backend_slots: 'adapters',
+  backend_values: 'adapters',
   jobs: 'job-history',
   store_issues: 'issues',
   store_domains: 'domains',

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex.js';
+import { transaction } from '../../db/transaction.js';
 
 /**
  * Rows in `backend_slots`, one per claim. A transaction-scoped advisory lock on the key serialises
@@ -8,7 +9,7 @@ export class PostgresSlotStore {
   constructor(private readonly db: Db) {}
 
   async take(key: string, member: string, limit: number, claimMs: number): Promise<boolean> {
-    return this.db.transaction(async (trx) => {
+    return transaction(this.db, async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 7))', [key]);
       await trx('backendSlots').where({ key }).where('claimedAt', '<', trx.raw(`now() - make_interval(secs => ?)`, [claimMs / 1000])).delete();
       const rows = (await trx('backendSlots').where({ key }).whereNot({ member }).count({ count: '*' })) as Array<{ count: number }>;

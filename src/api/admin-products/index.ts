@@ -1,11 +1,12 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { adjustInventoryRoute, createProductRoute, getProductRoute, listProductsRoute, productStatusRoute, updateProductRoute } from './routes.js';
+import { adjustInventoryRoute, createProductRoute, deleteProductRoute, getProductRoute, listProductsRoute, productStatusRoute, updateProductRoute } from './routes.js';
 
 export const adminProductRoutes: ServerRoute[] = [
   listProductsRoute,
   createProductRoute,
   getProductRoute,
   updateProductRoute,
+  deleteProductRoute,
   productStatusRoute,
   adjustInventoryRoute
 ];

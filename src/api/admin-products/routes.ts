@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { changeInventory } from '../../services/catalog/inventory.js';
-import { createProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
+import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
 import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/product-rows.js';
 import { paginationMeta } from '../../services/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
@@ -14,6 +14,7 @@ import {
   inventoryPayload,
   listProductsQuery,
   productListResponse,
+  productDeletedResponse,
   productResponse,
   statusPayload,
   updateProductPayload
@@ -100,6 +101,19 @@ export const productStatusRoute = adminRoute(ANY_MEMBER, {
         (request.payload as { status: ProductStatus }).status
       )
     })
+  }
+});
+
+export const deleteProductRoute = adminRoute(ANY_MEMBER, {
+  method: 'DELETE',
+  path: '/admin/products/{productId}',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description: 'Delete a product never ordered and in no open checkout (409 product_in_use: archive it instead); webhook topic product.deleted',
+    tags: ['catalog'],
+    validate: { params: idParams('productId') },
+    response: { status: { 200: productDeletedResponse } },
+    handler: async (request) => deleteProduct(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string)
   }
 });
 

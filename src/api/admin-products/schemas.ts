@@ -131,6 +131,7 @@ export const productResource = responseObject({
 
 export const productListResponse = responseObject({ products: Joi.array().items(productListItemResource).required() });
 export const productResponse = responseObject({ product: productResource.required() });
+export const productDeletedResponse = responseObject({ deleted: Joi.boolean().valid(true).required(), id: idValue().required() }).label('ProductDeleted');
 
 export const inventoryAdjustmentResponse = responseObject({
   variant: variantResource.required(),

@@ -14,6 +14,7 @@ import {
   type VariantRow
 } from './product-rows.js';
 import { insertWithSlug } from './slugs.js';
+import { variantsInUse } from '../modules/registry.js';
 import { syncVariants, type VariantInput } from './variants.js';
 import { withTransaction } from '../with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
@@ -165,4 +166,24 @@ export async function setProductStatus(ctx: AppContext, storeId: string, product
     emit({ type: 'product.changed', storeId, productIds: [productId], change: 'updated' });
   });
   return getProduct(ctx, storeId, productId);
+}
+
+/**
+ * Deletes a product with its variants, media links and collection places. A product one of whose
+ * variants is ordered or held by an open checkout cannot be deleted (409 `product_in_use`): archive
+ * it instead (its order lines keep their titles either way). Webhook topic product.deleted, whose
+ * data is `{ id }` (as Shopify's products/delete).
+ */
+export async function deleteProduct(ctx: AppContext, storeId: string, productId: string) {
+  await withTransaction(ctx, async (trx, emit) => {
+    const product = await trx('products').where({ storeId, id: productId }).forUpdate().first('id');
+    if (!product) throw notFound('Product');
+    const variantIds = (await trx('productVariants').where({ storeId, productId }).forUpdate().pluck('id')) as string[];
+    if ((await variantsInUse(ctx, trx, storeId, variantIds)).size) {
+      throw conflict('product_in_use', 'This product has been ordered or is in an open checkout: archive it instead', [{ path: 'productId', message: 'variants in use' }]);
+    }
+    await trx('products').where({ storeId, id: productId }).delete();
+    emit({ type: 'product.changed', storeId, productIds: [productId], change: 'deleted' });
+  });
+  return { deleted: true as const, id: productId };
 }

@@ -6,13 +6,15 @@ import { conflict, notFound } from '../../errors.js';
 import { cartNotOpen } from '../carts/carts.js';
 import { redeemDiscount } from '../carts/discount-rules.js';
 import { emailInsert } from '../email/outbox.js';
-import { customerBindings, draftOrderForEmail, insertedOrder, newTrackingToken, orderInsert, UPSERT_CUSTOMER_SQL, type NewOrder } from '../orders/create-order.js';
+import { customerBindings, draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, UPSERT_CUSTOMER_SQL, type NewOrder } from '../orders/create-order.js';
 import { toOrderDto } from '../orders/dto.js';
 import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
 import { orderConfirmationEmail } from '../orders/notifications.js';
 import { loadOrder } from '../orders/orders.js';
 import { orderMailStore, trackingUrlFor } from '../orders/tracking-url.js';
 import { PROVIDERS, type PaymentCheck } from '../payments/providers.js';
+import { orderEventsCall } from '../webhooks/events.js';
+import type { WebhookTopic } from '../webhooks/topics.js';
 import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
 import { SESSION_COLUMNS, type SessionRow } from './sessions.js';
 import { withTransaction } from '../with-transaction.js';
@@ -161,10 +163,14 @@ async function convert(
   const trackingUrl = trackingUrlFor(store.trackingBase, trackingToken);
   const draft = draftOrderForEmail(newOrder, orderId, trackingToken);
   const email = emailInsert(ctx, orderConfirmationEmail(store.name, draft.order, draft.items, { firstName: customer.firstName, lastName: customer.lastName }, trackingUrl));
-  const order = orderInsert(newOrder, { orderId, customerId: customer.id, trackingToken, emailOutboxId: email.outboxId, sequence });
-  // The email, the order and the COMMIT go out together: one round trip, and the revenue shard the
-  // order insert locks is held for no longer than the commit takes.
-  const [, inserted] = await runStatementsAndCommit(trx, [email.call, order]);
+  const keys = { orderId, customerId: customer.id, trackingToken, emailOutboxId: email.outboxId, itemIds: newOrder.lines.map(() => randomUUID()) };
+  const order = orderInsert(newOrder, { ...keys, sequence });
+  // Webhooks: order.created (and order.paid for an order placed paid), written with the order.
+  const topics: WebhookTopic[] = paymentStatus === 'paid' ? ['order.created', 'order.paid'] : ['order.created'];
+  const events = orderEventsCall(orderId, topics, orderDtoBeforeInsert(newOrder, keys, trackingUrl));
+  // The email, the order, its webhook events and the COMMIT go out together: one round trip, and
+  // the revenue shard the order insert locks is held for no longer than the commit takes.
+  const [, inserted] = await runStatementsAndCommit(trx, [email.call, order, events]);
   const { order: row, items } = insertedOrder(inserted!);
   return { kind: 'created', orderId: row.id, stockChanged: changed, dto: toOrderDto(row, items, [], trackingUrl) };
 }

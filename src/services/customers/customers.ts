@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { customerRecentOrders } from '../modules/registry.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
@@ -49,6 +50,19 @@ export const toCustomerDto = (row: CustomerRow) => ({
   updatedAt: row.updatedAt
 });
 export type CustomerDto = ReturnType<typeof toCustomerDto>;
+
+const isoMs = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * toCustomerDto in SQL, over a customers row alias (the CSV import's webhook events are built by
+ * its upsert statement). test/webhook-topics.test.ts compares the two.
+ */
+export const customerJsonSql = (c: string) => `jsonb_build_object(
+    'id', ${c}.id, 'email', ${c}.email, 'firstName', ${c}.first_name, 'lastName', ${c}.last_name, 'phone', ${c}.phone,
+    'tags', coalesce(to_jsonb(${c}.tags), '[]'::jsonb), 'note', ${c}.note, 'emailMarketing', ${c}.email_marketing,
+    'emailMarketingUpdatedAt', ${isoMs(`${c}.email_marketing_updated_at`)}, 'emailMarketingSource', ${c}.email_marketing_source,
+    'ordersCount', ${c}.orders_count, 'totalSpent', ${c}.total_spent, 'lastOrderAt', ${isoMs(`${c}.last_order_at`)},
+    'createdAt', ${isoMs(`${c}.created_at`)}, 'updatedAt', ${isoMs(`${c}.updated_at`)})`;
 
 export const emailTaken = () => conflict('email_taken', 'Another customer of this store has this email', [{ path: 'email', message: 'email is taken' }]);
 
@@ -113,6 +127,7 @@ export async function updateCustomer(ctx: AppContext, storeId: string, customerI
       const columns: Record<string, unknown> = { ...fields, updatedAt: trx.fn.now() };
       if (emailMarketing && emailMarketing !== current.emailMarketing) Object.assign(columns, consentColumns(trx, emailMarketing, change));
       const [row] = await trx('customers').where({ storeId, id: customerId }).update(columns).returning('*');
+      await reactInTransaction(ctx, trx, [{ type: 'customer.changed', storeId, customerIds: [customerId], change: 'updated' }]);
       return toCustomerDto(row);
     });
   } catch (error) {

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { deliveryJobSqlLiterals } from '../webhooks/events.js';
+import { customerJsonSql } from './customers.js';
 import { stagingLine, type RowError, type StagedCustomer } from './import-rows.js';
 
 /** The import's own statement_timeout (the pool's default is for request-sized work). */
@@ -92,6 +94,13 @@ const REPEAT_COLUMNS = `(select coalesce(array_agg(row_number order by row_numbe
  * would not change are not rewritten (and count as unchanged). A row repeating an email of an earlier
  * batch is still applied (the last row wins) but counts as a duplicate, as a repeat within a batch does.
  */
+/**
+ * Webhooks: one customer.created / customer.updated event per customer the batch created or changed
+ * (unchanged rows send nothing), written by the batch's own statement, so the events commit with
+ * the batch and a retried batch writes them again only if it applies again.
+ */
+const LISTENS = `exists (select 1 from webhook_subscriptions w where w.store_id = $1 and w.enabled and w.topics && array['customer.created', 'customer.updated'])`;
+
 export function upsertSql(allowResubscribe: boolean): string {
   const marketing = `(case
       when excluded.email_marketing_source is null then c.email_marketing
@@ -122,9 +131,20 @@ export function upsertSql(allowResubscribe: boolean): string {
       updated_at = now()
     where (c.first_name, c.last_name, c.phone, c.tags, c.note, c.email_marketing)
       is distinct from (${Object.values(fields).join(', ')})
-    returning lower(c.email) as email, (xmax = 0) as inserted
+    returning lower(c.email) as email, (xmax = 0) as inserted, c.id,
+      -- The customer as the admin API shows it, only when the store listens (an init plan, read once).
+      case when (${LISTENS}) then ${customerJsonSql('c')} end as data
+  ), hooks as (
+    select record_webhook_events($1, t.topic,
+             coalesce((select jsonb_agg(jsonb_build_object('resourceId', up.id, 'data', up.data)) from up where up.inserted = (t.topic = 'customer.created')), '[]'::jsonb),
+             ${deliveryJobSqlLiterals()}) as deliveries
+      from unnest(array['customer.created', 'customer.updated']) as t(topic)
+     where ${LISTENS}
+  ), woken as (
+    select pg_notify('outbox', '') from hooks having sum(hooks.deliveries) > 0
   )
-  select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated, ${REPEAT_COLUMNS}
+  select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated, ${REPEAT_COLUMNS},
+         (select count(*) from woken) as relay_woken
     from up where not exists (select 1 from earlier where earlier.email = up.email)`;
 }
 

@@ -6,9 +6,16 @@
  * `store_customer_counts` shards, whoever writes a customer (checkout, imports, the sync).
  */
 import type { Module } from '../../context.js';
+import { findCustomerRow, toCustomerDto } from './customers.js';
 
 export const customersModule: Module = {
   name: 'customers',
+  adminResource: {
+    customer: async (_ctx, db, storeId, id) => {
+      const row = await findCustomerRow(db, storeId, id);
+      return row ? toCustomerDto(row) : null;
+    }
+  },
   // Kept by triggers on customers (migration 20261123004100): at most 16 shard rows summed, whatever the store's size.
   async dashboard(ctx, storeId) {
     const row = await ctx

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { enqueueEmail } from '../email/outbox.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import { consumeRateLimit } from '../rate-limit.js';
 import type { CustomerRow } from './customers.js';
 import { sendNewsletterConfirmation } from './newsletter-confirm.js';
@@ -64,10 +65,11 @@ export async function applySubscription(ctx: AppContext, storeId: string, input:
              last_name = coalesce(c.last_name, excluded.last_name),
              updated_at = now()
          where c.email_marketing <> 'subscribed'
-       returning c.*, (select name from stores where id = c.store_id) as store_name`,
+       returning c.*, (select name from stores where id = c.store_id) as store_name, (xmax = 0) as inserted`,
       [storeId, input.email.toLowerCase(), input.firstName ?? null, input.lastName ?? null, source, ip]
     );
-    const changed = (result.rows[0] as (CustomerRow & { storeName: string }) | undefined) ?? null;
+    const changed = (result.rows[0] as (CustomerRow & { storeName: string; inserted: boolean }) | undefined) ?? null;
+    if (changed) await reactInTransaction(ctx, trx, [{ type: 'customer.changed', storeId, customerIds: [changed.id], change: changed.inserted ? 'created' : 'updated' }]);
     // The welcome email is queued in the same transaction: it exists exactly when the subscription does.
     if (changed) await sendNewsletterWelcome(ctx, trx, changed, changed.storeName);
   });

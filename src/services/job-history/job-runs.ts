@@ -3,12 +3,13 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import type { TrackedJobPayload } from '../../jobs/tracked.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { raiseJobFailureIssue } from '../issues/failure-issues.js';
 import { storageFor } from '../storage/index.js';
 import { withTransaction } from '../with-transaction.js';
-import type { Transaction } from '../../db/transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
 
@@ -100,18 +101,27 @@ export async function reportJobProgress(ctx: AppContext, jobId: string, progress
 }
 
 export async function completeJob(ctx: AppContext, jobId: string, result: Record<string, unknown>, fileKey?: string): Promise<void> {
-  await ctx
-    .db('jobs')
-    .where({ id: jobId })
-    .update({
-      status: 'completed',
-      result,
-      error: null,
-      progress: ctx.db.raw(`progress || '{"percent": 100}'::jsonb`),
-      ...(fileKey ? { fileKey } : {}),
-      finishedAt: ctx.db.fn.now(),
-      updatedAt: ctx.db.fn.now()
-    });
+  await withTransaction(ctx, async (trx) => {
+    const [row] = await trx('jobs')
+      .where({ id: jobId })
+      .update({
+        status: 'completed',
+        result,
+        error: null,
+        progress: trx.raw(`progress || '{"percent": 100}'::jsonb`),
+        ...(fileKey ? { fileKey } : {}),
+        finishedAt: trx.fn.now(),
+        updatedAt: trx.fn.now()
+      })
+      .returning(['storeId']);
+    if (row?.storeId) await reactInTransaction(ctx, trx, [{ type: 'job.finished', storeId: row.storeId, jobId, outcome: 'completed' }]);
+  });
+}
+
+/** A job run in the admin API's shape (webhook payloads), read with the caller's handle. */
+export async function jobResource(db: Sql, storeId: string, jobId: string): Promise<JobDto | null> {
+  const row: JobRow | undefined = await db('jobs').where({ storeId, id: jobId }).first();
+  return row ? toJobDto(row) : null;
 }
 
 /**
@@ -119,17 +129,20 @@ export async function completeJob(ctx: AppContext, jobId: string, result: Record
  * for good no longer needs its uploaded input file, so that is removed too.
  */
 export async function recordJobFailure(ctx: AppContext, jobId: string, message: string, final: boolean): Promise<void> {
-  const [row] = await ctx
-    .db('jobs')
-    .where({ id: jobId })
-    .whereNot({ status: 'completed' })
-    .update({
-      status: final ? 'failed' : 'queued',
-      error: message.slice(0, 2000),
-      ...(final ? { finishedAt: ctx.db.fn.now() } : {}),
-      updatedAt: ctx.db.fn.now()
-    })
-    .returning(['input', 'id', 'storeId', 'type']);
+  const row = await withTransaction(ctx, async (trx) => {
+    const [updated] = await trx('jobs')
+      .where({ id: jobId })
+      .whereNot({ status: 'completed' })
+      .update({
+        status: final ? 'failed' : 'queued',
+        error: message.slice(0, 2000),
+        ...(final ? { finishedAt: trx.fn.now() } : {}),
+        updatedAt: trx.fn.now()
+      })
+      .returning(['input', 'id', 'storeId', 'type']);
+    if (final && updated?.storeId) await reactInTransaction(ctx, trx, [{ type: 'job.finished', storeId: updated.storeId, jobId, outcome: 'failed' }]);
+    return updated;
+  });
   if (final && row) await raiseJobFailureIssue(ctx, row, message).catch(() => undefined);
   const inputFile = (row?.input as { fileKey?: unknown } | undefined)?.fileKey;
   if (final && typeof inputFile === 'string') await storageFor(ctx).delete(inputFile);

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -10,6 +11,7 @@ import { assertWithinLimits, compileContent, type LiquidContent } from '../liqui
 import { scheduleCampaignStart } from './scheduling.js';
 import { marketingSampleData } from './templates.js';
 import { withTransaction } from '../with-transaction.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const CAMPAIGN_TYPES = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -126,10 +128,10 @@ export async function createCampaign(ctx: AppContext, storeId: string, type: Cam
   return getCampaign(ctx, storeId, id);
 }
 
-export async function getCampaign(ctx: AppContext, storeId: string, campaignId: string) {
-  const row: CampaignRow | undefined = await ctx.db('campaigns').where({ storeId, id: campaignId }).first();
+export async function getCampaign(ctx: AppContext, storeId: string, campaignId: string, db: Sql = ctx.db) {
+  const row: CampaignRow | undefined = await db('campaigns').where({ storeId, id: campaignId }).first();
   if (!row) throw notFound('Campaign');
-  const counts = await campaignCounts(ctx.db, [row.id]);
+  const counts = await campaignCounts(db as Knex, [row.id]);
   return toCampaignDto(row, counts.get(row.id)!);
 }
 

@@ -1,5 +1,6 @@
 import type { Module } from '../../context.js';
 import { recordCampaignUnsubscribe } from './campaign-counts.js';
+import { getCampaign } from './campaigns.js';
 import { findTemplateByKey, templateKeys } from './templates.js';
 
 /** Marketing's part: a store's templates, as overrides and extra keys for transactional email; campaign unsubscribes. */
@@ -7,5 +8,6 @@ export const marketingModule: Module = {
   name: 'marketing',
   templateKeys: (ctx, storeId) => templateKeys(ctx, storeId),
   findTemplate: (ctx, storeId, key) => findTemplateByKey(ctx, storeId, key),
-  creditUnsubscribe: (trx, customerId, campaignId) => recordCampaignUnsubscribe(trx, customerId, campaignId)
+  creditUnsubscribe: (trx, customerId, campaignId) => recordCampaignUnsubscribe(trx, customerId, campaignId),
+  adminResource: { campaign: (ctx, db, storeId, id) => getCampaign(ctx, storeId, id, db) }
 };

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import { audienceCondition, type Audience } from './audience.js';
 import { enqueueBatches } from './scheduling.js';
 import { withTransaction } from '../with-transaction.js';
@@ -47,6 +48,7 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
         // Nobody to send to: done at once.
         ...(batches === 0 ? { status: 'sent', completedAt: trx.fn.now() } : {})
       });
+    if (batches === 0) await reactInTransaction(ctx, trx, [{ type: 'campaign.sent', storeId, campaignId }]);
   });
 }
 
@@ -76,9 +78,10 @@ export async function completeBatch(ctx: AppContext, campaignId: string, batch: 
     const [row] = await trx('campaigns')
       .where({ id: campaignId })
       .update({ batchesDone: trx.raw('batches_done + 1'), updatedAt: trx.fn.now() })
-      .returning(['batchesDone', 'batchesTotal', 'status']);
+      .returning(['batchesDone', 'batchesTotal', 'status', 'storeId']);
     if (row.batchesDone >= row.batchesTotal && row.status === 'sending') {
-      await trx('campaigns').where({ id: campaignId, status: 'sending' }).update({ status: 'sent', completedAt: trx.fn.now() });
+      const sent = await trx('campaigns').where({ id: campaignId, status: 'sending' }).update({ status: 'sent', completedAt: trx.fn.now() });
+      if (sent) await reactInTransaction(ctx, trx, [{ type: 'campaign.sent', storeId: row.storeId, campaignId }]);
     }
   });
 }

@@ -29,7 +29,7 @@ export interface DashboardPart {
 }
 
 /** Resources other modules may ask for in the admin API's shape. */
-export type AdminResourceKind = 'product' | 'order' | 'customer';
+export type AdminResourceKind = 'product' | 'order' | 'customer' | 'campaign';
 
 /** Customers who bought given products or products of given collections (audience filters). */
 export interface PurchaseConditions {

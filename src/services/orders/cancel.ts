@@ -75,6 +75,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
       .update({ status: 'cancelled', cancelledAt: trx.fn.now(), cancelReason: input.reason, updatedAt: trx.fn.now() })
       .returning('*')) as OrderRow[];
     await applyFigureChange(trx, before, afterPayment, order!);
+    emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
     const backInStock = await restockUnits(trx, storeId, units, { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${before.number} cancelled` });
     if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
     if (before.discountCode) await releaseDiscountUse(trx, storeId, before.discountCode);

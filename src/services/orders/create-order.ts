@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import { camelCase } from '../../db/column-names.js';
 import { defineStatement, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
-import type { OrderItemRow, OrderRow } from './dto.js';
+import { toOrderDto, type OrderItemRow, type OrderRow } from './dto.js';
 
 
 export interface OrderSnapshotLine {
@@ -103,6 +103,59 @@ export interface OrderKeys {
   emailOutboxId?: string;
   /** The store's order number sequence (ensureOrderNumberSequence). */
   sequence: string;
+  /** The items' ids, in line order (drawn before the insert, so the order's DTO is known before it: orderDtoBeforeInsert). */
+  itemIds: string[];
+}
+
+/**
+ * The order's admin DTO as the insert will make it, before the insert runs: what only the
+ * insert draws (the number, created_at and updated_at) are left 0 / epoch for SQL to fill in
+ * (webhooks' order.created statement does). test/webhook-topics.test.ts compares it with
+ * GET /admin/orders/{id}.
+ */
+export function orderDtoBeforeInsert(order: NewOrder, keys: Omit<OrderKeys, 'sequence'>, trackingUrl: string) {
+  const epoch = new Date(0);
+  const row: OrderRow = {
+    id: keys.orderId,
+    storeId: order.storeId,
+    number: 0,
+    customerId: keys.customerId,
+    checkoutSessionId: order.checkoutSessionId,
+    email: order.email,
+    status: 'open',
+    paymentStatus: order.paymentStatus,
+    amountRefunded: 0,
+    paymentEventCreated: null,
+    paymentEventId: null,
+    fulfillmentStatus: 'unfulfilled',
+    paymentProvider: order.paymentProvider,
+    paymentIntentId: order.paymentIntentId,
+    currency: order.currency,
+    subtotal: order.subtotal,
+    discountTotal: order.discountTotal,
+    shippingTotal: order.shippingTotal,
+    total: order.total,
+    discountCode: order.discountCode,
+    shippingMethod: order.shippingMethod,
+    shippingAddress: order.shippingAddress,
+    billingAddress: order.billingAddress,
+    trackingToken: keys.trackingToken,
+    cancelledAt: null,
+    cancelReason: null,
+    createdAt: epoch,
+    updatedAt: epoch
+  };
+  const items = order.lines.map((line, position) => ({
+    ...line,
+    id: keys.itemIds[position]!,
+    orderId: keys.orderId,
+    storeId: order.storeId,
+    fulfilledQuantity: 0,
+    refundedQuantity: 0,
+    returnedQuantity: 0,
+    position
+  })) as OrderItemRow[];
+  return toOrderDto(row, items, [], trackingUrl);
 }
 
 export const REVENUE_SHARDS = 16;
@@ -130,9 +183,9 @@ const INSERT_ORDER = defineStatement(
        from n
      returning *
    ), i as (
-     insert into order_items (order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
-     select o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
-       from o, jsonb_to_recordset(:lines::jsonb) as x(product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
+     insert into order_items (id, order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
+     select x.id, o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
+       from o, jsonb_to_recordset(:lines::jsonb) as x(id uuid, product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
      returning *
    ), e as (
      update outbox set payload = jsonb_set(payload, '{orderNumber}', to_jsonb('#' || (select last_number from n)))
@@ -159,6 +212,7 @@ const INSERT_ORDER = defineStatement(
  */
 export function orderInsert(order: NewOrder, keys: OrderKeys): StatementCall {
   const lines = order.lines.map((line, position) => ({
+    id: keys.itemIds[position],
     product_id: line.productId,
     variant_id: line.variantId,
     title: line.title,

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { orderCancelledEmail } from './notifications.js';
 import { applyFigureChange } from './order-figures.js';
@@ -83,6 +84,7 @@ export async function cancelOverdueOrder(ctx: AppContext, storeId: string, order
     const days = order.manualPaymentDays;
     const reason = `we did not receive its payment within ${days} day${days === 1 ? '' : 's'}`;
     await recordOrderEvent(trx, storeId, orderId, 'cancelled', SYSTEM, { reason, restocked: true, refunded: 0 });
+    emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
     await enqueueEmail(ctx, orderCancelledEmail(store.name, order, items, trackingUrlFor(store.trackingBase, order.trackingToken), reason), { trx });
     await recordOrderEvent(trx, storeId, orderId, 'email_sent', SYSTEM, { template: 'order_cancelled', to: order.email });
     return true;
@@ -113,6 +115,7 @@ export async function markOrderPaid(ctx: AppContext, storeId: string, orderId: s
     if (order.status === 'cancelled') throw refuse('This order is cancelled: its payment can no longer be recorded', 'order is cancelled');
     if (order.paymentStatus !== 'pending') throw refuse(`This order's payment is already ${order.paymentStatus}`, `payment is ${order.paymentStatus}`);
     await moveOrderPayment(trx, storeId, orderId, { state: 'paid' }, { actor }, { reference: input.reference ?? null, note: input.note ?? null });
+    await reactInTransaction(ctx, trx, [{ type: 'order.changed', storeId, orderId, change: 'paid' }]);
   });
   return { order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }

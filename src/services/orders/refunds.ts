@@ -82,6 +82,7 @@ async function settleRefund(
   const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded) + Number(refund.amount), Number(settled ?? 0)));
   const state = amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded';
   await moveOrderPayment(trx, refund.storeId, refund.orderId, { state, amountRefunded }, { actor });
+  emit({ type: 'order.changed', storeId: refund.storeId, orderId: refund.orderId, change: 'refunded' });
   const units = new Map<string, number>();
   for (const line of refund.items) if (line.restock && line.variantId) units.set(line.variantId, (units.get(line.variantId) ?? 0) + line.quantity);
   const backInStock = await restockUnits(trx, refund.storeId, units, { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${order.number} refunded` });

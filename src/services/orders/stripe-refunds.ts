@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import type { OrderRow, RefundRow } from './dto.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { failPendingRefund, settlePendingRefund } from './refunds.js';
@@ -57,6 +58,7 @@ export async function reconcileStripeRefund(ctx: AppContext, storeId: string, or
       await moveOrderPayment(trx, storeId, orderId, { state: amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded', amountRefunded }, { actor: WEBHOOK });
     }
     await recordOrderEvent(trx, storeId, orderId, 'refunded', WEBHOOK, { refundId: inserted[0]!.id, amount: reported.amount, source: 'stripe', stripeRefundId: reported.id });
+    await reactInTransaction(ctx, trx, [{ type: 'order.changed', storeId, orderId, change: 'refunded' }]);
     return { changed: true, outcome: `refund ${reported.id} recorded` };
   });
 }

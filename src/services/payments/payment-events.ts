@@ -2,6 +2,7 @@ import Joi from 'joi';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { confirmCheckoutSession } from '../checkout/confirm.js';
+import { reactInTransaction } from '../events/domain-events.js';
 import { moveOrderPayment } from '../orders/payment-moves.js';
 import { reconcileStripeRefund } from '../orders/stripe-refunds.js';
 import { WEBHOOK } from '../orders/timeline.js';
@@ -127,7 +128,7 @@ export async function onPaymentIntentEvent(ctx: AppContext, event: Stripe.Event,
     if (!early.apply) return ignored(`checkout session: ${early.reason}`);
     await confirmCheckoutSession(ctx, session.storeId, session.id, { paymentVerified: fact.state });
   }
-  return withTransaction(ctx, (trx) => applyToSessionPayment(trx, session, fact, event.id));
+  return withTransaction(ctx, (trx) => applyToSessionPayment(ctx, trx, session, fact, event.id));
 }
 
 /** `charge.refunded`: the order's payment becomes partially refunded or refunded, with the amount. */
@@ -146,7 +147,7 @@ export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Pr
   if (charge.amount_refunded <= 0 && !charge.refunded) return ignored('nothing refunded');
   const full = charge.refunded || charge.amount_refunded >= charge.amount;
   const fact = factOf(event, full ? 'refunded' : 'partially_refunded', full ? Number(order.total) : charge.amount_refunded);
-  const outcome = await withTransaction(ctx, (trx) => applyToOrderPayment(trx, order.storeId, order.id, fact, event.id));
+  const outcome = await withTransaction(ctx, (trx) => applyToOrderPayment(ctx, trx, order.storeId, order.id, fact, event.id));
   // A charge that lists its refunds (expanded) records each, once, as the refund events do.
   const listed = (charge as { refunds?: { data?: unknown[] } }).refunds?.data ?? [];
   for (const item of listed) {
@@ -179,12 +180,12 @@ export async function onRefundEvent(ctx: AppContext, event: Stripe.Event): Promi
 }
 
 /** The session's payment, under its row lock: its order's once it has one, else the session's own status. */
-async function applyToSessionPayment(trx: Transaction, ref: SessionRef, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
+async function applyToSessionPayment(ctx: AppContext, trx: Transaction, ref: SessionRef, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
   const session = (await trx('checkoutSessions').where({ id: ref.id, storeId: ref.storeId }).forUpdate().first('orderId', 'paymentStatus')) as
     | Pick<SessionRef, 'orderId' | 'paymentStatus'>
     | undefined;
   if (!session) return ignored('the checkout session is gone');
-  if (session.orderId) return applyToOrderPayment(trx, ref.storeId, session.orderId, fact, eventId);
+  if (session.orderId) return applyToOrderPayment(ctx, trx, ref.storeId, session.orderId, fact, eventId);
   const decision = decidePayment({ state: session.paymentStatus, amountRefunded: 0, lastEventCreated: null }, fact);
   if (!decision.apply) return ignored(`checkout session: ${decision.reason}`);
   if (decision.changed) await trx('checkoutSessions').where({ id: ref.id }).update({ paymentStatus: decision.state, updatedAt: trx.fn.now() });
@@ -192,7 +193,10 @@ async function applyToSessionPayment(trx: Transaction, ref: SessionRef, fact: Pa
 }
 
 /** One order's payment: the orders module moves it (state machine, revenue, customer, timeline). */
-async function applyToOrderPayment(trx: Transaction, storeId: string, orderId: string, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
+/** The webhook topic a payment change is (order.paid, order.refunded), if any. */
+const TOPIC_OF: Partial<Record<PaymentState, 'paid' | 'refunded'>> = { paid: 'paid', partially_refunded: 'refunded', refunded: 'refunded' };
+
+async function applyToOrderPayment(ctx: AppContext, trx: Transaction, storeId: string, orderId: string, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
   const move = await moveOrderPayment(
     trx,
     storeId,
@@ -201,5 +205,7 @@ async function applyToOrderPayment(trx: Transaction, storeId: string, orderId: s
     { eventId, created: fact.created, actor: WEBHOOK }
   );
   if (!move.applied) return ignored(move.reason);
+  const change = TOPIC_OF[move.state];
+  if (move.changed && change) await reactInTransaction(ctx, trx, [{ type: 'order.changed', storeId, orderId, change }]);
   return applied(`order #${move.order.number} ${move.changed ? '' : 'already '}${move.state}`);
 }

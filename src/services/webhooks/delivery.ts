@@ -58,30 +58,36 @@ async function releaseSlot(ctx: AppContext, subscriptionId: string, deliveryId: 
  * 4xx other than 408/429 is final; anything else retries on the schedule until 24 h (scaled) after
  * the first attempt. A job for a delivery already done, or not yet due, does nothing.
  */
-export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal?: AbortSignal): Promise<DeliveryOutcome> {
-  const view: (DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null }) | undefined = await ctx
-    .db('webhookDeliveries as d')
-    .join('webhookSubscriptions as s', 's.id', 'd.subscriptionId')
-    .join('webhookEvents as e', 'e.id', 'd.eventId')
-    .where('d.id', deliveryId)
-    .first(
-      'd.id', 'd.status', 'd.subscriptionId', 'd.storeId', 'd.eventId', 'd.nextRetryAt', 'd.lockedUntil',
-      's.url', 's.enabled', 's.secretSealed', 's.previousSecretSealed', 's.previousSecretExpiresAt',
-      'e.topic', 'e.seq', 'e.data', 'e.createdAt as eventCreatedAt'
-    );
-  if (!view || view.status === 'succeeded' || view.status === 'failed') return 'skipped';
-  if (view.status === 'pending' && view.nextRetryAt && view.nextRetryAt.getTime() > Date.now() + 1_000) return 'skipped';
-  if (!view.enabled) {
-    await ctx.db('webhookDeliveries').where({ id: deliveryId, status: 'pending' })
-      .update({ status: 'failed', lastError: 'the subscription is disabled', completedAt: ctx.db.fn.now(), nextRetryAt: null, updatedAt: ctx.db.fn.now() });
-    return 'failed';
-  }
-  if (!(await takeSlot(ctx, view.subscriptionId, deliveryId))) {
-    // At the endpoint's cap: this attempt waits its turn as a new job, so the worker slot goes to another endpoint.
-    await enqueueJob(ctx.db, webhookDeliveryJob, { deliveryId }, { runAt: new Date(Date.now() + BUSY_DELAY_MS + Math.random() * BUSY_DELAY_MS) });
-    return 'deferred';
+export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal?: AbortSignal, knownSubscriptionId?: string): Promise<DeliveryOutcome> {
+  // A job that names its subscription takes the endpoint's slot first: an attempt that must wait
+  // its turn costs no database read (one endpoint with a deep backlog defers most attempts).
+  let slot: string | null = null;
+  if (knownSubscriptionId) {
+    if (!(await takeSlot(ctx, knownSubscriptionId, deliveryId))) return defer(ctx, deliveryId, knownSubscriptionId);
+    slot = knownSubscriptionId;
   }
   try {
+    const view: (DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null }) | undefined = await ctx
+      .db('webhookDeliveries as d')
+      .join('webhookSubscriptions as s', 's.id', 'd.subscriptionId')
+      .join('webhookEvents as e', 'e.id', 'd.eventId')
+      .where('d.id', deliveryId)
+      .first(
+        'd.id', 'd.status', 'd.subscriptionId', 'd.storeId', 'd.eventId', 'd.nextRetryAt', 'd.lockedUntil',
+        's.url', 's.enabled', 's.secretSealed', 's.previousSecretSealed', 's.previousSecretExpiresAt',
+        'e.topic', 'e.seq', 'e.data', 'e.createdAt as eventCreatedAt'
+      );
+    if (!view || view.status === 'succeeded' || view.status === 'failed') return 'skipped';
+    if (view.status === 'pending' && view.nextRetryAt && view.nextRetryAt.getTime() > Date.now() + 1_000) return 'skipped';
+    if (!view.enabled) {
+      await ctx.db('webhookDeliveries').where({ id: deliveryId, status: 'pending' })
+        .update({ status: 'failed', lastError: 'the subscription is disabled', completedAt: ctx.db.fn.now(), nextRetryAt: null, updatedAt: ctx.db.fn.now() });
+      return 'failed';
+    }
+    if (!slot) {
+      if (!(await takeSlot(ctx, view.subscriptionId, deliveryId))) return defer(ctx, deliveryId, view.subscriptionId);
+      slot = view.subscriptionId;
+    }
     const [claimed] = await ctx.db('webhookDeliveries')
       .where({ id: deliveryId })
       .where((q) => q.where({ status: 'pending' }).orWhere((q2) => q2.where({ status: 'delivering' }).where('lockedUntil', '<', ctx.db.fn.now())))
@@ -113,8 +119,20 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
     );
     return await recordOutcome(ctx, view, claimed.attempts as number, claimed.firstAttemptAt as Date, result);
   } finally {
-    await releaseSlot(ctx, view.subscriptionId, deliveryId);
+    if (slot) await releaseSlot(ctx, slot, deliveryId);
   }
+}
+
+/**
+ * At the endpoint's cap: this attempt waits its turn as a new job, so the worker slot goes to
+ * another endpoint. Straight into the queue, not through the outbox: nothing commits with it (the
+ * delivery row is already there), a deferral costs no database write, and if the add fails this
+ * job fails and BullMQ runs it again (the sweeper covers a job lost with Redis).
+ */
+async function defer(ctx: AppContext, deliveryId: string, subscriptionId: string): Promise<DeliveryOutcome> {
+  const delay = Math.round(BUSY_DELAY_MS + Math.random() * BUSY_DELAY_MS);
+  await ctx.queues.get(webhookDeliveryJob.queue).add(webhookDeliveryJob.name, { deliveryId, subscriptionId }, { ...webhookDeliveryJob.options, delay });
+  return 'deferred';
 }
 
 const isSuccess = (code: number | null) => code !== null && code >= 200 && code < 300;
@@ -130,12 +148,22 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
     lockedUntil: null,
     updatedAt: ctx.db.fn.now()
   };
+  if (isSuccess(result.statusCode)) {
+    // The common case in one statement (no transaction round trips): the delivery done, the endpoint no longer failing.
+    await ctx.db.raw(
+      `with d as (
+         update webhook_deliveries set status = 'succeeded', last_status_code = ?, last_duration_ms = ?, last_error = null, response_body = ?,
+                locked_until = null, next_retry_at = null, completed_at = now(), updated_at = now()
+          where id = ? returning 1
+       ), s as (
+         update webhook_subscriptions set failing_since = null where id = ? and failing_since is not null returning 1
+       )
+       select (select count(*) from d) as deliveries, (select count(*) from s) as endpoints`,
+      [result.statusCode, result.durationMs, result.body, view.id, view.subscriptionId]
+    );
+    return 'succeeded';
+  }
   return withTransaction(ctx, async (trx) => {
-    if (isSuccess(result.statusCode)) {
-      await trx('webhookDeliveries').where({ id: view.id }).update({ ...outcome, status: 'succeeded', nextRetryAt: null, completedAt: trx.fn.now() });
-      await trx('webhookSubscriptions').where({ id: view.subscriptionId }).whereNotNull('failingSince').update({ failingSince: null });
-      return 'succeeded';
-    }
     const delay = nextRetryDelayMs(base, attempts);
     const final = isFinalRefusal(result.statusCode) || Date.now() + delay - firstAttemptAt.getTime() > retryWindowMs(base);
     if (final) {
@@ -143,7 +171,7 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
     } else {
       const runAt = new Date(Date.now() + delay);
       await trx('webhookDeliveries').where({ id: view.id }).update({ ...outcome, status: 'pending', nextRetryAt: runAt });
-      await enqueueJob(trx as unknown as Sql, webhookDeliveryJob, { deliveryId: view.id }, { runAt, jobId: `webhook-delivery-${view.id}-${attempts + 1}-${randomUUID().slice(0, 8)}` });
+      await enqueueJob(trx as unknown as Sql, webhookDeliveryJob, { deliveryId: view.id, subscriptionId: view.subscriptionId }, { runAt, jobId: `webhook-delivery-${view.id}-${attempts + 1}-${randomUUID().slice(0, 8)}` });
     }
     await noteEndpointFailure(ctx, trx as unknown as Sql, view);
     return final ? 'failed' : 'retrying';

@@ -1,6 +1,8 @@
+import { defineStatement, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql } from '../../db/transaction.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
 import { enqueueJob } from '../outbox/enqueue.js';
+import { wakeRelayAfterCommit } from '../outbox/wake.js';
 import type { WebhookTopic } from './topics.js';
 
 export interface WebhookEventInput {
@@ -34,7 +36,46 @@ export async function recordWebhookEvent(trx: Sql, event: WebhookEventInput, sub
 export async function queueDeliveries(trx: Sql, storeId: string, eventId: string, subscriptionIds: string[]): Promise<string[]> {
   const deliveries = await trx('webhookDeliveries')
     .insert(subscriptionIds.map((subscriptionId) => ({ subscriptionId, eventId, storeId })))
-    .returning('id');
-  for (const { id } of deliveries as Array<{ id: string }>) await enqueueJob(trx, webhookDeliveryJob, { deliveryId: id });
+    .returning(['id', 'subscriptionId']);
+  for (const { id, subscriptionId } of deliveries as Array<{ id: string; subscriptionId: string }>) await enqueueJob(trx, webhookDeliveryJob, { deliveryId: id, subscriptionId });
   return (deliveries as Array<{ id: string }>).map((d) => d.id);
+}
+
+/** The bindings record_webhook_events (migration 20261125013000) takes after the events: the delivery job. */
+export const deliveryJobBindings = () => ({
+  queue: webhookDeliveryJob.queue,
+  job: webhookDeliveryJob.name,
+  options: JSON.stringify(webhookDeliveryJob.options)
+});
+
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * `order.created` (and `order.paid` for an order placed paid) for the checkout: ONE statement, for
+ * the caller to pipeline after the order insert in its transaction (its data is the order DTO
+ * built before the insert; the order number and timestamps the insert drew are filled in from the
+ * row). A store with no subscription to the topics costs one indexed read of its subscriptions.
+ */
+const ORDER_EVENTS = defineStatement(`select coalesce(sum(record_webhook_events(o.store_id, t.topic,
+         jsonb_build_array(jsonb_build_object('resourceId', o.id, 'data', :data::jsonb || jsonb_build_object(
+           'number', o.number,
+           'createdAt', to_char(o.created_at at time zone 'UTC', ${ISO_MS}),
+           'updatedAt', to_char(o.updated_at at time zone 'UTC', ${ISO_MS})))),
+         :queue, :job, :options::jsonb)), 0)::int as deliveries
+    from orders o cross join unnest(:topics::text[]) as t(topic)
+   where o.id = :orderId
+     and exists (select 1 from webhook_subscriptions s where s.store_id = o.store_id and s.enabled and s.topics && :topics::text[])`);
+
+export function orderEventsCall(orderId: string, topics: WebhookTopic[], data: unknown): StatementCall {
+  return {
+    statement: ORDER_EVENTS,
+    values: { orderId, topics: `{${topics.join(',')}}`, data: JSON.stringify(data), ...deliveryJobBindings() },
+    ran: wakeRelayAfterCommit
+  };
+}
+
+/** The delivery job's last three arguments of record_webhook_events as SQL literals, for a statement built as text (the CSV import's). */
+export function deliveryJobSqlLiterals(): string {
+  const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+  return `${quote(webhookDeliveryJob.queue)}, ${quote(webhookDeliveryJob.name)}, ${quote(JSON.stringify(webhookDeliveryJob.options))}::jsonb`;
 }

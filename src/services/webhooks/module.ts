@@ -1,35 +1,55 @@
-import type { Module } from '../../context.js';
+import type { AppContext, Module } from '../../context.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
+import { jobResource } from '../job-history/job-runs.js';
 import { adminResource } from '../modules/registry.js';
+import type { AdminResourceKind } from '../modules/contribution.js';
 import { recordWebhookEvent, subscribersOf } from './events.js';
+import type { WebhookTopic } from './topics.js';
+
+/**
+ * Events of one topic about some resources, each with the resource as the admin API shows it at
+ * this moment (read in the transaction, after the change). A store with no subscription to the
+ * topic pays one indexed read and nothing is read or written.
+ */
+async function recordEvents(
+  ctx: AppContext,
+  trx: Transaction,
+  storeId: string,
+  topic: WebhookTopic,
+  kind: AdminResourceKind | null,
+  ids: string[]
+): Promise<void> {
+  return recordEventsWith(trx, storeId, topic, ids, (id) => (kind ? adminResource(ctx, trx, kind, storeId, id) : Promise.resolve({ id })));
+}
+
+async function recordEventsWith(trx: Transaction, storeId: string, topic: WebhookTopic, ids: string[], load: (id: string) => Promise<unknown>): Promise<void> {
+  const db = trx as unknown as Sql;
+  const subscribers = await subscribersOf(db, storeId, topic);
+  if (!subscribers.length) return;
+  for (const id of ids) {
+    const data = await load(id);
+    if (data) await recordWebhookEvent(db, { storeId, topic, resourceId: id, data }, subscribers);
+  }
+}
 
 /**
  * The webhooks module: subscriptions, events and their deliveries. It turns domain events into
  * webhook events inside the transaction of the change (so an event exists exactly when its change
- * commits), with the resource as the admin API shows it at that moment; a store with no
- * subscription to the topic pays one indexed read.
+ * commits), with the resource as the admin API shows it at that moment. Topics written by SQL
+ * instead: order.created (the checkout's statement) and inventory.low (a trigger), migration
+ * 20261125013000.
  */
 export const webhooksModule: Module = {
   name: 'webhooks',
   onEventInTransaction: {
     'product.changed': async (ctx, trx, event) => {
       if (!event.change) return;
-      const topic = `product.${event.change}` as const;
-      const db = trx as unknown as Sql;
-      const subscribers = await subscribersOf(db, event.storeId, topic);
-      if (!subscribers.length) return;
-      for (const id of event.productIds) {
-        const data = event.change === 'deleted' ? { id } : await adminResource(ctx, trx as Transaction, 'product', event.storeId, id);
-        if (data) await recordWebhookEvent(db, { storeId: event.storeId, topic, resourceId: id, data }, subscribers);
-      }
+      await recordEvents(ctx, trx, event.storeId, `product.${event.change}`, event.change === 'deleted' ? null : 'product', event.productIds);
     },
-    'order.changed': async (ctx, trx, event) => {
-      const topic = `order.${event.change}` as const;
-      const db = trx as unknown as Sql;
-      const subscribers = await subscribersOf(db, event.storeId, topic);
-      if (!subscribers.length) return;
-      const data = await adminResource(ctx, trx as Transaction, 'order', event.storeId, event.orderId);
-      await recordWebhookEvent(db, { storeId: event.storeId, topic, resourceId: event.orderId, data }, subscribers);
-    }
+    'order.changed': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, `order.${event.change}`, 'order', [event.orderId]),
+    'customer.changed': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, `customer.${event.change}`, 'customer', event.customerIds),
+    'campaign.sent': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, 'campaign.sent', 'campaign', [event.campaignId]),
+    // Job runs belong to no module (job-history is shared): read here.
+    'job.finished': (_ctx, trx, event) => recordEventsWith(trx, event.storeId, `job.${event.outcome}`, [event.jobId], (id) => jobResource(trx, event.storeId, id))
   }
 };

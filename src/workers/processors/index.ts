@@ -15,6 +15,7 @@ import { sendEmailProcessor } from './send-email.js';
 import { stripeEventProcessor } from './stripe-event.js';
 import { unpaidOrdersCancelProcessor } from './unpaid-orders-cancel.js';
 import { webhookReconcileProcessor } from './webhook-reconcile.js';
+import { webhookSweepProcessor } from './webhook-sweep.js';
 import { webhookDeliveryProcessor } from './webhook-delivery.js';
 
 /** What the workers run, one processor per declared job kind (src/jobs/registry.ts). Add one line per kind. */
@@ -34,6 +35,7 @@ export const PROCESSORS: JobProcessor[] = [
   externalSystemBackfillProcessor,
   externalSystemNightlySyncProcessor,
   webhookReconcileProcessor,
+  webhookSweepProcessor,
   campaignStartProcessor,
   campaignBatchProcessor,
   unpaidOrdersCancelProcessor,
