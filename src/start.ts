@@ -1,5 +1,5 @@
 import { createServer } from './api/server.js';
-import { loadConfig } from './config.js';
+import { boot } from './boot.js';
 import { closeContext, createContext, openContext } from './context.js';
 import { MODULES } from './services/modules/index.js';
 import { runMigrations } from './db/migrate.js';
@@ -11,9 +11,9 @@ import { startWorkers, type WorkerPool } from './workers/run-workers.js';
  * API and every worker in this one process. Production runs them as separate Procfile processes.
  */
 runMain(async () => {
-  const config = loadConfig();
+  const { config, log } = await boot();
   const applied = await runMigrations(config.databaseUrl);
-  const ctx = createContext(config, { modules: MODULES });
+  const ctx = createContext(config, { modules: MODULES, log });
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
   // The API listens first: with Redis down at boot it still answers (health says what is down,
