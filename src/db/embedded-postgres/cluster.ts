@@ -63,6 +63,8 @@ function runProgram(file: string, args: string[], who: RunAs, extraEnv: NodeJS.P
 /** A fresh cluster in `paths.data`: UTF-8, the C.UTF-8 locale where the OS has it (else C), password auth. */
 export async function initCluster(bin: Binaries, paths: ClusterPaths, who: RunAs): Promise<void> {
   await mkdir(paths.dir, { recursive: true });
+  // As root, the postgres user must reach the data directory through this one.
+  if (who.uid !== undefined) await chmod(paths.dir, 0o755);
   await rm(paths.data, { recursive: true, force: true });
   await mkdir(paths.data, { mode: 0o700 });
   await who.own(paths.data);
