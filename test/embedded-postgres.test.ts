@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -165,4 +165,21 @@ t.test('no embedded server in production, and a failure names the variable to se
     name: 'DatabaseUnavailable',
     message: /could not start .*Set DATABASE_URL/s
   });
+});
+
+t.test('as root in a directory the postgres user cannot enter: the data is placed where it can, linked from .data/pg', async (t) => {
+  if (process.getuid?.() !== 0) {
+    t.pass('only root runs PostgreSQL as another user');
+    return;
+  }
+  const parent = await mkdtemp(path.join(os.tmpdir(), 'shopwright-private-'));
+  const dir = path.join(parent, 'pg');
+  const server = await acquireEmbeddedPostgres({ dir, profile: 'test' });
+  const outside = path.dirname(await realpath(path.join(dir, 'data')));
+  t.teardown(() => Promise.all([rm(parent, { recursive: true, force: true }), rm(outside, { recursive: true, force: true })]));
+  t.equal(server.startedHere, true);
+  t.not(outside, dir, 'the data lives outside the unreachable directory');
+  t.ok(await answers(server.url('postgres')));
+  await server.release();
+  t.equal(await postmasterPid(dir), null, 'stopped through the link');
 });

@@ -70,7 +70,8 @@ export async function initCluster(bin: Binaries, paths: ClusterPaths, who: RunAs
   await who.own(paths.data);
   const password = randomBytes(18).toString('base64url');
   await writeFile(paths.passwordFile, password, { mode: 0o600 });
-  const pwfile = path.join(paths.dir, `initdb-password.${process.pid}`);
+  // Beside the data directory: where the user running initdb can read it.
+  const pwfile = path.join(path.dirname(paths.data), `initdb-password.${process.pid}`);
   await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   await who.own(pwfile);
   try {

@@ -18,6 +18,7 @@ import {
 } from './cluster.js';
 import { exists, join, leave, withLock } from './lease.js';
 import { runAs } from './os-user.js';
+import { placeData, reachableBinaries } from './placement.js';
 
 export { EmbeddedPostgresUnavailable } from './binaries.js';
 
@@ -88,9 +89,10 @@ async function reuseRunning(paths: ClusterPaths): Promise<number | null> {
   return null;
 }
 
-async function startFresh(paths: ClusterPaths, settings: Settings): Promise<number> {
-  const bin = await findBinaries();
+async function startFresh(inPlace: ClusterPaths, settings: Settings): Promise<number> {
   const who = await runAs();
+  const bin = await reachableBinaries(await findBinaries(), who);
+  const paths = await placeData(inPlace, who);
   if (!(await exists(path.join(paths.data, 'PG_VERSION')))) await initCluster(bin, paths, who);
   else if (!(await exists(paths.passwordFile))) {
     throw new Error(`${paths.passwordFile} is missing, so the server in ${paths.data} cannot be reached (remove ${paths.dir} to start with an empty one)`);
