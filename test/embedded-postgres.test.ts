@@ -183,3 +183,38 @@ t.test('as root in a directory the postgres user cannot enter: the data is place
   await server.release();
   t.equal(await postmasterPid(dir), null, 'stopped through the link');
 });
+
+t.test('`npm run web` without DATABASE_URL: one log line says where the server runs; SIGTERM stops both', async (t) => {
+  const dir = await newDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    EMBEDDED_POSTGRES_DIR: path.join(dir, 'pg'),
+    STORAGE_DIR: path.join(dir, 'storage'),
+    REDIS_PREFIX: `swt:embedded-web-${process.pid}`
+  };
+  delete env.DATABASE_URL;
+  const web = spawn('npm', ['run', '--silent', 'web'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => {
+    if (web.exitCode === null) process.kill(-web.pid!, 'SIGKILL');
+  });
+  let output = '';
+  web.stdout!.on('data', (chunk) => (output += chunk));
+  web.stderr!.on('data', (chunk) => (output += chunk));
+  for (const until = Date.now() + 120_000; !output.includes('api listening') && web.exitCode === null && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.match(output, /"msg":"embedded PostgreSQL started at 127\.0\.0\.1:\d+ \(set DATABASE_URL to use your own server\)"/, output.slice(-1500));
+  const pid = await postmasterPid(path.join(dir, 'pg'));
+  t.ok(pid && isAlive(pid), 'the server runs');
+  process.kill(-web.pid!, 'SIGTERM');
+  await exited(web);
+  t.equal(web.exitCode, 0, 'web stopped cleanly');
+  t.equal(await postmasterPid(path.join(dir, 'pg')), null, 'and stopped the server it started');
+  t.notOk(isAlive(pid!));
+});
