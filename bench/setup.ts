@@ -24,7 +24,7 @@ async function freePort(): Promise<number> {
 }
 
 interface Timing {
-  /** From spawning `npm start` to the log line of the embedded server (node, tsx and the app's imports come first). */
+  /** From spawning `npm start` to the log line of the embedded server (started while the app's modules load). */
   database: number;
   /** ... and its log line after migrations and the workers' start. */
   healthy: number;
@@ -79,7 +79,7 @@ export async function run(): Promise<void> {
     for (const [label, timing, target] of [['cold (init + migrations)', cold, TARGETS.cold], ['warm (same data)', warm, TARGETS.warm]] as const) {
       console.log(
         `${label.padEnd(26)} ${seconds(timing.healthy)} to healthy (target < ${target / 1000} s)${timing.healthy < target ? '' : '  ABOVE TARGET'}; ` +
-          `the embedded server was up ${seconds(timing.database)} after the spawn (node, tsx and the app's imports before it)`
+          `the embedded server was up after ${seconds(timing.database)}`
       );
     }
     // The same app on a PostgreSQL of your own (migrated already), when this machine has one: what
