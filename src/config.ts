@@ -104,7 +104,9 @@ const PRODUCTION_SECRETS = [
   'QUEUE_DASHBOARD_PASSWORD'
 ] as const;
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
 
 function int(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;

@@ -1,19 +1,24 @@
-import { createServer } from './api/server.js';
-import { loadConfig } from './config.js';
-import { closeContext, createContext, openContext } from './context.js';
-import { MODULES } from './services/modules/index.js';
-import { runMigrations } from './db/migrate.js';
+import { boot } from './boot.js';
 import { runMain, stopOnSignals } from './lifecycle.js';
-import { startWorkers, type WorkerPool } from './workers/run-workers.js';
+import type { WorkerPool } from './workers/run-workers.js';
 
 /**
  * `npm start`: for one machine. Creates the database if needed, applies migrations, then runs the
  * API and every worker in this one process. Production runs them as separate Procfile processes.
+ * The app's modules are imported beside boot(), so that an embedded PostgreSQL (no DATABASE_URL)
+ * initialises and starts while they load.
  */
 runMain(async () => {
-  const config = loadConfig();
+  const [{ config, log }, { createServer }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { startWorkers }] = await Promise.all([
+    boot(),
+    import('./api/server.js'),
+    import('./context.js'),
+    import('./services/modules/index.js'),
+    import('./db/migrate.js'),
+    import('./workers/run-workers.js')
+  ]);
   const applied = await runMigrations(config.databaseUrl);
-  const ctx = createContext(config, { modules: MODULES });
+  const ctx = createContext(config, { modules: MODULES, log });
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
   // The API listens first: with Redis down at boot it still answers (health says what is down,

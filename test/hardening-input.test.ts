@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createDb } from '../src/db/knex.js';
 import { buildApp, signupOwner } from './helpers/app.js';
+import { databaseUrl } from './helpers/databases.js';
 import { admin, createProduct } from './helpers/catalog.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
@@ -196,7 +197,7 @@ t.test('PostgreSQL down or missing: admin routes answer 503, not 401', async (t)
     app.ctx.db = original;
   });
   const down = createDb('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-  const missing = createDb('postgres://postgres@127.0.0.1:5432/sw_no_such_database_here', { max: 1 });
+  const missing = createDb(databaseUrl('sw_no_such_database_here'), { max: 1 });
   t.teardown(async () => {
     await down.destroy();
     await missing.destroy();

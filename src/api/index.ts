@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { boot } from '../boot.js';
 import { closeContext, createContext, openContext } from '../context.js';
 import { MODULES } from '../services/modules/index.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
@@ -6,7 +6,8 @@ import { createServer } from './server.js';
 
 /** The `web` process: the HTTP API only. */
 runMain(async () => {
-  const ctx = createContext(loadConfig(), { modules: MODULES });
+  const { config, log } = await boot();
+  const ctx = createContext(config, { modules: MODULES, log });
   await openContext(ctx);
   const server = await createServer(ctx);
   await server.start();

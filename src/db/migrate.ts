@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Knex } from 'knex';
 import { migrations } from '../../migrations/index.js';
 import { loadConfig } from '../config.js';
+import { chooseDatabase } from './embedded-postgres/entry.js';
 import { createDb } from './knex.js';
 
 class ListedMigrationSource implements Knex.MigrationSource<string> {
@@ -51,14 +52,21 @@ export async function runMigrations(databaseUrl: string): Promise<string[]> {
   }
 }
 
+/** `npm run migrate` (the Procfile's release): DATABASE_URL, or the embedded server (started or reused, then left). */
+async function main(): Promise<void> {
+  loadConfig(); // production refuses to go on without DATABASE_URL (and its other settings)
+  const database = await chooseDatabase(process.env, (message, fields) => console.log(message, fields.dataDir));
+  try {
+    const applied = await runMigrations(database.url);
+    console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+  } finally {
+    await database.release();
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig();
-  runMigrations(config.databaseUrl)
-    .then((applied) => {
-      console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error && ['ConfigError', 'DatabaseUnavailable'].includes(error.name) ? error.message : error);
+    process.exitCode = 1;
+  });
 }

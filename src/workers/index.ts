@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { boot } from '../boot.js';
 import { closeContext, createContext, openContext } from '../context.js';
 import { MODULES } from '../services/modules/index.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
@@ -6,7 +6,8 @@ import { startWorkers } from './run-workers.js';
 
 /** The `worker` process: consumes every queue. */
 runMain(async () => {
-  const ctx = createContext(loadConfig(), { modules: MODULES, readReplica: false });
+  const { config, log } = await boot();
+  const ctx = createContext(config, { modules: MODULES, log, readReplica: false });
   await openContext(ctx);
   const pool = await startWorkers(ctx);
   ctx.log.info('workers running');

@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 
+/**
+ * The server tests create their databases on, through its `postgres` database. `npm test`
+ * (setup/run-tap.ts) sets TEST_ADMIN_DATABASE_URL: to DATABASE_URL's server when that is set, else to
+ * the embedded server it runs for the suite. A bare `tap` run without it uses the local default.
+ */
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Every template a run names itself starts so (TEST_TEMPLATE_DATABASE may name any other). */

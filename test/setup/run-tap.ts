@@ -3,6 +3,28 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { acquireEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres/index.js';
+
+/**
+ * The PostgreSQL server of the run, handed to the helpers as TEST_ADMIN_DATABASE_URL: that variable
+ * when set; else DATABASE_URL's server (its `postgres` database); else, with neither, an embedded
+ * PostgreSQL of the suite's own under TEST_EMBEDDED_POSTGRES_DIR (`.data/pg-test`, tuned for tests:
+ * no fsync), started here or reused from a run beside this one, and left at the end (the last run
+ * to leave stops it).
+ */
+async function testServer(env: NodeJS.ProcessEnv): Promise<EmbeddedPostgres | null> {
+  if (env.TEST_ADMIN_DATABASE_URL) return null;
+  if (env.DATABASE_URL) {
+    const url = new URL(env.DATABASE_URL);
+    url.pathname = '/postgres';
+    env.TEST_ADMIN_DATABASE_URL = url.toString();
+    return null;
+  }
+  const embedded = await acquireEmbeddedPostgres({ dir: env.TEST_EMBEDDED_POSTGRES_DIR || '.data/pg-test', profile: 'test' });
+  env.TEST_ADMIN_DATABASE_URL = embedded.url('postgres');
+  console.log(`tests run on an embedded PostgreSQL at ${embedded.host}:${embedded.port} (set DATABASE_URL to use your own server)`);
+  return embedded;
+}
 
 /**
  * `npm test` after the build: runs tap (arguments passed through) with a template database named
@@ -11,6 +33,8 @@ import path from 'node:path';
  * this run's template and no other run's (helpers/databases.ts).
  */
 const chosen = process.env.TEST_TEMPLATE_DATABASE;
+const server = await testServer(process.env);
+
 const template = chosen || `shopwright_tpl_${randomBytes(6).toString('hex')}`;
 process.env.TEST_TEMPLATE_DATABASE = template;
 // Imported after the name is set: the helpers read it once, at import.
@@ -25,7 +49,8 @@ const tap = spawn(process.execPath, [tapBin, ...process.argv.slice(2)], { stdio:
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => tap.kill(signal));
 
 tap.on('exit', (code, signal) => {
-  const done = () => process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 0));
+  const exit = () => process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 0));
+  const done = () => (server ? server.release().then(exit, exit) : exit());
   if (chosen) return done();
   // tap's `after` drops the template; a run killed before it would leave this run's behind.
   adminQuery(`DROP DATABASE IF EXISTS ${quoteIdentifier(template)} WITH (FORCE)`).then(done, done);

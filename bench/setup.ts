@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freshBenchDatabase } from './lib/database.js';
+
+/**
+ * Issue 23 targets: `npm start` with no DATABASE_URL, to a healthy `/health`, on the embedded
+ * PostgreSQL: cold (a fresh data directory: initdb, server start, every migration) under 10 s and
+ * warm (the same directory again) under 3 s. Printed, not asserted.
+ */
+const TARGETS = { cold: 10_000, warm: 3_000 };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Timing {
+  /** From spawning `npm start` to the log line of the embedded server (started while the app's modules load). */
+  database: number;
+  /** ... and its log line after migrations and the workers' start. */
+  healthy: number;
+}
+
+/** From spawning `npm start` to its first 200 from /api/v1/health; then stops it with SIGTERM. */
+async function startToHealthy(env: NodeJS.ProcessEnv, port: number): Promise<Timing> {
+  const began = performance.now();
+  const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stderr = '';
+  let database = Number.NaN;
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (Number.isNaN(database) && chunk.toString().includes('embedded PostgreSQL')) database = performance.now() - began;
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}: ${stderr.slice(-2000)}`);
+      const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((response) => response.ok, () => false);
+      if (ok) return { database, healthy: performance.now() - began };
+      if (performance.now() - began > 120_000) throw new Error(`not healthy after 120 s: ${stderr.slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+  }
+}
+
+export async function run(): Promise<void> {
+  console.log('\n# setup: `npm start` without DATABASE_URL (embedded PostgreSQL) to a healthy /health');
+  const root = await mkdtemp(path.join(os.tmpdir(), 'shopwright-bench-setup-'));
+  // As root the server runs as the postgres user, which must reach the data directory.
+  await chmod(root, 0o755);
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    EMBEDDED_POSTGRES_DIR: path.join(root, 'pg'),
+    STORAGE_DIR: path.join(root, 'storage'),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'development',
+    REDIS_PREFIX: `swbench-setup-${process.pid}`
+  };
+  delete env.DATABASE_URL;
+  try {
+    const cold = await startToHealthy(env, port);
+    const warm = await startToHealthy(env, port);
+    const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    for (const [label, timing, target] of [['cold (init + migrations)', cold, TARGETS.cold], ['warm (same data)', warm, TARGETS.warm]] as const) {
+      console.log(
+        `${label.padEnd(26)} ${seconds(timing.healthy)} to healthy (target < ${target / 1000} s)${timing.healthy < target ? '' : '  ABOVE TARGET'}; ` +
+          `the embedded server was up after ${seconds(timing.database)}`
+      );
+    }
+    // The same app on a PostgreSQL of your own (migrated already), when this machine has one: what
+    // the app costs without the embedded server.
+    const own = await freshBenchDatabase('setup').catch(() => null);
+    if (own) {
+      const timing = await startToHealthy({ ...env, DATABASE_URL: own }, port);
+      console.log(`${'own server (DATABASE_URL)'.padEnd(26)} ${seconds(timing.healthy)} to healthy (for comparison: no embedded server)`);
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
