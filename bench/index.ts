@@ -5,6 +5,7 @@ import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
 import { run as outbox } from './outbox.js';
+import { run as processes } from './processes.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as storeOperations } from './store-operations.js';
@@ -21,7 +22,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   outbox,
   marketing,
   checkout,
-  'store-operations': storeOperations
+  'store-operations': storeOperations,
+  processes
 };
 
 const only = process.argv.slice(2);
