@@ -5,7 +5,7 @@ import pg from 'pg';
 import t from 'tap';
 import { deleteRedisKeys } from './helpers/app.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
-import { call, spawnProcess, until, waitHealthy, type AppProcess } from './helpers/processes.js';
+import { call, pidsConnectedTo, spawnProcess, until, waitHealthy, type AppProcess } from './helpers/processes.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
 /**
@@ -153,7 +153,13 @@ t.test(`a campaign to ${RECIPIENTS} recipients, with both workers taking its bat
   let campaign: any;
   const webs = [webA, webB];
   let polls = 0;
+  // Which worker processes hold SMTP connections while it sends (their pools stay open between batches).
+  const senders = new Set<number>();
+  let ssWorks = true;
   const done = await until(async () => {
+    const pids = await pidsConnectedTo(smtp.port);
+    if (pids === null) ssWorks = false;
+    for (const pid of pids ?? []) senders.add(pid);
     // Progress read through either web process in turn.
     const response = await call(webs[polls++ % 2]!, { path: `/admin/marketing/campaigns/${campaignId}`, ...owner.as });
     campaign = response.body.data?.campaign;
@@ -162,6 +168,11 @@ t.test(`a campaign to ${RECIPIENTS} recipients, with both workers taking its bat
   t.ok(done, `the campaign finished (${JSON.stringify(campaign)})`);
   t.comment(`${RECIPIENTS} messages in ${Date.now() - started} ms`);
   t.match(campaign, { recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, skipped: 0 });
+  if (ssWorks) {
+    t.same([workerA, workerB].filter((w) => !senders.has(w.child.pid!)).map((w) => w.name), [], 'both worker processes were sending');
+  } else {
+    t.comment('`ss` is not available here: which workers sent is not checked (delivery counts still are)');
+  }
 
   // The SMTP sink: every consenting customer exactly once, nobody else.
   await new Promise((resolve) => setTimeout(resolve, 500));

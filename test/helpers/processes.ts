@@ -122,3 +122,16 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs: 
   }
   return true;
 }
+
+/**
+ * The process ids holding TCP connections to a local port right now (`ss -tnp`), or null where `ss`
+ * cannot tell (not installed): which of our processes talk to a server the test runs.
+ */
+export async function pidsConnectedTo(port: number): Promise<Set<number> | null> {
+  const { execFile } = await import('node:child_process');
+  const out = await new Promise<string | null>((resolve) =>
+    execFile('ss', ['-tnpH', 'dst', `127.0.0.1:${port}`], (error, stdout) => resolve(error ? null : stdout))
+  );
+  if (out === null) return null;
+  return new Set([...out.matchAll(/pid=(\d+)/g)].map((m) => Number(m[1])));
+}
