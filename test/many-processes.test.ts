@@ -10,7 +10,8 @@ import { SmtpCapture } from './helpers/smtp-capture.js';
 
 /**
  * Issue #27 part 4: two `web` and two `worker` processes (the Procfile's entry points, real child
- * processes) on one database and one Redis key prefix, driven through HTTP only. Nothing here knows
+ * processes) on one database and one Redis key prefix (whatever REDIS_URL this run has), driven
+ * through HTTP only. Nothing here knows
  * how the processes share state (Redis keys, pub/sub, locks): only environment variables and the API.
  */
 
@@ -52,7 +53,9 @@ t.teardown(async () => {
   await db.end();
   await smtp.stop();
   await dropTestDatabase(name);
-  await deleteRedisKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', `swt:${name}:*`);
+  // The children inherit REDIS_URL as it is (unset: the default Redis here; with the PostgreSQL
+  // adapters, their shared state lives in the test database, which is dropped above).
+  await deleteRedisKeys(process.env.REDIS_URL ?? '', `swt:${name}:*`);
   await rm(storageDir, { recursive: true, force: true });
 });
 
