@@ -13,7 +13,7 @@ import { printStats, runShoppers, STEPS, type ShopperStats } from './lib/shopper
  * two processes, PostgreSQL and the load generator share the same cores, so a second process shows
  * what parallelism the host has left, not what a second machine would add.
  */
-const CONNECTIONS = 50;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const REDIS_PREFIX = 'swbench:processes';
