@@ -7,6 +7,7 @@ import { run as marketing } from './marketing.js';
 import { run as orderOperations } from './order-operations.js';
 import { run as outbox } from './outbox.js';
 import { run as queues } from './queue-backends.js';
+import { run as processes } from './processes.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as setup } from './setup.js';
@@ -29,7 +30,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   queues,
   webhooks,
   'order-operations': orderOperations,
-  setup
+  setup,
+  processes
 };
 
 const only = process.argv.slice(2);
