@@ -1,0 +1,24 @@
+import type { Role } from '../api/me';
+
+export interface MenuItem {
+  label: string;
+  to: string;
+  roles: readonly Role[];
+}
+
+const ALL: readonly Role[] = ['owner', 'admin', 'staff'];
+const ADMINS: readonly Role[] = ['owner', 'admin'];
+
+/** What each role may open (API.md, Roles): staff see catalog, orders and customers, nothing else. */
+export const MENU: MenuItem[] = [
+  { label: 'Home', to: '/', roles: ALL },
+  { label: 'Orders', to: '/orders', roles: ALL },
+  { label: 'Products', to: '/products', roles: ALL },
+  { label: 'Customers', to: '/customers', roles: ALL },
+  { label: 'Marketing', to: '/marketing', roles: ADMINS },
+  { label: 'Jobs', to: '/jobs', roles: ADMINS },
+  { label: 'Team', to: '/settings/team', roles: ADMINS }
+];
+
+export const menuFor = (role: Role) => MENU.filter((item) => item.roles.includes(role));
+export const canImport = (role: Role) => ADMINS.includes(role);

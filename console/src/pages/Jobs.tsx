@@ -1,0 +1,3 @@
+export function Jobs() {
+  return <p>Jobs</p>;
+}

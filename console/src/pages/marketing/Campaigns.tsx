@@ -1,0 +1,3 @@
+export function Campaigns() {
+  return <p>Campaigns</p>;
+}

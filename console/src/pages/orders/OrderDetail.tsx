@@ -1,0 +1,3 @@
+export function OrderDetail() {
+  return <p>OrderDetail</p>;
+}

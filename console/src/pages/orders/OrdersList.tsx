@@ -1,0 +1,3 @@
+export function OrdersList() {
+  return <p>OrdersList</p>;
+}

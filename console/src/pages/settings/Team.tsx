@@ -1,0 +1,3 @@
+export function Team() {
+  return <p>Team</p>;
+}
