@@ -49,6 +49,7 @@ export function Shell() {
               component={Link}
               to={item.to}
               label={item.label}
+              variant="filled"
               active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
             />
           ))}

@@ -43,7 +43,7 @@ export function CustomerImport() {
           <Title order={2} size="h4">
             Import customers
           </Title>
-          <FileInput label="CSV file" accept="text/csv,.csv" value={file} onChange={setFile} clearable />
+          <FileInput label="CSV file" accept="text/csv,.csv" value={file} onChange={setFile} clearable clearButtonProps={{ 'aria-label': 'Clear file' }} />
           <FormError error={upload.error} />
           <Button type="submit" disabled={!file} loading={upload.isPending}>
             Import
