@@ -141,7 +141,7 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     const variantId = product.body.data.product.variants[0].id as string;
     const { session } = await openSession(app, shop, [{ variantId, quantity: 2 }], { email: 'buyer@example.com' });
     t.equal(session.status, 201, session.raw);
-    const placed = await confirm(app, shop, session.body.data.session.id);
+    const placed = await confirm(app, shop, session.body.data.checkoutSession.id);
     t.equal(placed.status, 200, placed.raw);
     orderNumber = placed.body.data.order.number;
 

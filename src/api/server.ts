@@ -30,6 +30,8 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     host: options.host ?? ctx.config.host,
     router: { stripTrailingSlash: true },
     compression: { minBytes: COMPRESSION_MIN_BYTES },
+    // Server-sent events are never compressed: a compressor holds events back until its buffer fills.
+    mime: { override: { 'text/event-stream': { source: 'iana', compressible: false } } },
     routes: {
       validate: { failAction: failValidation, options: VALIDATION_OPTIONS },
       // hapi sets no server-side timeout by default; the socket timeout must exceed it.

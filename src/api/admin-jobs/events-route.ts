@@ -84,9 +84,8 @@ export const jobEventsRoute = adminRoute(ADMINS, {
         .response(stream)
         .type('text/event-stream; charset=utf-8')
         .header('cache-control', 'no-cache, no-transform')
-        .header('x-accel-buffering', 'no')
-        // Never compressed: a compressor holds events back until its buffer fills.
-        .header('content-encoding', 'identity');
+        // Never compressed (text/event-stream is not compressible: src/api/server.ts) nor buffered by a proxy.
+        .header('x-accel-buffering', 'no');
     }
   }
 });

@@ -24,10 +24,10 @@ export function OrderDetail() {
       <Group>
         <Title order={1}>Order #{o.number}</Title>
         <Badge>{o.status}</Badge>
-        <Badge color="grape" data-testid="payment-status">
+        <Badge color="grape.9" data-testid="payment-status">
           {o.paymentStatus}
         </Badge>
-        <Badge color="teal" data-testid="fulfillment-status">
+        <Badge color="teal.9" data-testid="fulfillment-status">
           {o.fulfillmentStatus}
         </Badge>
       </Group>
