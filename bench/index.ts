@@ -1,5 +1,6 @@
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
+import { run as consoleApp } from './console.js';
 import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
@@ -21,7 +22,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   outbox,
   marketing,
   checkout,
-  'store-operations': storeOperations
+  'store-operations': storeOperations,
+  console: consoleApp
 };
 
 const only = process.argv.slice(2);
