@@ -6,15 +6,9 @@ import { SignUp } from './pages/auth/SignUp';
 import { ForgotPassword } from './pages/auth/ForgotPassword';
 import { ResetPassword } from './pages/auth/ResetPassword';
 import { AcceptInvite } from './pages/auth/AcceptInvite';
-import { Home } from './pages/Home';
-import { OrdersList } from './pages/orders/OrdersList';
-import { OrderDetail } from './pages/orders/OrderDetail';
-import { ProductsList } from './pages/products/ProductsList';
-import { ProductForm } from './pages/products/ProductForm';
-import { CustomersList } from './pages/customers/CustomersList';
-import { Campaigns } from './pages/marketing/Campaigns';
-import { Team } from './pages/settings/Team';
-import { Jobs } from './pages/Jobs';
+
+/** Each signed-in screen is its own chunk, loaded when first opened (the sign-in screen loads least). */
+const screen = (load: () => Promise<{ Component: () => JSX.Element }>) => ({ lazy: load });
 
 /** Signed-in screens; without a token, sign-in first and then back here. */
 function RequireSession() {
@@ -36,16 +30,16 @@ export const router = createBrowserRouter(
         {
           element: <Shell />,
           children: [
-            { index: true, element: <Home /> },
-            { path: 'orders', element: <OrdersList /> },
-            { path: 'orders/:orderId', element: <OrderDetail /> },
-            { path: 'products', element: <ProductsList /> },
-            { path: 'products/new', element: <ProductForm /> },
-            { path: 'products/:productId', element: <ProductForm /> },
-            { path: 'customers', element: <CustomersList /> },
-            { path: 'marketing', element: <Campaigns /> },
-            { path: 'jobs', element: <Jobs /> },
-            { path: 'settings/team', element: <Team /> }
+            { index: true, ...screen(() => import('./pages/Home').then((m) => ({ Component: m.Home }))) },
+            { path: 'orders', ...screen(() => import('./pages/orders/OrdersList').then((m) => ({ Component: m.OrdersList }))) },
+            { path: 'orders/:orderId', ...screen(() => import('./pages/orders/OrderDetail').then((m) => ({ Component: m.OrderDetail }))) },
+            { path: 'products', ...screen(() => import('./pages/products/ProductsList').then((m) => ({ Component: m.ProductsList }))) },
+            { path: 'products/new', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
+            { path: 'products/:productId', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
+            { path: 'customers', ...screen(() => import('./pages/customers/CustomersList').then((m) => ({ Component: m.CustomersList }))) },
+            { path: 'marketing', ...screen(() => import('./pages/marketing/Campaigns').then((m) => ({ Component: m.Campaigns }))) },
+            { path: 'jobs', ...screen(() => import('./pages/Jobs').then((m) => ({ Component: m.Jobs }))) },
+            { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }
       ]
