@@ -133,6 +133,31 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await checkScreen('07-marketing');
   });
 
+  await t.test('discounts, reviews and storefront tokens screens', async (t) => {
+    await nav('Discounts').click();
+    await page.getByLabel('Code').fill('AUTUMN10');
+    await page.getByLabel('Percent off').fill('10');
+    await page.getByRole('button', { name: 'Create discount' }).click();
+    await page.getByRole('cell', { name: 'AUTUMN10' }).waitFor();
+    await page.getByLabel('Code').fill('autumn10');
+    await page.getByLabel('Percent off').fill('5');
+    await page.getByRole('button', { name: 'Create discount' }).click();
+    const taken = page.getByRole('alert').or(page.locator('[id$="-error"]')).first();
+    await taken.waitFor();
+    t.match(await taken.textContent(), /code|taken|exists/i, 'a taken code shows the contract message');
+    await checkScreen('07b-discounts');
+    await nav('Reviews').click();
+    await page.getByText('Nothing here.').waitFor();
+    await checkScreen('07c-reviews');
+    await nav('Storefront tokens').click();
+    await page.getByLabel('Token name').fill('Mobile app');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.locator('code').filter({ hasText: /^swsf_/ });
+    await shown.waitFor();
+    t.match(await shown.textContent(), /^swsf_.{32,}$/, 'the new secret is shown once, in full');
+    await checkScreen('07d-storefront-tokens');
+  });
+
   let orderNumber = 0;
   await t.test('fulfil an order placed through the storefront API', async (t) => {
     const shop = await owner();
@@ -140,9 +165,9 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     const product = await app.request({ url: `/admin/products/${productId}`, token: shop.accessToken, storeId: shop.store.id });
     const variantId = product.body.data.product.variants[0].id as string;
     const { session } = await openSession(app, shop, [{ variantId, quantity: 2 }], { email: 'buyer@example.com' });
-    t.equal(session.status, 201, session.raw);
+    t.equal(session.status, 201, 'checkout session opened');
     const placed = await confirm(app, shop, session.body.data.checkoutSession.id);
-    t.equal(placed.status, 200, placed.raw);
+    t.equal(placed.status, 200, 'order placed through the storefront API');
     orderNumber = placed.body.data.order.number;
 
     await nav('Orders').click();
@@ -178,7 +203,7 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await staff.getByRole('button', { name: 'Accept invite' }).click();
     const menu = staff.getByRole('navigation', { name: 'Main' }).getByRole('link');
     await menu.first().waitFor();
-    t.same(await menu.allTextContents(), ['Home', 'Orders', 'Products', 'Customers'], 'staff see catalog, orders and customers only');
+    t.same(await menu.allTextContents(), ['Home', 'Orders', 'Products', 'Customers', 'Reviews'], 'staff see catalog, orders, customers and reviews only');
     await staff.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
     await staff.getByRole('heading', { name: 'Customers' }).waitFor();
     t.equal(await staff.getByRole('button', { name: 'Import', exact: true }).count(), 0, 'no import for staff');

@@ -39,6 +39,9 @@ export const router = createBrowserRouter(
             { path: 'customers', ...screen(() => import('./pages/customers/CustomersList').then((m) => ({ Component: m.CustomersList }))) },
             { path: 'marketing', ...screen(() => import('./pages/marketing/Campaigns').then((m) => ({ Component: m.Campaigns }))) },
             { path: 'jobs', ...screen(() => import('./pages/Jobs').then((m) => ({ Component: m.Jobs }))) },
+            { path: 'reviews', ...screen(() => import('./pages/reviews/Reviews').then((m) => ({ Component: m.Reviews }))) },
+            { path: 'discounts', ...screen(() => import('./pages/discounts/Discounts').then((m) => ({ Component: m.Discounts }))) },
+            { path: 'settings/storefront-tokens', ...screen(() => import('./pages/settings/StorefrontTokens').then((m) => ({ Component: m.StorefrontTokens }))) },
             { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }
