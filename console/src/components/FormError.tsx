@@ -7,7 +7,7 @@ export function FormError({ error, fields = [] }: { error: unknown; fields?: str
   if (error instanceof ApiError && error.details.length && error.details.every((d) => d.path && fields.includes(d.path))) return null;
   const message = error instanceof Error ? error.message : String(error);
   return (
-    <Alert color="red" role="alert" title="Could not save">
+    <Alert color="red" role="alert">
       {message}
     </Alert>
   );

@@ -1,4 +1,4 @@
-import { Alert, Button, Code, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
@@ -40,7 +40,8 @@ export function StorefrontTokens() {
         </Group>
       </form>
       {secret && (
-        <Alert title="Copy the secret now: it is not shown again" role="status">
+        <Alert>
+          <Text fw={700}>Copy the secret now: it is not shown again</Text>
           <Code>{secret}</Code>
         </Alert>
       )}
