@@ -156,6 +156,21 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await shown.waitFor();
     t.match(await shown.textContent(), /^swsf_.{32,}$/, 'the new secret is shown once, in full');
     await checkScreen('07d-storefront-tokens');
+    await nav('Collections').click();
+    await page.getByLabel('Collection title').fill('Summer');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByRole('cell', { name: 'Summer' }).waitFor();
+    await checkScreen('07e-collections');
+    await nav('Store settings').click();
+    await page.getByLabel('Contact email').fill('owner@localhost');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const invalid = page.locator('[id$="-error"]').first();
+    await invalid.waitFor();
+    t.match(await invalid.textContent(), /email/i, 'the API says what is wrong, next to the field');
+    await page.getByLabel('Contact email').fill('hello@example.com');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await checkScreen('07f-store-settings');
   });
 
   let orderNumber = 0;
@@ -203,7 +218,7 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await staff.getByRole('button', { name: 'Accept invite' }).click();
     const menu = staff.getByRole('navigation', { name: 'Main' }).getByRole('link');
     await menu.first().waitFor();
-    t.same(await menu.allTextContents(), ['Home', 'Orders', 'Products', 'Customers', 'Reviews'], 'staff see catalog, orders, customers and reviews only');
+    t.same(await menu.allTextContents(), ['Home', 'Orders', 'Products', 'Collections', 'Customers', 'Reviews'], 'staff see catalog, orders, customers and reviews only');
     await staff.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
     await staff.getByRole('heading', { name: 'Customers' }).waitFor();
     t.equal(await staff.getByRole('button', { name: 'Import', exact: true }).count(), 0, 'no import for staff');

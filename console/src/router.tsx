@@ -8,7 +8,7 @@ import { ResetPassword } from './pages/auth/ResetPassword';
 import { AcceptInvite } from './pages/auth/AcceptInvite';
 
 /** Each signed-in screen is its own chunk, loaded when first opened (the sign-in screen loads least). */
-const screen = (load: () => Promise<{ Component: () => JSX.Element }>) => ({ lazy: load });
+const screen = (load: () => Promise<{ Component: () => JSX.Element | null }>) => ({ lazy: load });
 
 /** Signed-in screens; without a token, sign-in first and then back here. */
 function RequireSession() {
@@ -42,6 +42,8 @@ export const router = createBrowserRouter(
             { path: 'reviews', ...screen(() => import('./pages/reviews/Reviews').then((m) => ({ Component: m.Reviews }))) },
             { path: 'discounts', ...screen(() => import('./pages/discounts/Discounts').then((m) => ({ Component: m.Discounts }))) },
             { path: 'settings/storefront-tokens', ...screen(() => import('./pages/settings/StorefrontTokens').then((m) => ({ Component: m.StorefrontTokens }))) },
+            { path: 'collections', ...screen(() => import('./pages/collections/Collections').then((m) => ({ Component: m.Collections }))) },
+            { path: 'settings/store', ...screen(() => import('./pages/settings/StoreSettings').then((m) => ({ Component: m.StoreSettings }))) },
             { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }
