@@ -171,6 +171,15 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await checkScreen('07f-store-settings');
+    await nav('API keys').click();
+    await page.getByLabel('Key name').fill('Warehouse');
+    await page.getByLabel('read_orders').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = page.locator('code').filter({ hasText: /^swk_/ });
+    await key.waitFor();
+    const listed = await app.request({ url: '/admin/orders', headers: { authorization: `Bearer ${await key.textContent()}` } });
+    t.equal(listed.status, 200, 'the key created in the console reads orders');
+    await checkScreen('07g-api-keys');
   });
 
   let orderNumber = 0;

@@ -44,6 +44,7 @@ export const router = createBrowserRouter(
             { path: 'settings/storefront-tokens', ...screen(() => import('./pages/settings/StorefrontTokens').then((m) => ({ Component: m.StorefrontTokens }))) },
             { path: 'collections', ...screen(() => import('./pages/collections/Collections').then((m) => ({ Component: m.Collections }))) },
             { path: 'settings/store', ...screen(() => import('./pages/settings/StoreSettings').then((m) => ({ Component: m.StoreSettings }))) },
+            { path: 'settings/api-keys', ...screen(() => import('./pages/settings/ApiKeys').then((m) => ({ Component: m.ApiKeys }))) },
             { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }
