@@ -127,9 +127,14 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await nav('Marketing').click();
     await page.getByLabel('Subject').fill('Autumn news');
     await page.getByLabel('Message (plain text)').fill('New shirts are in.');
+    const campaignStreams: string[] = [];
+    page.on('response', (response) => {
+      if (/campaigns\/[0-9a-f-]+\/events$/.test(response.url())) campaignStreams.push(`${response.status()} ${response.headers()['content-type']}`);
+    });
     await page.getByRole('button', { name: 'Send newsletter' }).click();
     await page.getByTestId('campaign-counts').filter({ hasText: 'sent: 40 sent, 0 failed of 40 recipients' }).waitFor({ timeout: 60_000 });
     t.equal(smtp.messages.filter((m) => m.parsed.subject === 'Autumn news').length, 40, 'forty emails reached the SMTP server');
+    t.match(campaignStreams[0], /^200 text\/event-stream/, 'the counts came over server-sent events');
     await checkScreen('07-marketing');
   });
 

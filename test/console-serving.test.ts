@@ -104,6 +104,9 @@ t.test('GET /admin/jobs/{jobId}/events streams a job live until it ends, with th
   t.equal(refused.status, 403, 'staff may not follow jobs, as they may not list them');
 
   const document = await app.request({ url: '/openapi.json' });
-  const operation = document.body.paths['/api/v1/admin/jobs/{jobId}/events'].get;
-  t.ok(operation.responses['200'].content['text/event-stream'], 'the OpenAPI document describes the stream');
+  for (const path of ['/api/v1/admin/jobs/{jobId}/events', '/api/v1/admin/marketing/campaigns/{campaignId}/events']) {
+    t.ok(document.body.paths[path].get.responses['200'].content['text/event-stream'], `the OpenAPI document describes ${path}`);
+  }
+  const noCampaign = await fetch(`${base}/admin/marketing/campaigns/00000000-0000-4000-8000-000000000000/events`, { headers });
+  t.equal(noCampaign.status, 404, 'an unknown campaign has no stream');
 });

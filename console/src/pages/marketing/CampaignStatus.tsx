@@ -1,23 +1,25 @@
 import { Button, Card, Group, Progress, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
+import { useLive } from '../../api/live';
+import type { components } from '../../api/schema';
 import { FormError } from '../../components/FormError';
 
+type Campaign = components['schemas']['Campaign'];
 const LIVE = new Set(['scheduled', 'sending']);
 
-/** A campaign's live counts: re-read every second while it is scheduled or sending. */
+/** A campaign's live counts over its event stream (polling GET /admin/marketing/campaigns/{id} as the fallback). */
 export function CampaignStatus({ campaignId }: { campaignId: string }) {
-  const campaign = useQuery({
-    queryKey: ['campaign', campaignId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/campaigns/{campaignId}', { params: { path: { campaignId } } })).data.campaign,
-    refetchInterval: (query) => (query.state.data && !LIVE.has(query.state.data.status) ? false : 1000)
+  const { value: c } = useLive<Campaign>({
+    path: `/api/v1/admin/marketing/campaigns/${encodeURIComponent(campaignId)}/events`,
+    name: 'campaign',
+    ended: (campaign) => !LIVE.has(campaign.status),
+    read: async (signal) => (await api.GET('/api/v1/admin/marketing/campaigns/{campaignId}', { params: { path: { campaignId } }, signal })).data?.data.campaign
   });
   const cancel = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/admin/marketing/campaigns/{campaignId}/cancel', { params: { path: { campaignId } } })).data.campaign,
-    onSuccess: () => void campaign.refetch()
+    mutationFn: async () => unwrap(await api.POST('/api/v1/admin/marketing/campaigns/{campaignId}/cancel', { params: { path: { campaignId } } })).data.campaign
   });
-  const c = campaign.data;
   if (!c) return null;
   return (
     <Card withBorder component="section" aria-labelledby="campaign-status">

@@ -19,7 +19,7 @@ export function Campaigns() {
         <Grid.Col span={{ base: 12, md: 6 }}>
           <CampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
         </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 6 }}>{selected && <CampaignStatus campaignId={selected} />}</Grid.Col>
+        <Grid.Col span={{ base: 12, md: 6 }}>{selected && <CampaignStatus key={selected} campaignId={selected} />}</Grid.Col>
       </Grid>
       <Title order={2} size="h3">
         Campaigns
