@@ -1,5 +1,6 @@
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
+import { run as consoleApp } from './console.js';
 import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as foundation } from './foundation.js';
@@ -31,7 +32,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   webhooks,
   'order-operations': orderOperations,
   setup,
-  processes
+  processes,
+  console: consoleApp
 };
 
 const only = process.argv.slice(2);

@@ -4,23 +4,26 @@ import type { WorkerPool } from './workers/run-workers.js';
 
 /**
  * `npm start`: for one machine. Creates the database if needed, applies migrations, then runs the
- * API and every worker in this one process. Production runs them as separate Procfile processes.
+ * API and every worker in this one process, building the console (/app) first when it is missing or
+ * stale. Production runs them as separate Procfile processes.
  * The app's modules are imported beside boot(), so that an embedded PostgreSQL (no DATABASE_URL)
  * initialises and starts while they load.
  */
 runMain(async () => {
-  const [{ config, log }, { createServer }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { startWorkers }] = await Promise.all([
+  const [{ config, log }, { createServer }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { startWorkers }, { ensureConsoleBuilt }] = await Promise.all([
     boot(),
     import('./api/server.js'),
     import('./context.js'),
     import('./services/modules/index.js'),
     import('./db/migrate.js'),
-    import('./workers/run-workers.js')
+    import('./workers/run-workers.js'),
+    import('./api/console/ensure-built.js')
   ]);
   const applied = await runMigrations(config.databaseUrl);
   const ctx = createContext(config, { modules: MODULES, log });
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
+  await ensureConsoleBuilt(ctx.log);
   // The API listens first: with Redis down at boot it still answers (health says what is down,
   // routes that need Redis 503) while the workers wait for Redis.
   const server = await createServer(ctx);

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../context.js';
 import { registerEncoders, COMPRESSION_MIN_BYTES, ROUTE_COMPRESSION } from './compression.js';
 import { accountPageRoutes } from './account-pages/index.js';
+import { consoleRoutes } from './console/routes.js';
 import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
@@ -29,6 +30,8 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     host: options.host ?? ctx.config.host,
     router: { stripTrailingSlash: true },
     compression: { minBytes: COMPRESSION_MIN_BYTES },
+    // Server-sent events are never compressed: a compressor holds events back until its buffer fills.
+    mime: { override: { 'text/event-stream': { source: 'iana', compressible: false } } },
     routes: {
       validate: { failAction: failValidation, options: VALIDATION_OPTIONS },
       // hapi sets no server-side timeout by default; the socket timeout must exceed it.
@@ -59,6 +62,8 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
   );
   // The pages emailed links open (password reset, invites) live at the root, as the links say.
   server.route(accountPageRoutes);
+  // The operator console (a single-page app built into console/dist) at /app.
+  server.route(consoleRoutes);
   await server.register(queueDashboardPlugin);
   await server.register(notFoundPlugin);
   return server;

@@ -1,4 +1,5 @@
 import type { ServerRoute } from '@hapi/hapi';
+import { jobEventsRoute } from './events-route.js';
 import { downloadJobFileRoute, getJobRoute, listJobsRoute } from './routes.js';
 
-export const adminJobRoutes: ServerRoute[] = [listJobsRoute, getJobRoute, downloadJobFileRoute];
+export const adminJobRoutes: ServerRoute[] = [listJobsRoute, getJobRoute, downloadJobFileRoute, jobEventsRoute];

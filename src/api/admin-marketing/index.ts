@@ -1,4 +1,5 @@
 import type { ServerRoute } from '@hapi/hapi';
+import { campaignEventsRoute } from './campaign-events-route.js';
 import { cancelCampaignRoute, createCampaignRoutes, getCampaignRoute, listCampaignsRoute, previewAudienceRoute } from './campaign-routes.js';
 import { createListRoute, deleteListRoute, getListRoute, listListsRoute, replaceListRoute } from './list-routes.js';
 import { createTemplateRoute, deleteTemplateRoute, getTemplateRoute, listTemplatesRoute, previewTemplateRoute, replaceTemplateRoute } from './template-routes.js';
@@ -19,5 +20,6 @@ export const adminMarketingRoutes: ServerRoute[] = [
   ...createCampaignRoutes,
   listCampaignsRoute,
   getCampaignRoute,
-  cancelCampaignRoute
+  cancelCampaignRoute,
+  campaignEventsRoute
 ];

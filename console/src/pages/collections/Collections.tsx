@@ -1,0 +1,62 @@
+import { Button, Checkbox, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { fieldError, unwrap } from '../../api/errors';
+import { FormError } from '../../components/FormError';
+import { nextCursorOf, Pager, useCursor } from '../../components/Pager';
+
+/** Collections: list (cursor pages) and create. */
+export function Collections() {
+  const pager = useCursor();
+  const queryClient = useQueryClient();
+  const [title, setTitle] = useState('');
+  const [isPublished, setPublished] = useState(true);
+  const collections = useQuery({
+    queryKey: ['collections', pager.cursor],
+    placeholderData: keepPreviousData,
+    queryFn: async () => unwrap(await api.GET('/api/v1/admin/collections', { params: { query: { limit: 20, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } }))
+  });
+  const create = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/v1/admin/collections', { body: { title, isPublished } })).data,
+    onSuccess: () => (setTitle(''), void queryClient.invalidateQueries({ queryKey: ['collections'] }))
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Stack>
+      <Title order={1}>Collections</Title>
+      <form onSubmit={submit}>
+        <Group align="flex-end">
+          <TextInput label="Collection title" required value={title} onChange={(e) => setTitle(e.currentTarget.value)} error={fieldError(create.error, 'title')} />
+          <Checkbox label="Published" checked={isPublished} onChange={(e) => setPublished(e.currentTarget.checked)} mb={8} />
+          <Button type="submit" loading={create.isPending}>
+            Create collection
+          </Button>
+        </Group>
+      </form>
+      <FormError error={create.error} fields={['title']} />
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Title</Table.Th>
+            <Table.Th>Products</Table.Th>
+            <Table.Th>Published</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {collections.data?.data.collections.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>{c.title}</Table.Td>
+              <Table.Td>{c.productsCount}</Table.Td>
+              <Table.Td>{c.isPublished ? 'yes' : 'no'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Pager pager={pager} nextCursor={nextCursorOf(collections.data?.meta)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,53 @@
+import { Anchor, Grid, Stack, Table, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { unwrap } from '../../api/errors';
+import { CampaignForm } from './CampaignForm';
+import { CampaignStatus } from './CampaignStatus';
+
+export function Campaigns() {
+  const [selected, setSelected] = useState<string | null>(null);
+  const campaigns = useQuery({
+    queryKey: ['campaigns'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/campaigns', { params: { query: { limit: 20 } } })).data.campaigns
+  });
+  return (
+    <Stack>
+      <Title order={1}>Marketing</Title>
+      <Grid>
+        <Grid.Col span={{ base: 12, md: 6 }}>
+          <CampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 6 }}>{selected && <CampaignStatus key={selected} campaignId={selected} />}</Grid.Col>
+      </Grid>
+      <Title order={2} size="h3">
+        Campaigns
+      </Title>
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Subject</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Sent</Table.Th>
+            <Table.Th>Failed</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {campaigns.data?.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>
+                <Anchor component="button" type="button" onClick={() => setSelected(c.id)}>
+                  {c.subject}
+                </Anchor>
+              </Table.Td>
+              <Table.Td>{c.status}</Table.Td>
+              <Table.Td>{c.sent}</Table.Td>
+              <Table.Td>{c.failed}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
+}

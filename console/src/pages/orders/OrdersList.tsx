@@ -1,0 +1,93 @@
+import { Anchor, Group, NativeSelect, Stack, Table, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { api } from '../../api/client';
+import { unwrap } from '../../api/errors';
+import { formatMoney } from '../../components/Money';
+import { nextCursorOf, Pager, useCursor } from '../../components/Pager';
+
+type Status = 'open' | 'completed' | 'cancelled';
+type Fulfilment = 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
+
+export function OrdersList() {
+  const [q, setQ] = useState('');
+  const [search] = useDebouncedValue(q, 250);
+  const [status, setStatus] = useState<Status | ''>('');
+  const [fulfillment, setFulfillment] = useState<Fulfilment | ''>('');
+  const pager = useCursor();
+  const orders = useQuery({
+    queryKey: ['orders', search, status, fulfillment, pager.cursor],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      const query = {
+        limit: 20,
+        ...(search ? { q: search } : {}),
+        ...(status ? { status } : {}),
+        ...(fulfillment ? { fulfillmentStatus: fulfillment } : {}),
+        ...(pager.cursor ? { cursor: pager.cursor } : {})
+      };
+      return unwrap(await api.GET('/api/v1/admin/orders', { params: { query } }));
+    }
+  });
+  return (
+    <Stack>
+      <Title order={1}>Orders</Title>
+      <Group>
+        <TextInput label="Search by number or email" value={q} onChange={(e) => (setQ(e.currentTarget.value), pager.reset())} />
+        <NativeSelect
+          label="Status"
+          value={status}
+          onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), pager.reset())}
+          data={[
+            { value: '', label: 'Any' },
+            { value: 'open', label: 'Open' },
+            { value: 'completed', label: 'Completed' },
+            { value: 'cancelled', label: 'Cancelled' }
+          ]}
+        />
+        <NativeSelect
+          label="Fulfilment"
+          value={fulfillment}
+          onChange={(e) => (setFulfillment(e.currentTarget.value as Fulfilment | ''), pager.reset())}
+          data={[
+            { value: '', label: 'Any' },
+            { value: 'unfulfilled', label: 'Unfulfilled' },
+            { value: 'partially_fulfilled', label: 'Partially fulfilled' },
+            { value: 'fulfilled', label: 'Fulfilled' }
+          ]}
+        />
+      </Group>
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Order</Table.Th>
+            <Table.Th>Date</Table.Th>
+            <Table.Th>Customer</Table.Th>
+            <Table.Th>Payment</Table.Th>
+            <Table.Th>Fulfilment</Table.Th>
+            <Table.Th>Total</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {orders.data?.data.orders.map((order) => (
+            <Table.Tr key={order.id}>
+              <Table.Td>
+                <Anchor component={Link} to={`/orders/${order.id}`}>
+                  #{order.number}
+                </Anchor>
+              </Table.Td>
+              <Table.Td>{new Date(order.createdAt).toLocaleString()}</Table.Td>
+              <Table.Td>{order.email}</Table.Td>
+              <Table.Td>{order.paymentStatus}</Table.Td>
+              <Table.Td>{order.fulfillmentStatus}</Table.Td>
+              <Table.Td>{formatMoney(order.total, order.currency)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Pager pager={pager} nextCursor={nextCursorOf(orders.data?.meta)} />
+    </Stack>
+  );
+}

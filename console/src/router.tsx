@@ -1,0 +1,56 @@
+import { createBrowserRouter, Navigate, Outlet, useLocation } from 'react-router-dom';
+import { session } from './api/session';
+import { Shell } from './layout/Shell';
+import { SignIn } from './pages/auth/SignIn';
+import { SignUp } from './pages/auth/SignUp';
+import { ForgotPassword } from './pages/auth/ForgotPassword';
+import { ResetPassword } from './pages/auth/ResetPassword';
+import { AcceptInvite } from './pages/auth/AcceptInvite';
+
+/** Each signed-in screen is its own chunk, loaded when first opened (the sign-in screen loads least). */
+const screen = (load: () => Promise<{ Component: () => JSX.Element | null }>) => ({ lazy: load });
+
+/** Signed-in screens; without a token, sign-in first and then back here. */
+function RequireSession() {
+  const location = useLocation();
+  if (!session.token()) return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  return <Outlet />;
+}
+
+export const router = createBrowserRouter(
+  [
+    { path: '/sign-in', element: <SignIn /> },
+    { path: '/sign-up', element: <SignUp /> },
+    { path: '/forgot-password', element: <ForgotPassword /> },
+    { path: '/reset-password', element: <ResetPassword /> },
+    { path: '/accept-invite', element: <AcceptInvite /> },
+    {
+      element: <RequireSession />,
+      children: [
+        {
+          element: <Shell />,
+          children: [
+            { index: true, ...screen(() => import('./pages/Home').then((m) => ({ Component: m.Home }))) },
+            { path: 'orders', ...screen(() => import('./pages/orders/OrdersList').then((m) => ({ Component: m.OrdersList }))) },
+            { path: 'orders/:orderId', ...screen(() => import('./pages/orders/OrderDetail').then((m) => ({ Component: m.OrderDetail }))) },
+            { path: 'products', ...screen(() => import('./pages/products/ProductsList').then((m) => ({ Component: m.ProductsList }))) },
+            { path: 'products/new', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
+            { path: 'products/:productId', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
+            { path: 'customers', ...screen(() => import('./pages/customers/CustomersList').then((m) => ({ Component: m.CustomersList }))) },
+            { path: 'marketing', ...screen(() => import('./pages/marketing/Campaigns').then((m) => ({ Component: m.Campaigns }))) },
+            { path: 'jobs', ...screen(() => import('./pages/Jobs').then((m) => ({ Component: m.Jobs }))) },
+            { path: 'reviews', ...screen(() => import('./pages/reviews/Reviews').then((m) => ({ Component: m.Reviews }))) },
+            { path: 'discounts', ...screen(() => import('./pages/discounts/Discounts').then((m) => ({ Component: m.Discounts }))) },
+            { path: 'settings/storefront-tokens', ...screen(() => import('./pages/settings/StorefrontTokens').then((m) => ({ Component: m.StorefrontTokens }))) },
+            { path: 'collections', ...screen(() => import('./pages/collections/Collections').then((m) => ({ Component: m.Collections }))) },
+            { path: 'settings/store', ...screen(() => import('./pages/settings/StoreSettings').then((m) => ({ Component: m.StoreSettings }))) },
+            { path: 'settings/api-keys', ...screen(() => import('./pages/settings/ApiKeys').then((m) => ({ Component: m.ApiKeys }))) },
+            { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
+          ]
+        }
+      ]
+    },
+    { path: '*', element: <Navigate to="/" replace /> }
+  ],
+  { basename: '/app' }
+);
