@@ -45,6 +45,7 @@ export const router = createBrowserRouter(
             { path: 'collections', ...screen(() => import('./pages/collections/Collections').then((m) => ({ Component: m.Collections }))) },
             { path: 'settings/store', ...screen(() => import('./pages/settings/StoreSettings').then((m) => ({ Component: m.StoreSettings }))) },
             { path: 'settings/api-keys', ...screen(() => import('./pages/settings/ApiKeys').then((m) => ({ Component: m.ApiKeys }))) },
+            { path: 'settings/webhooks', ...screen(() => import('./pages/settings/Webhooks').then((m) => ({ Component: m.Webhooks }))) },
             { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }

@@ -23,7 +23,8 @@ export const MENU: MenuItem[] = [
   { label: 'Store settings', to: '/settings/store', roles: ADMINS },
   { label: 'Team', to: '/settings/team', roles: ADMINS },
   { label: 'Storefront tokens', to: '/settings/storefront-tokens', roles: ADMINS },
-  { label: 'API keys', to: '/settings/api-keys', roles: ADMINS }
+  { label: 'API keys', to: '/settings/api-keys', roles: ADMINS },
+  { label: 'Webhooks', to: '/settings/webhooks', roles: ADMINS }
 ];
 
 export const menuFor = (role: Role) => MENU.filter((item) => item.roles.includes(role));
