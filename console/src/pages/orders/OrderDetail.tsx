@@ -7,6 +7,7 @@ import { useMe } from '../../api/me';
 import { formatMoney } from '../../components/Money';
 import { FulfilForm } from './FulfilForm';
 import { OrderActions } from './OrderActions';
+import { OrderReturns } from './OrderReturns';
 import { OrderTimeline } from './OrderTimeline';
 
 export function OrderDetail() {
@@ -78,6 +79,7 @@ export function OrderDetail() {
           <Stack>
             {o.status !== 'cancelled' && o.fulfillmentStatus !== 'fulfilled' && <FulfilForm orderId={orderId} />}
             {me.data?.role !== 'staff' && <OrderActions order={o} />}
+            {o.items.some((item) => item.fulfilledQuantity > 0) && <OrderReturns order={o} canRefund={me.data?.role !== 'staff'} />}
           </Stack>
         </Grid.Col>
       </Grid>
