@@ -37,6 +37,7 @@ export const router = createBrowserRouter(
             { path: 'products/new', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
             { path: 'products/:productId', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
             { path: 'customers', ...screen(() => import('./pages/customers/CustomersList').then((m) => ({ Component: m.CustomersList }))) },
+            { path: 'customers/:customerId', ...screen(() => import('./pages/customers/CustomerDetail').then((m) => ({ Component: m.CustomerDetail }))) },
             { path: 'marketing', ...screen(() => import('./pages/marketing/Campaigns').then((m) => ({ Component: m.Campaigns }))) },
             { path: 'jobs', ...screen(() => import('./pages/Jobs').then((m) => ({ Component: m.Jobs }))) },
             { path: 'reviews', ...screen(() => import('./pages/reviews/Reviews').then((m) => ({ Component: m.Reviews }))) },

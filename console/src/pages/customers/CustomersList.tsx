@@ -1,7 +1,8 @@
-import { Group, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Group, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { useMe } from '../../api/me';
@@ -63,7 +64,11 @@ export function CustomersList() {
         <Table.Tbody>
           {customers.data?.data.customers.map((c) => (
             <Table.Tr key={c.id}>
-              <Table.Td>{c.email}</Table.Td>
+              <Table.Td>
+                <Anchor component={Link} to={`/customers/${c.id}`}>
+                  {c.email}
+                </Anchor>
+              </Table.Td>
               <Table.Td>{[c.firstName, c.lastName].filter(Boolean).join(' ')}</Table.Td>
               <Table.Td>{c.emailMarketing}</Table.Td>
               <Table.Td>{c.ordersCount}</Table.Td>
