@@ -1,0 +1,125 @@
+import t from 'tap';
+import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { buildApp, signupOwner } from './helpers/app.js';
+import { hasChromium, launchBrowser, screenshot, seriousViolations, watchPageErrors } from './helpers/browser.js';
+import { admin } from './helpers/catalog.js';
+import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+
+/**
+ * The console's second round of screens in a real browser (Debian's chromium through playwright-core)
+ * against the real service with its workers: webhooks (create, ping, the delivery log), returns on a
+ * fulfilled order (request, receive with restock and refund), a customer's detail (open from the list,
+ * edit). Every screen is screenshotted (test-artifacts/console/) and checked with axe-core.
+ */
+t.setTimeout(240_000);
+
+const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+
+t.test('an operator manages webhooks, returns and customers from the browser', { skip }, async (t) => {
+  t.teardown(() => closeCampaignTransports());
+  const app = await buildApp(t, { workers: true, listen: true, env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
+  const base = app.server.info.uri;
+  const owner = await signupOwner(app);
+  await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Mug', [{ price: 1500, stock: 5 }]);
+  const variantId = product.variants[0]!.id;
+  const { session } = await openSession(app, owner, [{ variantId, quantity: 2 }], { email: 'buyer@example.com' });
+  const placed = await confirm(app, owner, session.body.data.checkoutSession.id);
+  t.equal(placed.status, 200, 'order placed through the storefront API');
+  const order = placed.body.data.order as { id: string; number: number };
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${order.id}/fulfillments`, payload: { notifyCustomer: false }, ...admin(owner) })).status, 201, 'fulfilled');
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${order.id}/mark-paid`, payload: {}, ...admin(owner) })).status, 200, 'paid');
+
+  const browser = await launchBrowser();
+  t.teardown(() => browser.close());
+  const page = await (await browser.newContext()).newPage();
+  const pageErrors = watchPageErrors(page);
+  const checkScreen = async (name: string) => {
+    await screenshot(page, name);
+    t.same(await seriousViolations(page), [], `${name}: no serious or critical axe violations`);
+  };
+  const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
+  await page.goto(`${base}/app/sign-in`);
+  await page.evaluate(([token, storeId]) => {
+    const storage = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
+    storage.setItem('sw.accessToken', token!);
+    storage.setItem('sw.storeId', storeId!);
+  }, [owner.accessToken, owner.store.id]);
+  await page.goto(`${base}/app/`);
+  await nav('Webhooks').waitFor();
+
+  await t.test('a webhook created then pinged shows a delivery in the log', async (t) => {
+    const receiver = await startReceiver(t, () => ({ status: 200, body: 'pong from receiver' }));
+    await nav('Webhooks').click();
+    await page.getByLabel('Endpoint URL').fill('not a url');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const invalid = page.locator('[id$="-error"]').first();
+    await invalid.waitFor();
+    t.match(await invalid.textContent(), /url|uri/i, 'the API says what is wrong, next to the field');
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('order.paid').check();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const secret = page.locator('code').filter({ hasText: /^whsec_/ });
+    await secret.waitFor();
+    t.match(await secret.textContent(), /^whsec_.{16,}$/, 'the signing secret is shown once, in full');
+    await page.getByRole('button', { name: `Ping ${receiver.url}` }).click();
+    const row = page.getByTestId('webhook-delivery').filter({ hasText: 'succeeded' });
+    await row.waitFor({ timeout: 30_000 });
+    const text = await row.textContent();
+    t.match(text, /ping/, 'the event is shown');
+    t.match(text, /200/, 'with its status code');
+    t.match(text, /pong from receiver/, 'and the answer excerpt');
+    t.equal(receiver.received.length, 1, 'the receiver got the ping');
+    t.match(JSON.parse(receiver.received[0]!.body), { topic: 'ping' });
+    await page.getByRole('button', { name: /^Redeliver ping/ }).click();
+    await page.getByTestId('webhook-delivery').nth(1).waitFor({ timeout: 30_000 });
+    await page.getByTestId('webhook-delivery').filter({ hasText: 'succeeded' }).nth(1).waitFor({ timeout: 30_000 });
+    t.equal(receiver.received.length, 2, 'redelivered');
+    await checkScreen('20-webhooks');
+    const hooks = await app.request({ url: '/admin/store/webhooks', ...admin(owner) });
+    t.same(hooks.body.data.webhooks[0].topics.sort(), ['order.created', 'order.paid'], 'created with the checked topics');
+    await page.getByRole('button', { name: `Disable ${receiver.url}` }).click();
+    await page.getByRole('button', { name: `Enable ${receiver.url}` }).waitFor();
+    const disabled = await app.request({ url: '/admin/store/webhooks', ...admin(owner) });
+    t.equal(disabled.body.data.webhooks[0].enabled, false, 'disabled through the console');
+  });
+
+  await t.test('a return requested and received on a fulfilled order', async (t) => {
+    await nav('Orders').click();
+    await page.getByRole('link', { name: `#${order.number}` }).click();
+    await page.getByLabel(/^Return quantity of/).fill('1');
+    await page.getByLabel('Return reason').fill('Chipped');
+    await page.getByRole('button', { name: 'Request return' }).click();
+    await page.getByTestId('return-status').filter({ hasText: /^requested$/ }).waitFor();
+    await checkScreen('21-order-return-requested');
+    await page.getByLabel('Refund the returned items').check();
+    await page.getByRole('button', { name: 'Receive return' }).click();
+    await page.getByTestId('return-status').filter({ hasText: /^closed$/ }).waitFor();
+    const after = await app.request({ url: `/admin/orders/${order.id}`, ...admin(owner) });
+    t.equal(after.body.data.order.amountRefunded, 1500, 'the returned unit was refunded');
+    t.equal(after.body.data.order.items[0].returnedQuantity, 1, 'one unit returned');
+    const stocked = await app.request({ url: `/admin/products/${product.id}`, ...admin(owner) });
+    t.equal(stocked.body.data.product.variants[0].inventoryQuantity, 4, 'the returned unit is back in stock (5 - 2 + 1)');
+    await checkScreen('22-order-return-received');
+  });
+
+  await t.test('a customer detail opened and edited', async (t) => {
+    await nav('Customers').click();
+    await page.getByRole('link', { name: 'buyer@example.com' }).click();
+    await page.getByTestId('customer-figures').filter({ hasText: /^1 orders/ }).waitFor();
+    t.match(await page.getByTestId('customer-figures').textContent(), /\$30\.00 spent/, 'orders count and total');
+    await page.getByLabel('First name').fill('Bea');
+    await page.getByLabel('Last name').fill('Buyer');
+    await page.getByLabel('Tags (comma separated)').fill('vip, wholesale');
+    await page.getByLabel('Email marketing').selectOption('subscribed');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Bea Buyer' }).waitFor();
+    const listed = await app.request({ url: '/admin/customers?q=buyer@example.com', ...admin(owner) });
+    t.match(listed.body.data.customers[0], { firstName: 'Bea', lastName: 'Buyer', tags: ['vip', 'wholesale'], emailMarketing: 'subscribed' }, 'saved through the API');
+    await checkScreen('23-customer-detail');
+  });
+
+  t.same(pageErrors, [], 'no Content-Security-Policy refusal or uncaught error in the page');
+});
