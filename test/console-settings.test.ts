@@ -121,5 +121,35 @@ t.test('an operator manages webhooks, returns and customers from the browser', {
     await checkScreen('23-customer-detail');
   });
 
+  await t.test('email templates with a rendered preview; lists and an audience preview', async (t) => {
+    await nav('Email templates').click();
+    await page.getByLabel('Template name').fill('Welcome back');
+    await page.getByLabel('Email subject').fill('Hi {{ customer.firstName }}');
+    await page.getByLabel('HTML (Liquid)').fill('<h1>Hello {{ customer.firstName }} from {{ store.name }}</h1>');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByTestId('preview-subject').filter({ hasText: 'Subject: Hi Jane' }).waitFor();
+    const frame = page.frameLocator('iframe[title="Rendered email"]');
+    t.match(await frame.locator('h1').textContent(), /^Hello Jane from /, 'the HTML is rendered by the API with sample data');
+    await page.getByRole('cell', { name: 'Welcome back', exact: true }).waitFor();
+    await checkScreen('24-email-templates');
+    await page.getByLabel('HTML (Liquid)').fill('{% if %}');
+    await page.getByLabel('Template name').fill('Broken');
+    await page.getByLabel('Email subject').fill('Broken');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    const invalid = page.locator('[id$="-error"]').or(page.getByRole('alert')).first();
+    await invalid.waitFor();
+    t.ok((await invalid.textContent())?.length, 'a Liquid error shows the API message');
+
+    await nav('Lists and audiences').click();
+    await page.getByLabel('List name').fill('VIP');
+    await page.getByRole('button', { name: 'Create list' }).click();
+    await page.getByRole('cell', { name: 'VIP', exact: true }).waitFor();
+    await page.getByLabel('Customer tags (comma separated)').fill('vip');
+    await page.getByRole('button', { name: 'Preview audience' }).click();
+    await page.getByTestId('audience-count').filter({ hasText: '1 subscribed customers' }).waitFor();
+    t.match(await page.getByRole('listitem').filter({ hasText: 'buyer@example.com' }).textContent(), /Bea Buyer/, 'the sample names the subscribed vip customer');
+    await checkScreen('25-audiences');
+  });
+
   t.same(pageErrors, [], 'no Content-Security-Policy refusal or uncaught error in the page');
 });

@@ -39,6 +39,8 @@ export const router = createBrowserRouter(
             { path: 'customers', ...screen(() => import('./pages/customers/CustomersList').then((m) => ({ Component: m.CustomersList }))) },
             { path: 'customers/:customerId', ...screen(() => import('./pages/customers/CustomerDetail').then((m) => ({ Component: m.CustomerDetail }))) },
             { path: 'marketing', ...screen(() => import('./pages/marketing/Campaigns').then((m) => ({ Component: m.Campaigns }))) },
+            { path: 'marketing/templates', ...screen(() => import('./pages/marketing/Templates').then((m) => ({ Component: m.Templates }))) },
+            { path: 'marketing/audiences', ...screen(() => import('./pages/marketing/Audiences').then((m) => ({ Component: m.Audiences }))) },
             { path: 'jobs', ...screen(() => import('./pages/Jobs').then((m) => ({ Component: m.Jobs }))) },
             { path: 'reviews', ...screen(() => import('./pages/reviews/Reviews').then((m) => ({ Component: m.Reviews }))) },
             { path: 'discounts', ...screen(() => import('./pages/discounts/Discounts').then((m) => ({ Component: m.Discounts }))) },

@@ -19,6 +19,8 @@ export const MENU: MenuItem[] = [
   { label: 'Reviews', to: '/reviews', roles: ALL },
   { label: 'Discounts', to: '/discounts', roles: ADMINS },
   { label: 'Marketing', to: '/marketing', roles: ADMINS },
+  { label: 'Email templates', to: '/marketing/templates', roles: ADMINS },
+  { label: 'Lists and audiences', to: '/marketing/audiences', roles: ADMINS },
   { label: 'Jobs', to: '/jobs', roles: ADMINS },
   { label: 'Store settings', to: '/settings/store', roles: ADMINS },
   { label: 'Team', to: '/settings/team', roles: ADMINS },

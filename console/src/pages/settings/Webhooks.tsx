@@ -102,7 +102,7 @@ export function Webhooks() {
               <Table.Td>{hook.url}</Table.Td>
               <Table.Td>{hook.topics.join(', ')}</Table.Td>
               <Table.Td>
-                <Badge color={hook.enabled ? 'green.9' : 'gray.8'}>{hook.enabled ? 'enabled' : 'disabled'}</Badge>
+                <Badge color={hook.enabled ? 'teal.9' : 'dark.6'}>{hook.enabled ? 'enabled' : 'disabled'}</Badge>
                 {hook.disabledReason && <Text size="sm">{hook.disabledReason}</Text>}
               </Table.Td>
               <Table.Td>

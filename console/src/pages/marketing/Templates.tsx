@@ -1,0 +1,110 @@
+import { Button, Grid, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { fieldError, unwrap } from '../../api/errors';
+import { FormError } from '../../components/FormError';
+
+const FIELDS = ['key', 'name', 'subject', 'html', 'text'];
+
+/** Email templates (Liquid): list, create, delete, and a preview rendered by the API with sample data. */
+export function Templates() {
+  const [name, setName] = useState('');
+  const [subject, setSubject] = useState('');
+  const [html, setHtml] = useState('<p>Hello {{ customer.firstName }}</p>');
+  const [selected, setSelected] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const templates = useQuery({
+    queryKey: ['templates'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/templates', { params: { query: { limit: 50 } } })).data.templates
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['templates'] });
+  const create = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/v1/admin/marketing/templates', { body: { name, subject, html } })).data.template,
+    onSuccess: (template) => (setName(''), setSubject(''), setSelected(template.id), refresh())
+  });
+  const remove = useMutation({
+    mutationFn: async (templateId: string) => {
+      const result = await api.DELETE('/api/v1/admin/marketing/templates/{templateId}', { params: { path: { templateId } } });
+      if (!result.response.ok) unwrap(result);
+    },
+    onSuccess: () => (setSelected(null), refresh())
+  });
+  const preview = useQuery({
+    queryKey: ['template-preview', selected],
+    enabled: Boolean(selected),
+    queryFn: async () =>
+      unwrap(await api.POST('/api/v1/admin/marketing/templates/{templateId}/preview', { params: { path: { templateId: selected! } }, body: {} })).data.preview
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Stack>
+      <Title order={1}>Email templates</Title>
+      <Grid>
+        <Grid.Col span={{ base: 12, md: 6 }}>
+          <form onSubmit={submit} aria-label="New template">
+            <Stack>
+              <TextInput label="Template name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(create.error, 'name')} />
+              <TextInput label="Email subject" required value={subject} onChange={(e) => setSubject(e.currentTarget.value)} error={fieldError(create.error, 'subject')} />
+              <Textarea label="HTML (Liquid)" autosize minRows={4} value={html} onChange={(e) => setHtml(e.currentTarget.value)} error={fieldError(create.error, 'html')} />
+              <Button type="submit" loading={create.isPending} w="fit-content">
+                Create template
+              </Button>
+              <FormError error={create.error ?? remove.error} fields={FIELDS} />
+            </Stack>
+          </form>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 6 }}>
+          {selected && (
+            <section aria-labelledby="preview-title">
+              <Title order={2} size="h4" id="preview-title">
+                Preview
+              </Title>
+              <FormError error={preview.error} />
+              {preview.data && (
+                <Stack gap="xs">
+                  <Text data-testid="preview-subject">Subject: {preview.data.subject}</Text>
+                  <iframe title="Rendered email" sandbox="" srcDoc={preview.data.html} style={{ width: '100%', minHeight: 240, border: '1px solid #ccc', background: '#fff' }} />
+                  {preview.data.text && <Text size="sm">{preview.data.text}</Text>}
+                </Stack>
+              )}
+            </section>
+          )}
+        </Grid.Col>
+      </Grid>
+      <Table striped aria-label="Templates">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Key</Table.Th>
+            <Table.Th>Subject</Table.Th>
+            <Table.Th>Actions</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {templates.data?.map((template) => (
+            <Table.Tr key={template.id}>
+              <Table.Td>{template.name}</Table.Td>
+              <Table.Td>{template.key}</Table.Td>
+              <Table.Td>{template.subject}</Table.Td>
+              <Table.Td>
+                <Group gap="xs">
+                  <Button size="xs" variant="default" onClick={() => setSelected(template.id)} aria-label={`Preview ${template.name}`}>
+                    Preview
+                  </Button>
+                  <Button size="xs" variant="default" color="red" onClick={() => remove.mutate(template.id)} aria-label={`Delete ${template.name}`}>
+                    Delete
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {templates.data?.length === 0 && <Text>No templates yet.</Text>}
+    </Stack>
+  );
+}
