@@ -4,6 +4,7 @@ import { buildApp, signupOwner } from './helpers/app.js';
 import { hasChromium, launchBrowser, screenshot, seriousViolations, watchPageErrors } from './helpers/browser.js';
 import { admin } from './helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
+import { SmtpCapture } from './helpers/smtp-capture.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 
 /**
@@ -149,6 +150,44 @@ t.test('an operator manages webhooks, returns and customers from the browser', {
     await page.getByTestId('audience-count').filter({ hasText: '1 subscribed customers' }).waitFor();
     t.match(await page.getByRole('listitem').filter({ hasText: 'buyer@example.com' }).textContent(), /Bea Buyer/, 'the sample names the subscribed vip customer');
     await checkScreen('25-audiences');
+  });
+
+  await t.test('email settings with send test; domain with its DNS records; payments onboarding status', async (t) => {
+    const smtp = await new SmtpCapture().start();
+    t.teardown(() => smtp.stop());
+    await nav('Email').click();
+    await page.getByLabel('Sender name').fill('Lumen');
+    await page.getByLabel('Sender email').fill('not an email');
+    await page.getByLabel('SMTP host').fill('127.0.0.1');
+    await page.getByLabel('SMTP port').fill(String(smtp.port));
+    await page.getByLabel('SMTP user').fill('mailer');
+    await page.getByLabel('SMTP password').fill('s3cret-smtp-pass');
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    const invalid = page.locator('[id$="-error"]').first();
+    await invalid.waitFor();
+    t.match(await invalid.textContent(), /email/i, 'a bad sender address shows the API message under the field');
+    await page.getByLabel('Sender email').fill('hello@lumen.example');
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page.getByRole('button', { name: 'Check the connection' }).click();
+    await page.getByTestId('email-verify').filter({ hasText: 'smtp: ok' }).waitFor();
+    await page.getByLabel('Send a test email to').fill('ops@example.com');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await page.getByTestId('email-test').filter({ hasText: 'ops@example.com' }).waitFor();
+    const mail = await smtp.waitFor((m) => m.envelopeTo.includes('ops@example.com'));
+    t.match(mail.parsed.from?.text, /hello@lumen\.example/, 'the test email went through the store SMTP server from its sender');
+    await checkScreen('26-email-settings');
+
+    await nav('Domain and payments').click();
+    await page.getByLabel('Hostname').fill('shop.lumen.example');
+    await page.getByRole('button', { name: 'Connect domain' }).click();
+    await page.getByTestId('domain-status').filter({ hasText: 'pending' }).waitFor();
+    const records = await page.getByTestId('dns-record').allTextContents();
+    t.equal(records.length, 2, 'two records to add');
+    t.match(records.join(' '), /CNAME.*TXT|TXT.*CNAME/, 'a CNAME and a TXT record');
+    t.match(await page.getByTestId('payments-status').textContent(), /not connected/, 'payments onboarding status');
+    await page.getByRole('button', { name: 'Set up payments' }).waitFor();
+    await checkScreen('27-domain-payments');
   });
 
   t.same(pageErrors, [], 'no Content-Security-Policy refusal or uncaught error in the page');

@@ -49,6 +49,8 @@ export const router = createBrowserRouter(
             { path: 'settings/store', ...screen(() => import('./pages/settings/StoreSettings').then((m) => ({ Component: m.StoreSettings }))) },
             { path: 'settings/api-keys', ...screen(() => import('./pages/settings/ApiKeys').then((m) => ({ Component: m.ApiKeys }))) },
             { path: 'settings/webhooks', ...screen(() => import('./pages/settings/Webhooks').then((m) => ({ Component: m.Webhooks }))) },
+            { path: 'settings/email', ...screen(() => import('./pages/settings/EmailSettings').then((m) => ({ Component: m.EmailSettings }))) },
+            { path: 'settings/domain-payments', ...screen(() => import('./pages/settings/DomainPayments').then((m) => ({ Component: m.DomainPayments }))) },
             { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }

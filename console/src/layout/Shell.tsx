@@ -26,6 +26,10 @@ export function Shell() {
     navigate('/sign-in', { replace: true });
   };
   if (!me.data) return <Loader aria-label="Loading" m="xl" />;
+  const menu = menuFor(me.data.role);
+  // The deepest menu entry containing this path is the active one (Marketing vs Marketing › templates).
+  const matches = (to: string) => (to === '/' ? location.pathname === '/' : location.pathname === to || location.pathname.startsWith(`${to}/`));
+  const active = menu.filter((item) => matches(item.to)).sort((a, b) => b.to.length - a.to.length)[0]?.to;
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'xs' }} padding="md">
       <AppShell.Header>
@@ -41,16 +45,16 @@ export function Shell() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label="Main">
+      <AppShell.Navbar p="xs" component="nav" aria-label="Main" style={{ overflowY: 'auto' }}>
         <Stack gap={2}>
-          {menuFor(me.data.role).map((item) => (
+          {menu.map((item) => (
             <NavLink
               key={item.to}
               component={Link}
               to={item.to}
               label={item.label}
               variant="filled"
-              active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
+              active={item.to === active}
             />
           ))}
         </Stack>

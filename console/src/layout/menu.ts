@@ -23,6 +23,8 @@ export const MENU: MenuItem[] = [
   { label: 'Lists and audiences', to: '/marketing/audiences', roles: ADMINS },
   { label: 'Jobs', to: '/jobs', roles: ADMINS },
   { label: 'Store settings', to: '/settings/store', roles: ADMINS },
+  { label: 'Email', to: '/settings/email', roles: ADMINS },
+  { label: 'Domain and payments', to: '/settings/domain-payments', roles: ADMINS },
   { label: 'Team', to: '/settings/team', roles: ADMINS },
   { label: 'Storefront tokens', to: '/settings/storefront-tokens', roles: ADMINS },
   { label: 'API keys', to: '/settings/api-keys', roles: ADMINS },
