@@ -190,5 +190,23 @@ t.test('an operator manages webhooks, returns and customers from the browser', {
     await checkScreen('27-domain-payments');
   });
 
+  await t.test('a product image uploaded and attached', async (t) => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    await nav('Products').click();
+    await page.getByRole('link', { name: 'Mug' }).click();
+    await page.locator('input[type=file]').setInputFiles({ name: 'mug.png', mimeType: 'image/png', buffer: png });
+    await page.getByLabel('Alternative text').fill('A white mug');
+    await page.getByRole('button', { name: 'Upload image' }).click();
+    const image = page.getByTestId('product-image').getByRole('img', { name: 'A white mug' });
+    await image.waitFor();
+    await page.waitForFunction(() => {
+      const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector('[data-testid=product-image] img');
+      return img?.complete && img.naturalWidth === 1;
+    });
+    const saved = await app.request({ url: `/admin/products/${product.id}`, ...admin(owner) });
+    t.match(saved.body.data.product.media, [{ alt: 'A white mug', contentType: 'image/png', width: 1, height: 1 }], 'the image is attached to the product');
+    await checkScreen('28-product-media');
+  });
+
   t.same(pageErrors, [], 'no Content-Security-Policy refusal or uncaught error in the page');
 });

@@ -6,6 +6,7 @@ import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import { FormError } from '../../components/FormError';
 import { OptionsEditor } from './OptionsEditor';
+import { ProductMedia } from './ProductMedia';
 import { bodyOf, draftOf, emptyDraft, variantsFromOptions, type ProductDraft } from './product-draft';
 import { VariantsEditor } from './VariantsEditor';
 
@@ -64,6 +65,7 @@ export function ProductForm() {
           Variants
         </Title>
         <VariantsEditor variants={draft.variants} onChange={(variants) => set({ variants })} error={save.error} />
+        {productId && existing.data && <ProductMedia productId={productId} media={existing.data.media} />}
         <FormError error={save.error} fields={['title', 'description']} />
         <Group>
           <Button type="submit" loading={save.isPending}>
