@@ -56,7 +56,12 @@ t.test('checkout: session reserves, confirm creates the order once, with custome
   t.equal(mail.length, 1, 'one confirmation email, queued with the order');
   t.equal(mail[0].toEmail, 'buyer@example.com');
   const outbox = await app.ctx.db('outbox').where({ jobId: mail[0].id }).first();
-  if (outbox) t.match(outbox.payload.data.order, { number: '#1001', trackingUrl: first.body.data.trackingUrl });
+  // Still in the outbox when the relay has not moved it yet (the PostgreSQL queue is slower): its
+  // payload names the log row and carries the message sealed, never the order in clear.
+  if (outbox) {
+    t.match(outbox.payload, { emailLogId: mail[0].id });
+    t.notOk(JSON.stringify(outbox.payload).includes(first.body.data.trackingUrl), 'no tracking link in clear in the queued payload');
+  }
 
   const tracked = await app.request({ url: new URL(first.body.data.trackingUrl).pathname });
   t.equal(tracked.status, 200);
