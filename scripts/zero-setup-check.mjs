@@ -273,12 +273,7 @@ async function firstRun() {
 
 async function secondRun() {
   let state;
-  try {
-    state = JSON.parse(await readFile(STATE_FILE, 'utf8'));
-  } catch (error) {
-    console.log(`FAIL  read state of the first run (${STATE_FILE}): ${error.message}`);
-    return false;
-  }
+  if (!(await step(`read the first run's state (${STATE_FILE})`, async () => void (state = JSON.parse(await readFile(STATE_FILE, 'utf8')))))) return false;
   console.log(`second run: checking what the run of ${state.createdAt} (${state.run}) created`);
   const owner = {};
   const admin = () => ({ token: owner.accessToken, storeId: state.storeId });
