@@ -1,10 +1,10 @@
-import pg from 'pg';
 import { checkoutRoundTrips, formatRoundTrips } from './lib/checkout-round-trips.js';
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { measure, startBenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
 import { percentile, printStats, runShoppers } from './lib/shoppers.js';
+import { api, sql } from './lib/bench-api.js';
 
 /**
  * Issue 9 targets on this machine: >= 200 complete checkouts/s with 50 concurrent shoppers over
@@ -12,23 +12,6 @@ import { percentile, printStats, runShoppers } from './lib/shoppers.js';
  * sells exactly 1,000 with no 5xx; the dashboard p99 < 50 ms on a store with 100,000 orders.
  */
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
-
-async function sql<T = any>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-async function api(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${base}/api/v1${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const payload = (await response.json()) as any;
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
-  return payload.data;
-}
 
 /** Stock taken (initial - now) must equal units ordered plus units still held by pending sessions. */
 async function consistency(databaseUrl: string, storeId: string, initial: Map<string, number>) {

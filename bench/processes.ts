@@ -1,10 +1,10 @@
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { seedCatalog, signupBenchStore } from './lib/catalog-seed.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer, type Measurement } from './lib/http.js';
 import { settle } from './lib/settle.js';
 import { printStats, runShoppers, STEPS, type ShopperStats } from './lib/shoppers.js';
+import { api, sql } from './lib/bench-api.js';
 
 /**
  * Issue 27 part 4: storefront read and checkout throughput with one web process and with two on
@@ -17,23 +17,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const REDIS_PREFIX = 'swbench:processes';
-
-async function sql<T = any>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-async function api(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${base}/api/v1${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const payload = (await response.json()) as any;
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
-  return payload.data;
-}
 
 /**
  * Like lib/http.ts `measure`, with the connections split evenly over several URLs (one per web
