@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,8 @@ import { freshBenchDatabase } from './lib/database.js';
  * warm (the same directory again) under 3 s. Printed, not asserted.
  */
 const TARGETS = { cold: 10_000, warm: 3_000 };
+/** Longer than the app's own shutdown deadline (28 s, src/lifecycle.ts). */
+const STOP_WAIT_MS = 35_000;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,8 +53,36 @@ async function startToHealthy(env: NodeJS.ProcessEnv, port: number): Promise<Tim
     }
   } finally {
     process.kill(-child.pid!, 'SIGTERM');
-    await exited;
+    // A child that ignores SIGTERM (a stop that never ends) would hold the bench for ever: killed
+    // after the app's own 28 s shutdown deadline, and the run reported as failed.
+    const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, STOP_WAIT_MS, false))]);
+    if (!stopped) {
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
+      throw new Error(`npm start did not exit within ${STOP_WAIT_MS / 1000} s of SIGTERM (killed): ${stderr.slice(-2000)}`);
+    }
   }
+}
+
+/**
+ * Stops an embedded server a killed child left running in `dir` (its leases never released), so
+ * the bench leaves no postgres behind: fast shutdown (SIGINT) of the postmaster in postmaster.pid.
+ */
+async function stopLeftoverServer(dir: string): Promise<void> {
+  const pid = Number((await readFile(path.join(dir, 'data', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (!pid) return;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; alive() && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (alive()) process.kill(pid, 'SIGKILL');
 }
 
 export async function run(): Promise<void> {
@@ -90,6 +120,7 @@ export async function run(): Promise<void> {
       console.log(`${'own server (DATABASE_URL)'.padEnd(26)} ${seconds(timing.healthy)} to healthy (for comparison: no embedded server)`);
     }
   } finally {
+    await stopLeftoverServer(path.join(root, 'pg'));
     await rm(root, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,5 @@
 import { boot } from './boot.js';
 import { runMain, stopOnSignals } from './lifecycle.js';
-import type { WorkerPool } from './workers/run-workers.js';
 
 /**
  * `npm start`: for one machine. Creates the database if needed, applies migrations, then runs the
@@ -10,7 +9,7 @@ import type { WorkerPool } from './workers/run-workers.js';
  * initialises and starts while they load.
  */
 runMain(async () => {
-  const [{ config, log }, { createServer }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { startWorkers }, { ensureConsoleBuilt }] = await Promise.all([
+  const [{ config, log }, { createServer }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { launchWorkers }, { ensureConsoleBuilt }] = await Promise.all([
     boot(),
     import('./api/server.js'),
     import('./context.js'),
@@ -28,12 +27,19 @@ runMain(async () => {
   // routes that need Redis 503) while the workers wait for Redis.
   const server = await createServer(ctx);
   await server.start();
-  let pool: WorkerPool | null = null;
+  // /health answers from here on, while the workers still start. A SIGTERM in that window (a
+  // supervisor, the setup bench) closes them as they start: closing the context under workers left
+  // to come up on it put them on ended pools, where BullMQ's PostgreSQL backend retries in a hot loop
+  // that starves the event loop, and the process never exited (100% CPU, growing memory).
+  const { pool, ready } = launchWorkers(ctx);
+  let stopping = false;
   stopOnSignals(ctx.log, async () => {
+    stopping = true;
     await server.stop({ timeout: 15_000 });
-    await pool?.close();
+    await pool.close();
     await closeContext(ctx);
   });
-  pool = await startWorkers(ctx);
+  await ready;
+  if (stopping) return;
   ctx.log.info({ uri: server.info.uri }, 'shopwright running (api + workers)');
 });

@@ -106,3 +106,41 @@ t.test('npm start with Redis down at boot: the API answers (health 503, redis di
   t.equal(code, 0, 'clean exit without ever having started the workers');
   t.ok(Date.now() - started < 20_000);
 });
+
+for (const { kind, env, skip } of [
+  { kind: 'postgres queues', env: { REDIS_URL: '' }, skip: false as const },
+  { kind: 'redis queues', env: {}, skip: REDIS_URL ? (false as const) : 'REDIS_URL is unset: the Redis queue backend needs a Redis' }
+]) {
+  t.test(`npm start (${kind}): SIGTERM the moment /health first answers, while the workers still start, exits cleanly`, { skip }, async (t) => {
+    const name = `sw_test_early_stop_${process.pid}_${kind.split(' ')[0]}`;
+    const databaseUrl = await createTestDatabase(name);
+    t.teardown(async () => {
+      await dropTestDatabase(name);
+      await deleteRedisKeys(REDIS_URL, `swt:${name}:*`);
+    });
+    const port = Number(process.env.TEST_START_PORT) + (kind === 'redis queues' ? 1 : 0) || 20000 + ((process.pid + (kind === 'redis queues' ? 3 : 13)) % 20000);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
+      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_PREFIX: `swt:${name}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    t.teardown(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    // What the setup bench does: poll /health closely and stop the process on the first answer.
+    let healthy = false;
+    for (const deadline = Date.now() + 60_000; !healthy && Date.now() < deadline; ) {
+      healthy = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false);
+      if (!healthy) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    t.ok(healthy, `the service came up (${output.slice(-2000)})`);
+    const started = Date.now();
+    child.kill('SIGTERM');
+    const exit = await Promise.race([once(child, 'exit'), new Promise((resolve) => setTimeout(resolve, 25_000, ['timeout']))]);
+    t.same(exit, [0, null], `clean exit (${output.slice(-2000)})`);
+    t.ok(Date.now() - started < 25_000, 'before its own shutdown deadline');
+    t.notMatch(output, /Cannot use a pool after calling end/, 'no worker came up on a closed context');
+  });
+}

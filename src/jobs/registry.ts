@@ -1,5 +1,6 @@
 import { campaignBatchJob } from './campaign-batch.js';
 import { campaignStartJob } from './campaign-start.js';
+import { campaignSweepJob } from './campaign-sweep.js';
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
 import { customersExportJob } from './customers-export.js';
 import { customersImportJob } from './customers-import.js';
@@ -38,6 +39,7 @@ export const JOB_KINDS: JobKind[] = [
   webhookSweepJob,
   campaignStartJob,
   campaignBatchJob,
+  campaignSweepJob,
   unpaidOrdersCancelJob,
   webhookDeliveryJob
 ];

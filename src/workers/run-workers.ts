@@ -32,21 +32,50 @@ function checkEveryKindProcessed(): void {
  * the shared signal (long processors stop at a safe point) and lets active jobs finish.
  */
 export async function startWorkers(ctx: AppContext, queues: readonly QueueName[] = QUEUE_NAMES): Promise<WorkerPool> {
+  const { pool, ready } = launchWorkers(ctx, queues);
+  await ready;
+  return pool;
+}
+
+/**
+ * startWorkers, with the pool handed back at once: it may be closed while the workers still start
+ * (a SIGTERM right after the API came up), which ends the start instead of leaving workers to come
+ * up on a context being closed. `ready` settles when they run and their schedules are registered,
+ * or when the pool was closed first.
+ */
+export function launchWorkers(ctx: AppContext, queues: readonly QueueName[] = QUEUE_NAMES): { pool: WorkerPool; ready: Promise<void> } {
   checkEveryKindProcessed();
   const shutdown = new AbortController();
   const workers = queues
     .map((queue) => ({ queue, processors: PROCESSORS.filter(({ kind }) => kind.queue === queue) }))
     .filter(({ processors }) => processors.length > 0)
     .map(({ queue, processors }) => startQueueWorker(ctx, queue, processors, shutdown.signal));
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
-  await registerSchedules(ctx, queues).catch((error: Error) => ctx.log.warn({ err: { message: error.message } }, 'job schedules not registered'));
-  return {
+  let connected = false;
+  const ready = (async () => {
+    try {
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+    } catch (error) {
+      if (shutdown.signal.aborted) return;
+      throw error;
+    }
+    connected = true;
+    if (shutdown.signal.aborted) return;
+    await registerSchedules(ctx, queues).catch((error: Error) => {
+      if (!shutdown.signal.aborted) ctx.log.warn({ err: { message: error.message } }, 'job schedules not registered');
+    });
+  })();
+  const pool: WorkerPool = {
     workers,
     close: async () => {
       shutdown.abort();
-      await Promise.all(workers.map((w) => w.close()));
+      // Connected: the schedules being registered finish first (they use the queues being closed).
+      // Not connected yet (Redis down at boot): no job to wait for, and a graceful close would wait
+      // for the connection: forced.
+      if (connected) await ready.catch(() => undefined);
+      await Promise.all(workers.map((w) => w.close(!connected)));
     }
   };
+  return { pool, ready };
 }
 
 function startQueueWorker(ctx: AppContext, queue: QueueName, processors: JobProcessor[], signal: AbortSignal): Worker {

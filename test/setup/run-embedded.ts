@@ -19,6 +19,7 @@ const SUITES = [
   'marketing-delivery',
   'marketing-rate',
   'marketing-crash',
+  'campaign-sweep',
   // the outbox and schedulers
   'outbox',
   'domains-recheck',

@@ -13,6 +13,9 @@ import pg from 'pg';
  * keepalive so a dropped LISTEN connection is noticed, idle connections released after 10 s, and
  * finished-job retention by age alone (see `ageOnly`).
  */
+/** Listeners the pool may hold besides one per queue, worker and QueueEvents (see onPool). */
+const BASE_LISTENERS = 10;
+
 export class PostgresQueueBackend {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
@@ -27,10 +30,11 @@ export class PostgresQueueBackend {
       options: '-c search_path=bullmq -c synchronous_commit=off'
     });
     this.pool.on('error', () => undefined);
+    this.pool.setMaxListeners(BASE_LISTENERS);
   }
 
   queue(name: string, defaultJobOptions: JobsOptions): Queue {
-    const queue = new Queue(name, { connection: this.pool, defaultJobOptions: ageOnly(defaultJobOptions) }, createPostgresBackend) as unknown as Queue;
+    const queue = this.onPool(() => new Queue(name, { connection: this.pool, defaultJobOptions: ageOnly(defaultJobOptions) }, createPostgresBackend) as unknown as Queue);
     const add = queue.add.bind(queue);
     const addBulk = queue.addBulk.bind(queue);
     queue.add = (jobName, data, opts) => add(jobName, data, ageOnly(opts));
@@ -39,11 +43,42 @@ export class PostgresQueueBackend {
   }
 
   worker(name: string, processor: ((job: Job) => Promise<unknown>) | null, tuning: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
-    return new Worker(name, processor, { ...tuning, connection: this.pool }, createPostgresBackend) as unknown as Worker;
+    return this.onPool(() => new Worker(name, processor, { ...tuning, connection: this.pool }, createPostgresBackend) as unknown as Worker);
   }
 
   events(name: string): QueueEvents {
-    return new QueueEvents(name, { connection: this.pool }, createPostgresBackend) as unknown as QueueEvents;
+    return this.onPool(() => new QueueEvents(name, { connection: this.pool }, createPostgresBackend) as unknown as QueueEvents);
+  }
+
+  /**
+   * Makes a queue, worker or QueueEvents on the shared pool. BullMQ's PostgresConnection (one per
+   * such object) adds an 'error' listener to the pool it is given, to forward idle-client errors,
+   * and never removes it, not even on close. So the pool legitimately holds one listener per live
+   * object (7 queues + 7 workers + QueueEvents at start: past Node's default of 10, hence the
+   * MaxListenersExceededWarning), and one more for ever per object closed. The pool's listener
+   * budget follows the live objects, as BullMQ does for its Redis clients: one more per object
+   * made, and at its close its listener is removed and the budget given back. A warning now means
+   * objects made and never closed: a real leak.
+   */
+  private onPool<T extends { close(...args: never[]): Promise<void> }>(make: () => T): T {
+    const before = new Set(this.pool.listeners('error'));
+    this.pool.setMaxListeners(this.pool.getMaxListeners() + 1);
+    const made = make();
+    const added = this.pool.listeners('error').filter((listener) => !before.has(listener));
+    const close = made.close.bind(made) as (...args: unknown[]) => Promise<void>;
+    let released = false;
+    (made as unknown as { close: (...args: unknown[]) => Promise<void> }).close = async (...args: unknown[]) => {
+      try {
+        return await close(...args);
+      } finally {
+        if (!released) {
+          released = true;
+          for (const listener of added) this.pool.off('error', listener as (error: Error) => void);
+          this.pool.setMaxListeners(Math.max(BASE_LISTENERS, this.pool.getMaxListeners() - 1));
+        }
+      }
+    };
+    return made;
   }
 
   async ping(): Promise<void> {

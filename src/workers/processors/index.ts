@@ -1,6 +1,7 @@
 import type { JobProcessor } from '../processor.js';
 import { campaignBatchProcessor } from './campaign-batch.js';
 import { campaignStartProcessor } from './campaign-start.js';
+import { campaignSweepProcessor } from './campaign-sweep.js';
 import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, idempotencyKeysPurgeProcessor } from './checkout-maintenance.js';
 import { customersExportProcessor } from './customers-export.js';
 import { customersImportProcessor } from './customers-import.js';
@@ -38,6 +39,7 @@ export const PROCESSORS: JobProcessor[] = [
   webhookSweepProcessor,
   campaignStartProcessor,
   campaignBatchProcessor,
+  campaignSweepProcessor,
   unpaidOrdersCancelProcessor,
   webhookDeliveryProcessor
 ];
