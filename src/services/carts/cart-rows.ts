@@ -173,7 +173,7 @@ const ADD_TO_OPEN_CART = defineStatement(
    ), written as (
      insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
      select c.id, :storeId, v.id, v.product_id, :quantity from c, v
-     on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+     on conflict (store_id, cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
       where cart_items.quantity + excluded.quantity <= (select line_limit from v)
      returning id, quantity, created_at
    ), l as (

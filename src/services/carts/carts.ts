@@ -63,7 +63,7 @@ async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItem
        insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
        select :cartId, :storeId, v.id, v.product_id, :quantity from v
         where v.wanted <= :max and (v.inventory_policy = 'continue' or v.wanted <= v.inventory_quantity)
-       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+       on conflict (store_id, cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
        returning 1
      )
      select v.inventory_quantity, v.wanted, exists (select 1 from written) as written from v`,

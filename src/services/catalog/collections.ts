@@ -64,8 +64,8 @@ async function replaceMembership(trx: Transaction, storeId: string, collectionId
     const missing = productIds.findIndex((id) => !found.has(id));
     if (missing >= 0) throw validationFailed([{ path: `productIds.${missing}`, message: 'unknown product id' }]);
   }
-  await trx('collectionProducts').where({ collectionId }).delete();
-  if (productIds.length) await trx('collectionProducts').insert(productIds.map((productId, position) => ({ collectionId, productId, position })));
+  await trx('collectionProducts').where({ storeId, collectionId }).delete();
+  if (productIds.length) await trx('collectionProducts').insert(productIds.map((productId, position) => ({ storeId, collectionId, productId, position })));
 }
 
 async function checkMedia(trx: Transaction, storeId: string, mediaId: string | null | undefined) {

@@ -52,8 +52,8 @@ function cleanTags(tags: string[]): string[] {
 
 async function replaceProductMedia(trx: Transaction, storeId: string, productId: string, mediaIds: string[]) {
   await assertStoreMedia(trx, storeId, mediaIds, 'mediaIds');
-  await trx('productMedia').where({ productId }).delete();
-  if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
+  await trx('productMedia').where({ storeId, productId }).delete();
+  if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ storeId, productId, mediaId, position })));
 }
 
 /** One product with its live variants, media in order and the collections it is in (by title). */

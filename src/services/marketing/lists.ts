@@ -48,9 +48,9 @@ async function writeMembers(trx: Transaction, storeId: string, listId: string, c
     const unknown = unique.filter((id) => !knownSet.has(id));
     throw validationFailed(unknown.slice(0, 20).map((id) => ({ path: 'customerIds', message: `unknown customer ${id}` })));
   }
-  await trx('marketingListMembers').where({ listId }).delete();
+  await trx('marketingListMembers').where({ storeId, listId }).delete();
   if (unique.length) {
-    await trx.raw('insert into marketing_list_members (list_id, customer_id) select ?, unnest(?::uuid[])', [listId, unique]);
+    await trx.raw('insert into marketing_list_members (store_id, list_id, customer_id) select ?, ?, unnest(?::uuid[])', [storeId, listId, unique]);
   }
 }
 

@@ -32,12 +32,12 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
     if (locked.snapshotAt || locked.status !== 'sending') return;
     const where = await audienceCondition(ctx, trx, storeId, audience);
     const inserted = await trx.raw(
-      `insert into campaign_recipients (campaign_id, customer_id) select ?, c.id from customers c where ${where.sql}`,
-      [campaignId, ...where.bindings]
+      `insert into campaign_recipients (store_id, campaign_id, customer_id) select ?, ?, c.id from customers c where ${where.sql}`,
+      [storeId, campaignId, ...where.bindings]
     );
     const recipients = inserted.rowCount as number;
     const batches = Math.ceil(recipients / batchSize);
-    if (batches) await trx.raw('insert into campaign_batches (campaign_id, batch) select ?, generate_series(0, ? - 1)', [campaignId, batches]);
+    if (batches) await trx.raw('insert into campaign_batches (store_id, campaign_id, batch) select ?, ?, generate_series(0, ? - 1)', [storeId, campaignId, batches]);
     await trx('campaigns')
       .where({ id: campaignId })
       .update({

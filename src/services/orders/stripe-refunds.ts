@@ -48,7 +48,7 @@ export async function reconcileStripeRefund(ctx: AppContext, storeId: string, or
     if (!order) return { changed: false, outcome: 'the order is gone' };
     const inserted = (await trx('orderRefunds')
       .insert({ storeId, orderId, status: 'succeeded', source: 'stripe', amount: reported.amount, stripeRefundId: reported.id, reason: 'refunded in Stripe', notifyCustomer: false })
-      .onConflict('stripeRefundId')
+      .onConflict(['storeId', 'stripeRefundId'])
       .ignore()
       .returning('*')) as RefundRow[];
     if (!inserted.length) return { changed: false, outcome: `refund ${reported.id} already recorded` };

@@ -72,7 +72,7 @@ async function activeProduct(db: Sql, storeId: string, slug: string) {
  * others' committed rows: the aggregate cannot drift.
  */
 async function lockRating(trx: Transaction, storeId: string, productId: string) {
-  await trx.raw('insert into product_ratings (product_id, store_id) values (?, ?) on conflict (product_id) do nothing', [productId, storeId]);
+  await trx.raw('insert into product_ratings (product_id, store_id) values (?, ?) on conflict (store_id, product_id) do nothing', [productId, storeId]);
   await trx('productRatings').where({ productId }).forUpdate().first('productId');
 }
 

@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { STORE_SCOPED_TABLES, TABLE_DISTRIBUTION } from '../../src/services/table-distribution.js';
+
+/**
+ * The query half of the Citus rules (docs/scaling.md): every statement the app sent that reads or
+ * writes a store-scoped table must name `store_id` (a filter, a join condition or an inserted value),
+ * so that a Citus coordinator can route it to one store's shard. Rough, at text level: the table
+ * names after FROM, JOIN, UPDATE, INTO, USING and in comma lists of FROM; one `store_id` anywhere in
+ * the statement satisfies every table in it (a subquery on a second table without its own filter is
+ * not caught). The statements come from STATEMENT_LOG_DIR (src/db/statement-log.ts).
+ */
+
+/**
+ * Statements that legitimately span stores, or that run before any store is known, each with why.
+ * Matched against the normalised text (lower case, identifiers unquoted, whitespace collapsed).
+ */
+export const CROSS_STORE_STATEMENTS: ReadonlyArray<{ pattern: RegExp; why: string }> = [];
+
+export function normalise(sql: string): string {
+  return sql.replace(/"/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** The tables a statement names (any classification), at text level. */
+export function tablesNamed(sql: string): string[] {
+  const text = normalise(sql)
+    // String literals can hold anything.
+    .replace(/'(?:[^']|'')*'/g, "''");
+  const found = new Set<string>();
+  for (const m of text.matchAll(/\b(?:from|join|update|into|using|table)\s+(?:only\s+)?([a-z_][a-z0-9_]*)((?:\s+(?:as\s+)?[a-z_][a-z0-9_]*)?(?:\s*,\s*[a-z_][a-z0-9_]*(?:\s+(?:as\s+)?[a-z_][a-z0-9_]*)?)*)/g)) {
+    found.add(m[1]!);
+    // `from a x, b y`: the comma list.
+    for (const extra of (m[2] ?? '').split(',').slice(1)) {
+      const name = extra.trim().split(/\s+/)[0];
+      if (name) found.add(name);
+    }
+  }
+  return [...found].filter((name) => TABLE_DISTRIBUTION[name]);
+}
+
+export interface StatementViolation {
+  sql: string;
+  tables: string[];
+}
+
+/** Each distinct statement on a store-scoped table that names no store_id and is not allowed. */
+export function statementViolations(statements: Iterable<string>): StatementViolation[] {
+  const found = new Map<string, StatementViolation>();
+  for (const sql of statements) {
+    const text = normalise(sql);
+    if (found.has(text)) continue;
+    const tables = tablesNamed(sql).filter((t) => STORE_SCOPED_TABLES.includes(t));
+    if (!tables.length || /\bstore_id\b/.test(text)) continue;
+    if (CROSS_STORE_STATEMENTS.some((allowed) => allowed.pattern.test(text))) continue;
+    found.set(text, { sql: text, tables });
+  }
+  return [...found.values()];
+}
+
+/** The statements of every process that logged into dir. */
+export function readStatementLog(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .flatMap((file) =>
+      readFileSync(path.join(dir, file), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as string)
+    );
+}
