@@ -15,7 +15,16 @@ import { STORE_SCOPED_TABLES, TABLE_DISTRIBUTION } from '../../src/services/tabl
  * Statements that legitimately span stores, or that run before any store is known, each with why.
  * Matched against the normalised text (lower case, identifiers unquoted, whitespace collapsed).
  */
-export const CROSS_STORE_STATEMENTS: ReadonlyArray<{ pattern: RegExp; why: string }> = [];
+export const CROSS_STORE_STATEMENTS: ReadonlyArray<{ pattern: RegExp; why: string }> = [
+  {
+    pattern: /^delete from carts where id in \( select c\.id from carts c where c\.expires_at < now\(\)/,
+    why: 'the checkout-maintenance sweep deletes expired carts of every store (a scheduled platform job; on Citus a multi-shard delete)'
+  },
+  {
+    pattern: /^select d\.id, d\.subscription_id, d\.attempts, .* from webhook_deliveries d where d\.status in \('pending', 'delivering'\)/,
+    why: 'the webhook sweep finds stuck deliveries of every store (a scheduled platform job; on Citus a multi-shard read)'
+  }
+];
 
 export function normalise(sql: string): string {
   return sql.replace(/"/g, '').replace(/\s+/g, ' ').trim().toLowerCase();

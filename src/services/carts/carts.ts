@@ -56,8 +56,8 @@ async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItem
   const result = await trx.raw(
     `with v as (
        select v.id, v.product_id, v.inventory_quantity, v.inventory_policy,
-              coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity as wanted
-         from product_variants v join products p on p.id = v.product_id
+              coalesce((select quantity from cart_items where store_id = :storeId and cart_id = :cartId and variant_id = v.id), 0) + :quantity as wanted
+         from product_variants v join products p on p.store_id = v.store_id and p.id = v.product_id
         where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
      ), written as (
        insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
@@ -111,7 +111,7 @@ async function changeCart(
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);
     const columns = (await change(trx, cart, store)) ?? {};
-    const written = await writeCart(trx, cartId, columns, expiresAt(ctx));
+    const written = await writeCart(trx, storeId, cartId, columns, expiresAt(ctx));
     return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines)) };
   }, { pipelined: true });
   await stockChanged(ctx, storeId, released);
@@ -126,19 +126,19 @@ export async function addCartItem(ctx: AppContext, storeId: string, cartId: stri
 
 export const updateCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string, quantity: number) =>
   changeCart(ctx, storeId, cartId, async (trx) => {
-    const item = await trx('cartItems').where({ id: itemId, cartId }).first('variantId');
+    const item = await trx('cartItems').where({ storeId, id: itemId, cartId }).first('variantId');
     if (!item) throw notFound('Cart item');
     if (quantity === 0) {
-      await trx('cartItems').where({ id: itemId }).delete();
+      await trx('cartItems').where({ storeId, id: itemId }).delete();
       return;
     }
     await assertSellable(trx, storeId, item.variantId, quantity);
-    await trx('cartItems').where({ id: itemId }).update({ quantity });
+    await trx('cartItems').where({ storeId, id: itemId }).update({ quantity });
   });
 
 export const removeCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string) =>
   changeCart(ctx, storeId, cartId, async (trx) => {
-    const deleted = await trx('cartItems').where({ id: itemId, cartId }).delete();
+    const deleted = await trx('cartItems').where({ storeId, id: itemId, cartId }).delete();
     if (!deleted) throw notFound('Cart item');
   });
 

@@ -84,7 +84,7 @@ async function runBatch(
   const deferred: string[] = [];
   let sent = 0;
   for (;;) {
-    const status = (await ctx.db('campaigns').where({ id: campaign.id }).first('status'))?.status;
+    const status = (await ctx.db('campaigns').where({ storeId: campaign.storeId, id: campaign.id }).first('status'))?.status;
     const sending = status === 'sending';
     // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
     if (opts.signal?.aborted && !opts.finalAttempt) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
@@ -115,10 +115,10 @@ async function runBatch(
   if (deferred.length) {
     if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
     const [from, to] = range;
-    const query = ctx.db('campaignRecipients').where({ campaignId: campaign.id, status: 'pending' }).where('customerId', '>=', from);
+    const query = ctx.db('campaignRecipients').where({ storeId: campaign.storeId, campaignId: campaign.id, status: 'pending' }).where('customerId', '>=', from);
     await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed' });
   }
-  await completeBatch(ctx, campaign.id, batch);
+  await completeBatch(ctx, campaign.storeId, campaign.id, batch);
   return { sent };
 }
 
@@ -141,12 +141,12 @@ async function batchState(ctx: AppContext, campaign: BatchCampaign, compiled: Co
  * reason and the batch counts as done, so the campaign still ends with exact counts.
  */
 export async function abandonBatch(ctx: AppContext, campaignId: string, batch: number, reason: string): Promise<void> {
-  const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('status', 'batchesTotal');
+  const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('storeId', 'status', 'batchesTotal');
   if (!campaign || campaign.status !== 'sending') return;
   const [from, to] = batchRange(batch, campaign.batchesTotal);
-  const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);
+  const query = ctx.db('campaignRecipients').where({ storeId: campaign.storeId, campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);
   await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed', error: `batch gave up: ${reason}`.slice(0, 1000) });
-  await completeBatch(ctx, campaignId, batch);
+  await completeBatch(ctx, campaign.storeId, campaignId, batch);
 }
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
@@ -188,8 +188,8 @@ interface Outcomes {
 /** Paced sends wake at most this often; each wake re-reads the campaign's status once. */
 const MIN_WAKE_MS = 10;
 
-const stillSending = async (ctx: AppContext, campaignId: string) =>
-  (await ctx.db('campaigns').where({ id: campaignId }).first('status'))?.status === 'sending';
+const stillSending = async (ctx: AppContext, storeId: string, campaignId: string) =>
+  (await ctx.db('campaigns').where({ storeId, id: campaignId }).first('status'))?.status === 'sending';
 
 /**
  * Sends a claimed chunk at its reserved slots. After every wait the campaign's status is read
@@ -211,7 +211,7 @@ async function sendChunk(state: BatchState, claims: RecipientClaims, recipients:
       if (due > Date.now()) {
         await sleep(due - Date.now());
         lastWake = Date.now();
-        if (!(await stillSending(ctx, campaign.id))) {
+        if (!(await stillSending(ctx, campaign.storeId, campaign.id))) {
           stopped = true;
           break;
         }

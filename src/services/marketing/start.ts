@@ -20,7 +20,7 @@ export async function startCampaign(ctx: AppContext, campaignId: string) {
   if (!campaign) return { started: false };
 
   if (!campaign.snapshotAt) await snapshotRecipients(ctx, campaignId, campaign.storeId, campaign.audience as Audience);
-  const pending = (await ctx.db('campaignBatches').where({ campaignId }).whereNull('doneAt').orderBy('batch').pluck('batch')) as number[];
+  const pending = (await ctx.db('campaignBatches').where({ storeId: campaign.storeId, campaignId }).whereNull('doneAt').orderBy('batch').pluck('batch')) as number[];
   await enqueueBatches(ctx, campaignId, pending);
   return { started: true, batches: pending.length };
 }
@@ -28,7 +28,7 @@ export async function startCampaign(ctx: AppContext, campaignId: string) {
 async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: string, audience: Audience) {
   const batchSize = ctx.config.marketing.batchSize;
   await withTransaction(ctx, async (trx) => {
-    const locked = await trx('campaigns').where({ id: campaignId }).forUpdate().first('snapshotAt', 'status');
+    const locked = await trx('campaigns').where({ storeId, id: campaignId }).forUpdate().first('snapshotAt', 'status');
     if (locked.snapshotAt || locked.status !== 'sending') return;
     const where = await audienceCondition(ctx, trx, storeId, audience);
     const inserted = await trx.raw(
@@ -39,7 +39,7 @@ async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: 
     const batches = Math.ceil(recipients / batchSize);
     if (batches) await trx.raw('insert into campaign_batches (store_id, campaign_id, batch) select ?, ?, generate_series(0, ? - 1)', [storeId, campaignId, batches]);
     await trx('campaigns')
-      .where({ id: campaignId })
+      .where({ storeId, id: campaignId })
       .update({
         recipients,
         batchesTotal: batches,
@@ -71,16 +71,16 @@ export function batchRange(batch: number, total: number): [string, string | null
 }
 
 /** Marks one batch done (once), and the campaign sent when it was the last one. */
-export async function completeBatch(ctx: AppContext, campaignId: string, batch: number): Promise<void> {
+export async function completeBatch(ctx: AppContext, storeId: string, campaignId: string, batch: number): Promise<void> {
   await withTransaction(ctx, async (trx) => {
-    const marked = await trx('campaignBatches').where({ campaignId, batch }).whereNull('doneAt').update({ doneAt: trx.fn.now() });
+    const marked = await trx('campaignBatches').where({ storeId, campaignId, batch }).whereNull('doneAt').update({ doneAt: trx.fn.now() });
     if (!marked) return;
     const [row] = await trx('campaigns')
-      .where({ id: campaignId })
+      .where({ storeId, id: campaignId })
       .update({ batchesDone: trx.raw('batches_done + 1'), updatedAt: trx.fn.now() })
       .returning(['batchesDone', 'batchesTotal', 'status', 'storeId']);
     if (row.batchesDone >= row.batchesTotal && row.status === 'sending') {
-      const sent = await trx('campaigns').where({ id: campaignId, status: 'sending' }).update({ status: 'sent', completedAt: trx.fn.now() });
+      const sent = await trx('campaigns').where({ storeId, id: campaignId, status: 'sending' }).update({ status: 'sent', completedAt: trx.fn.now() });
       if (sent) await reactInTransaction(ctx, trx, [{ type: 'campaign.sent', storeId: row.storeId, campaignId }]);
     }
   });
