@@ -24,16 +24,29 @@ t.test('catalog: every table classified; store-scoped keys, uniques and foreign 
 });
 
 t.test('the catalog check fails on a planted violation of each kind', async (t) => {
-  await db.transaction(async (trx) => {
-    await trx.raw(`alter table products add column legacy_code text`);
-    await trx.raw(`create unique index planted_products_code on products (legacy_code)`);
-    await trx.raw(`create table planted_unclassified (id int primary key)`);
-    await trx.raw(`alter table order_items add constraint planted_fk foreign key (product_id) references products (id)`).catch(() => undefined);
-    const found = await catalogViolations(trx as never);
-    t.ok(found.some((v) => v.includes('planted_products_code lacks store_id')), 'a unique index without store_id');
-    t.ok(found.some((v) => v.startsWith('planted_unclassified: not classified')), 'an unclassified table');
-    await trx.rollback();
-  }).catch(() => undefined);
+  const planted = new Error('planted: roll back');
+  const found: string[] = [];
+  await db
+    .transaction(async (trx) => {
+      await trx.raw(`alter table products add column legacy_code text`);
+      await trx.raw(`create unique index planted_products_code on products (legacy_code)`);
+      await trx.raw(`create table planted_unclassified (id int primary key)`);
+      await trx.raw(`alter table order_items add constraint planted_fk foreign key (product_id, variant_id) references products (id, store_id) not valid`);
+      await trx.raw(`alter table stores add column planted_product uuid, add column planted_store uuid`);
+      await trx.raw(`alter table stores add constraint planted_ref_fk foreign key (planted_product, planted_store) references products (id, store_id)`);
+      await trx.raw(`alter table carts alter column store_id drop not null`);
+      found.push(...(await catalogViolations(trx as unknown as typeof db)));
+      throw planted;
+    })
+    .catch((error: unknown) => {
+      if (error !== planted) throw error;
+    });
+  t.ok(found.some((v) => v.includes('planted_products_code lacks store_id')), 'a unique index without store_id');
+  t.ok(found.some((v) => v.startsWith('planted_unclassified: not classified')), 'an unclassified table');
+  t.ok(found.some((v) => v.startsWith('planted_fk: foreign key between store-scoped tables without store_id')), 'a store-to-store foreign key without store_id');
+  t.ok(found.some((v) => v.startsWith('planted_ref_fk: a reference table refers to a store-scoped one')), 'a reference table referring to a store table');
+  t.ok(found.includes('carts: store_id is nullable'), 'a nullable store_id');
+  t.same(await catalogViolations(db), [], 'rolled back');
 });
 
 /**
@@ -42,8 +55,9 @@ t.test('the catalog check fails on a planted violation of each kind', async (t) 
  * app sent. The child run has a template of its own, so it never touches this run's.
  */
 const REPRESENTATIVE = [
-  'catalog-products', 'catalog-collections', 'catalog-media', 'carts', 'checkout', 'orders', 'orders-lifecycle', 'customers-import',
-  'customers-admin', 'marketing-campaigns', 'marketing-api', 'webhooks', 'storefront-documents-fresh', 'reviews', 'discounts', 'tenancy'
+  'catalog-products', 'catalog-collections', 'catalog-media', 'catalog-inventory', 'catalog-storefront', 'carts', 'checkout', 'orders',
+  'orders-lifecycle', 'customers-import', 'customers-admin', 'marketing-campaigns', 'marketing-api', 'marketing-delivery',
+  'newsletter-unsubscribe', 'webhooks', 'webhook-sweep', 'storefront-documents-fresh', 'reviews', 'discounts', 'tenancy'
 ];
 
 async function recordStatements(t: Test): Promise<string> {
@@ -80,4 +94,6 @@ t.test('the statement check reads table names and store_id at text level', async
   t.same(tablesNamed(`insert into outbox (name) values ('from products')`), ['outbox'], 'not inside string literals');
   t.same(statementViolations(['select * from "products" where "id" = $1']).map((v) => v.tables), [['products']]);
   t.same(statementViolations(['select * from "products" where "store_id" = $1 and "id" = $2', 'select * from users where id = $1', 'delete from outbox where id = $1']), []);
+  t.same(statementViolations(['/* cross-store: public media url */ select * from "media" where "id" = $1']), [], 'a listed cross-store marker');
+  t.equal(statementViolations(['/* cross-store: anything */ select * from "media" where "id" = $1']).length, 1, 'an unlisted marker does not pass');
 });

@@ -183,9 +183,9 @@ export async function deleteExpiredCarts(ctx: AppContext, batch = 1000): Promise
   let deleted = 0;
   for (;;) {
     const result = await ctx.db.raw(
-      `delete from carts where id in (
+      `/* cross-store: expired carts sweep */ delete from carts where id in (
          select c.id from carts c where c.expires_at < now()
-            and not exists (select 1 from checkout_sessions s where s.cart_id = c.id and s.status = 'pending')
+            and not exists (select 1 from checkout_sessions s where s.store_id = c.store_id and s.cart_id = c.id and s.status = 'pending')
           limit ? for update skip locked)`,
       [batch]
     );

@@ -42,6 +42,6 @@ export async function campaignCounts(db: Sql, storeId: string, campaignIds: stri
 }
 
 /** Credits a campaign with its recipient's unsubscribe: set once, so a repeat through the same link counts once. */
-export async function recordCampaignUnsubscribe(trx: Transaction, customerId: string, campaignId: string): Promise<void> {
-  await trx('campaignRecipients').where({ campaignId, customerId }).whereNull('unsubscribedAt').update({ unsubscribedAt: trx.fn.now() });
+export async function recordCampaignUnsubscribe(trx: Transaction, storeId: string, customerId: string, campaignId: string): Promise<void> {
+  await trx('campaignRecipients').where({ storeId, campaignId, customerId }).whereNull('unsubscribedAt').update({ unsubscribedAt: trx.fn.now() });
 }

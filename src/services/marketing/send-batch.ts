@@ -60,10 +60,10 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   try {
     compiled = compileContent(campaign);
   } catch (error) {
-    await failCampaignContent(ctx, campaignId, `content cannot be rendered: ${(error as Error).message}`);
+    await failCampaignContent(ctx, campaign.storeId, campaignId, `content cannot be rendered: ${(error as Error).message}`);
     return { sent: 0, stopped: 'failed' };
   }
-  const claims = new RecipientClaims(ctx, campaignId, range);
+  const claims = new RecipientClaims(ctx, campaign.storeId, campaignId, range);
   try {
     return await runBatch(ctx, campaign, compiled, batch, range, claims, opts);
   } finally {
@@ -96,7 +96,7 @@ async function runBatch(
         sent += outcome.sent;
         deferred.push(...outcome.deferred);
         if (state.contentFailure) {
-          await failCampaignContent(ctx, campaign.id, state.contentFailure);
+          await failCampaignContent(ctx, campaign.storeId, campaign.id, state.contentFailure);
           return { sent, stopped: 'failed' };
         }
         if (outcome.claimLapsed) throw new TransientBatchError('the claim on its recipients could not be renewed in time; the rest are sent on another attempt');
@@ -268,7 +268,7 @@ async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes:
   // Accepted: recorded before this send counts as done, so a crash from here on never sends it again.
   outcomes.sent.push(recipient.customerId);
   try {
-    await recordSent(ctx, campaign.id, recipient.customerId);
+    await recordSent(ctx, campaign.storeId, campaign.id, recipient.customerId);
   } catch {
     outcomes.unrecorded.push(recipient.customerId);
   }
@@ -282,14 +282,14 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
   const { unrecorded, failed, deferred, unsent, released } = outcomes;
   // Still this run's claim (not settled by another run since).
   const mine = `status = 'sending' and claim_token = ?`;
-  await writeSent(ctx, unrecorded.map((customerId) => ({ campaignId: campaign.id, customerId })));
+  await writeSent(ctx, unrecorded.map((customerId) => ({ storeId: campaign.storeId, campaignId: campaign.id, customerId })));
   await withTransaction(ctx, async (trx) => {
     if (failed.length) {
       await trx.raw(
         `update campaign_recipients r set status = 'failed', error = f.error, suppressed = f.permanent
            from jsonb_to_recordset(?::jsonb) as f(id uuid, error text, permanent boolean)
-          where r.campaign_id = ? and r.customer_id = f.id and r.${mine}`,
-        [JSON.stringify(failed), campaign.id, claims.token]
+          where r.store_id = ? and r.campaign_id = ? and r.customer_id = f.id and r.${mine}`,
+        [JSON.stringify(failed), campaign.storeId, campaign.id, claims.token]
       );
       const permanent = failed.filter((f) => f.permanent);
       if (permanent.length) {
@@ -304,8 +304,8 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
     if (unsent.length) {
       await trx.raw(
         `update campaign_recipients set status = 'cancelled', error = 'campaign stopped before this recipient''s turn'
-          where campaign_id = ? and customer_id = any(?::uuid[]) and ${mine}`,
-        [campaign.id, unsent, claims.token]
+          where store_id = ? and campaign_id = ? and customer_id = any(?::uuid[]) and ${mine}`,
+        [campaign.storeId, campaign.id, unsent, claims.token]
       );
     }
     if (deferred.length) {
@@ -313,8 +313,8 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
         `update campaign_recipients r
             set status = case when r.attempts >= ${RECIPIENT_MAX_ATTEMPTS} then 'failed' else 'pending' end, error = d.error
            from jsonb_to_recordset(?::jsonb) as d(id uuid, error text)
-          where r.campaign_id = ? and r.customer_id = d.id and r.${mine}`,
-        [JSON.stringify(deferred), campaign.id, claims.token]
+          where r.store_id = ? and r.campaign_id = ? and r.customer_id = d.id and r.${mine}`,
+        [JSON.stringify(deferred), campaign.storeId, campaign.id, claims.token]
       );
     }
   });
