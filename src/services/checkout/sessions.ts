@@ -233,6 +233,7 @@ async function cancelSession(ctx: AppContext, storeId: string, sessionId: string
  */
 export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Promise<{ released: number }> {
   const due = (await ctx.db('checkoutSessions')
+    .comment('cross-store: expired checkout sessions sweep')
     .where({ status: 'pending' })
     .where('expiresAt', '<', ctx.db.fn.now())
     .orderBy('expiresAt')

@@ -76,7 +76,7 @@ export async function followClick(ctx: AppContext, token: string, options: { cou
   const click = verifyClickToken(ctx, token);
   if (!click) throw notFound('Link');
   // The signed token names no store (links already sent stay valid): the campaign's id finds it.
-  const campaign = await ctx.db('campaigns').where({ id: click.campaignId }).first('storeId');
+  const campaign = await ctx.db('campaigns').comment('cross-store: campaign click link').where({ id: click.campaignId }).first('storeId');
   if (!campaign) throw notFound('Link');
   const { storeId } = campaign as { storeId: string };
   const recipient = await ctx.db('campaignRecipients').where({ storeId, campaignId: click.campaignId, customerId: click.customerId }).first('status');

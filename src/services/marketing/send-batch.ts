@@ -52,6 +52,7 @@ type BatchCampaign = BatchState['campaign'] & { subject: string; html: string; t
 export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean; signal?: AbortSignal } = {}) {
   const campaign = await ctx
     .db('campaigns')
+    .comment('cross-store: campaign job by id')
     .where({ id: campaignId })
     .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'batchesTotal');
   if (!campaign || !campaign.batchesTotal) return { sent: 0, stopped: campaign?.status ?? 'missing' };
@@ -141,7 +142,7 @@ async function batchState(ctx: AppContext, campaign: BatchCampaign, compiled: Co
  * reason and the batch counts as done, so the campaign still ends with exact counts.
  */
 export async function abandonBatch(ctx: AppContext, campaignId: string, batch: number, reason: string): Promise<void> {
-  const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('storeId', 'status', 'batchesTotal');
+  const campaign = await ctx.db('campaigns').comment('cross-store: campaign job by id').where({ id: campaignId }).first('storeId', 'status', 'batchesTotal');
   if (!campaign || campaign.status !== 'sending') return;
   const [from, to] = batchRange(batch, campaign.batchesTotal);
   const query = ctx.db('campaignRecipients').where({ storeId: campaign.storeId, campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);

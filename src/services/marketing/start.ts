@@ -12,6 +12,7 @@ import { withTransaction } from '../with-transaction.js';
 export async function startCampaign(ctx: AppContext, campaignId: string) {
   const claimed = await ctx
     .db('campaigns')
+    .comment('cross-store: campaign job by id')
     .where({ id: campaignId })
     .whereIn('status', ['scheduled', 'sending'])
     .update({ status: 'sending', startedAt: ctx.db.raw('coalesce(started_at, now())'), updatedAt: ctx.db.fn.now() })
@@ -90,6 +91,7 @@ export async function completeBatch(ctx: AppContext, storeId: string, campaignId
 export async function failCampaign(ctx: AppContext, campaignId: string, reason: string): Promise<void> {
   await ctx
     .db('campaigns')
+    .comment('cross-store: campaign job by id')
     .where({ id: campaignId })
     .whereIn('status', ['scheduled', 'sending'])
     .update({ status: 'failed', error: reason.slice(0, 2000), completedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });

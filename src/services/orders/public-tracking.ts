@@ -6,6 +6,7 @@ import { publicNotes } from './order-notes.js';
 export async function trackOrder(ctx: AppContext, trackingToken: string) {
   // The token names no store: this lookup spans stores (docs/scaling.md, cross-store statements).
   const order = await ctx.db('orders as o')
+    .comment('cross-store: order tracking token')
     .join('stores as s', 's.id', 'o.storeId')
     .where('o.trackingToken', trackingToken)
     .first('o.id', 'o.storeId', 'o.number', 'o.status', 'o.paymentStatus', 'o.fulfillmentStatus', 'o.createdAt', 'o.total', 'o.currency', 'o.amountRefunded', 'o.cancelledAt', 's.name as storeName');

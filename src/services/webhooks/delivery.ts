@@ -69,6 +69,7 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
   try {
     const view: (DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null }) | undefined = await ctx
       .db('webhookDeliveries as d')
+      .comment('cross-store: webhook delivery job by id')
       .join('webhookSubscriptions as s', (on) => on.on('s.storeId', 'd.storeId').andOn('s.id', 'd.subscriptionId'))
       .join('webhookEvents as e', (on) => on.on('e.storeId', 'd.storeId').andOn('e.id', 'd.eventId'))
       // The job carries the delivery id only: this entry lookup spans stores (docs/scaling.md).

@@ -24,7 +24,7 @@ export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs
   // Every store's stuck deliveries: a platform sweep, across stores (docs/scaling.md).
   const lost: Array<{ id: string; storeId: string; subscriptionId: string; attempts: number; expired: boolean }> = (
     await ctx.db.raw(
-      `select d.id, d.store_id, d.subscription_id, d.attempts, coalesce(d.first_attempt_at, d.created_at) < now() - ?::interval as expired
+      `/* cross-store: stuck webhook deliveries sweep */ select d.id, d.store_id, d.subscription_id, d.attempts, coalesce(d.first_attempt_at, d.created_at) < now() - ?::interval as expired
          from webhook_deliveries d
         where d.status in ('pending', 'delivering')
           and coalesce(d.next_retry_at, d.created_at) < now() - ?::interval
