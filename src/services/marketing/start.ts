@@ -10,10 +10,11 @@ import { withTransaction } from '../with-transaction.js';
  * batches out. Each step is idempotent, so a retried or repeated start resumes where it stopped.
  */
 export async function startCampaign(ctx: AppContext, campaignId: string) {
+  const storeId = await campaignStore(ctx, campaignId);
+  if (!storeId) return { started: false };
   const claimed = await ctx
     .db('campaigns')
-    .comment('cross-store: campaign job by id')
-    .where({ id: campaignId })
+    .where({ storeId, id: campaignId })
     .whereIn('status', ['scheduled', 'sending'])
     .update({ status: 'sending', startedAt: ctx.db.raw('coalesce(started_at, now())'), updatedAt: ctx.db.fn.now() })
     .returning(['id', 'storeId', 'audience', 'snapshotAt']);
@@ -89,10 +90,17 @@ export async function completeBatch(ctx: AppContext, storeId: string, campaignId
 
 /** A start job that gave up for good: the campaign shows `failed` with the reason. */
 export async function failCampaign(ctx: AppContext, campaignId: string, reason: string): Promise<void> {
+  const storeId = await campaignStore(ctx, campaignId);
+  if (!storeId) return;
   await ctx
     .db('campaigns')
-    .comment('cross-store: campaign job by id')
-    .where({ id: campaignId })
+    .where({ storeId, id: campaignId })
     .whereIn('status', ['scheduled', 'sending'])
     .update({ status: 'failed', error: reason.slice(0, 2000), completedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });
+}
+
+/** The store of a campaign a job names by id only (knex leaves a comment off an UPDATE, so the marked read is its own statement). */
+async function campaignStore(ctx: AppContext, campaignId: string): Promise<string | undefined> {
+  const row = (await ctx.db('campaigns').comment('cross-store: campaign job by id').where({ id: campaignId }).first('storeId')) as { storeId: string } | undefined;
+  return row?.storeId;
 }
