@@ -30,6 +30,7 @@ import * as webhooks from './20261125009100_webhooks.js';
 import * as orderLifecycle from './20261125010000_order_lifecycle.js';
 import * as backendState from './20261125011000_backend_state.js';
 import * as webhookTopics from './20261125013000_webhook_topics.js';
+import * as citusStoreKeys from './20261125014000_citus_store_keys.js';
 import * as campaignSweepRequeues from './20261125015000_campaign_sweep_requeues.js';
 
 /**
@@ -68,5 +69,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261125010000_order_lifecycle', module: orderLifecycle },
   { name: '20261125011000_backend_state', module: backendState },
   { name: '20261125013000_webhook_topics', module: webhookTopics },
+  { name: '20261125014000_citus_store_keys', module: citusStoreKeys },
   { name: '20261125015000_campaign_sweep_requeues', module: campaignSweepRequeues }
 ];

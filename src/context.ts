@@ -1,5 +1,6 @@
 import { createBackends, type Backends } from './adapters/index.js';
 import type { Config } from './config.js';
+import { logStatements } from './db/statement-log.js';
 import { createDb, type Db } from './db/knex.js';
 import { ReadReplica } from './db/read-replica.js';
 import { Queues } from './jobs/queues.js';
@@ -51,6 +52,7 @@ export function createContext(config: Config, options: ContextOptions): AppConte
   );
   const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   registerPool(db);
+  if (config.statementLogDir) logStatements(db, config.statementLogDir);
   const backends = createBackends(config, db, log);
   const queues = new Queues(backends.queue, log);
   const cache = new LocalCache(backends.invalidation, log, config.storefrontCacheTtlMs);

@@ -82,7 +82,7 @@ t.test('a product document never lags its rows, whatever writes them', async (t)
   await check('variant deleted in SQL', 'linen-shirt-2');
   await app.ctx.db.raw(`insert into product_variants (store_id, product_id, title, price, inventory_quantity) select store_id, id, 'XL', 999, 2 from products where id = ?`, [product.id]);
   await check('variant inserted in SQL', 'linen-shirt-2');
-  await app.ctx.db('productMedia').insert({ productId: product.id, mediaId: m2, position: 9 });
+  await app.ctx.db('productMedia').insert({ storeId: owner.store.id, productId: product.id, mediaId: m2, position: 9 });
   await check('media linked in SQL', 'linen-shirt-2');
   await app.ctx.db('media').where({ id: m2 }).delete();
   await check('media deleted', 'linen-shirt-2');

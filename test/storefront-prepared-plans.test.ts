@@ -31,8 +31,8 @@ t.test('prepared storefront reads keep their generic plan instead of re-planning
   const collection = await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Summer', isPublished: true }, ...admin(owner) });
   t.equal(collection.status, 201);
   await app.ctx.db.raw(
-    `insert into collection_products (collection_id, product_id, position)
-     select ?, id, row_number() over (order by created_at) from products where store_id = ? and created_at < timestamptz '2026-01-01' + interval '500 seconds'`,
+    `insert into collection_products (store_id, collection_id, product_id, position)
+     select store_id, ?, id, row_number() over (order by created_at) from products where store_id = ? and created_at < timestamptz '2026-01-01' + interval '500 seconds'`,
     [collection.body.data.collection.id, owner.store.id]
   );
   await app.ctx.db.raw('analyze products; analyze storefront_products; analyze collection_products');

@@ -101,7 +101,7 @@ export async function replaceDiscount(ctx: AppContext, storeId: string, discount
       if (columns.usageLimit !== null && columns.usageLimit < current.usageCount) {
         throw validationFailed([{ path: 'usageLimit', message: `usageLimit cannot be below the current usageCount (${current.usageCount})` }]);
       }
-      const [row] = await trx('discounts').where({ id: current.id }).update({ ...columns, updatedAt: new Date() }).returning('*');
+      const [row] = await trx('discounts').where({ storeId, id: current.id }).update({ ...columns, updatedAt: new Date() }).returning('*');
       return toDiscountDto(row);
     });
   } catch (error) {

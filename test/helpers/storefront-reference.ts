@@ -59,14 +59,14 @@ export async function referenceProductList(ctx: AppContext, storeId: string, fil
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const nextCursor = hasMore && last ? encodeCursor([sort, cursorValue(last.sortKey), last.id]) : null;
-  const products = await hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS);
+  const products = await hydrateProducts(ctx, storeId, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS);
   return envelope({ products }, paginationMeta(page.limit, nextCursor));
 }
 
 export async function referenceProduct(ctx: AppContext, storeId: string, slug: string): Promise<string | null> {
   const row: ProductRow | undefined = await ctx.db('products').where({ storeId, status: 'active' }).whereRaw('lower(slug) = lower(?)', [slug]).first(productColumns());
   if (!row) return null;
-  const [product] = await hydrateProducts(ctx, [row], toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS);
+  const [product] = await hydrateProducts(ctx, storeId, [row], toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS);
   return envelope({ product }, {});
 }
 
@@ -106,6 +106,6 @@ export async function referenceCollection(ctx: AppContext, storeId: string, slug
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
-  const [dto, products] = await Promise.all([storefrontCollectionDto(ctx, collection), hydrateProducts(ctx, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS)]);
+  const [dto, products] = await Promise.all([storefrontCollectionDto(ctx, collection), hydrateProducts(ctx, storeId, items, toStorefrontProductDto, STOREFRONT_VARIANT_COLUMNS)]);
   return envelope({ collection: { ...dto, products } }, paginationMeta(page.limit, hasMore && last ? encodeCursor([last.position, last.id]) : null));
 }

@@ -104,13 +104,13 @@ export type CartColumns = Partial<Pick<CartRow, keyof typeof WRITABLE>>;
  */
 const writeStatements = new Map<string, Statement>();
 
-export async function writeCart(trx: Sql, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] }> {
+export async function writeCart(trx: Sql, storeId: string, cartId: string, columns: CartColumns, expiresAt: Date): Promise<{ cart: CartRow; lines: CartLine[] }> {
   const fields = changedFields(columns);
   const statement = statementFor(writeStatements, fields, (sets) =>
-    `with c as (update carts set ${sets}, updated_at = now() where id = :cartId returning ${CART_COLUMNS})
+    `with c as (update carts set ${sets}, updated_at = now() where id = :cartId and store_id = :storeId returning ${CART_COLUMNS})
      select c.*, ${linesJson('c.id')} as lines from c`
   );
-  const result = await runStatement<CartRow & { lines: LineRow[] }>(trx, statement, { ...fieldValues(fields, columns), expiresAt, cartId });
+  const result = await runStatement<CartRow & { lines: LineRow[] }>(trx, statement, { ...fieldValues(fields, columns), expiresAt, cartId, storeId });
   const { lines, ...cart } = result.rows[0]!;
   return { cart, lines: lines.map(toCartLine) };
 }
@@ -162,18 +162,18 @@ const ADD_TO_OPEN_CART = defineStatement(
   `with v as (
      select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy,
             case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end as line_limit
-       from product_variants v join products p on p.id = v.product_id
+       from product_variants v join products p on p.store_id = v.store_id and p.id = v.product_id
       where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
    ), c as (
      update carts c set expires_at = :expiresAt, updated_at = now()
       where c.id = :cartId and c.store_id = :storeId and c.status = 'open' and c.expires_at > now() and not c.checkout_opened
         and ${unchangedSinceSnapshot(':cartId')}
-        and exists (select 1 from v where coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity <= v.line_limit)
+        and exists (select 1 from v where coalesce((select quantity from cart_items where store_id = :storeId and cart_id = :cartId and variant_id = v.id), 0) + :quantity <= v.line_limit)
      returning ${CART_COLUMNS}
    ), written as (
      insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
      select c.id, :storeId, v.id, v.product_id, :quantity from c, v
-     on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+     on conflict (store_id, cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
       where cart_items.quantity + excluded.quantity <= (select line_limit from v)
      returning id, quantity, created_at
    ), l as (

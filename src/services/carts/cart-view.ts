@@ -59,7 +59,7 @@ export const lineRowsSql = (cartId: string) =>
   `select i.id, i.variant_id as "variantId", v.product_id as "productId", i.quantity, v.price as "unitPrice", v.sku,
           v.title as "variantTitle", p.title as "productTitle", v.inventory_quantity as "inventoryQuantity",
           v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt"
-     from cart_items i join product_variants v on v.id = i.variant_id join products p on p.id = v.product_id
+     from cart_items i join product_variants v on v.store_id = i.store_id and v.id = i.variant_id join products p on p.store_id = v.store_id and p.id = v.product_id
     where i.cart_id = ${cartId}`;
 
 export interface LineRow {

@@ -56,14 +56,14 @@ async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItem
   const result = await trx.raw(
     `with v as (
        select v.id, v.product_id, v.inventory_quantity, v.inventory_policy,
-              coalesce((select quantity from cart_items where cart_id = :cartId and variant_id = v.id), 0) + :quantity as wanted
-         from product_variants v join products p on p.id = v.product_id
+              coalesce((select quantity from cart_items where store_id = :storeId and cart_id = :cartId and variant_id = v.id), 0) + :quantity as wanted
+         from product_variants v join products p on p.store_id = v.store_id and p.id = v.product_id
         where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
      ), written as (
        insert into cart_items (cart_id, store_id, variant_id, product_id, quantity)
        select :cartId, :storeId, v.id, v.product_id, :quantity from v
         where v.wanted <= :max and (v.inventory_policy = 'continue' or v.wanted <= v.inventory_quantity)
-       on conflict (cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
+       on conflict (store_id, cart_id, variant_id) do update set quantity = cart_items.quantity + excluded.quantity
        returning 1
      )
      select v.inventory_quantity, v.wanted, exists (select 1 from written) as written from v`,
@@ -111,7 +111,7 @@ async function changeCart(
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);
     const columns = (await change(trx, cart, store)) ?? {};
-    const written = await writeCart(trx, cartId, columns, expiresAt(ctx));
+    const written = await writeCart(trx, storeId, cartId, columns, expiresAt(ctx));
     return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines)) };
   }, { pipelined: true });
   await stockChanged(ctx, storeId, released);
@@ -126,19 +126,19 @@ export async function addCartItem(ctx: AppContext, storeId: string, cartId: stri
 
 export const updateCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string, quantity: number) =>
   changeCart(ctx, storeId, cartId, async (trx) => {
-    const item = await trx('cartItems').where({ id: itemId, cartId }).first('variantId');
+    const item = await trx('cartItems').where({ storeId, id: itemId, cartId }).first('variantId');
     if (!item) throw notFound('Cart item');
     if (quantity === 0) {
-      await trx('cartItems').where({ id: itemId }).delete();
+      await trx('cartItems').where({ storeId, id: itemId }).delete();
       return;
     }
     await assertSellable(trx, storeId, item.variantId, quantity);
-    await trx('cartItems').where({ id: itemId }).update({ quantity });
+    await trx('cartItems').where({ storeId, id: itemId }).update({ quantity });
   });
 
 export const removeCartItem = (ctx: AppContext, storeId: string, cartId: string, itemId: string) =>
   changeCart(ctx, storeId, cartId, async (trx) => {
-    const deleted = await trx('cartItems').where({ id: itemId, cartId }).delete();
+    const deleted = await trx('cartItems').where({ storeId, id: itemId, cartId }).delete();
     if (!deleted) throw notFound('Cart item');
   });
 
@@ -183,9 +183,9 @@ export async function deleteExpiredCarts(ctx: AppContext, batch = 1000): Promise
   let deleted = 0;
   for (;;) {
     const result = await ctx.db.raw(
-      `delete from carts where id in (
+      `/* cross-store: expired carts sweep */ delete from carts where id in (
          select c.id from carts c where c.expires_at < now()
-            and not exists (select 1 from checkout_sessions s where s.cart_id = c.id and s.status = 'pending')
+            and not exists (select 1 from checkout_sessions s where s.store_id = c.store_id and s.cart_id = c.id and s.status = 'pending')
           limit ? for update skip locked)`,
       [batch]
     );

@@ -31,10 +31,10 @@ export interface CollectionRow {
 
 const slugTaken = () => conflict('slug_taken', 'A collection with this slug already exists', [{ path: 'slug', message: 'slug is taken' }]);
 
-async function mediaById(db: Sql, ids: Array<string | null>): Promise<Map<string, MediaRow>> {
+async function mediaById(db: Sql, storeId: string, ids: Array<string | null>): Promise<Map<string, MediaRow>> {
   const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))];
   if (!wanted.length) return new Map();
-  const rows: MediaRow[] = await db('media').whereIn('id', wanted);
+  const rows: MediaRow[] = await db('media').where({ storeId }).whereIn('id', wanted);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -55,7 +55,7 @@ function toCollectionDto(ctx: AppContext, row: CollectionRow, media: Map<string,
 }
 
 const withProductsCount = (db: Sql) =>
-  db.raw('(select count(*) from collection_products cp where cp.collection_id = collections.id) as products_count');
+  db.raw('(select count(*) from collection_products cp where cp.store_id = collections.store_id and cp.collection_id = collections.id) as products_count');
 
 async function replaceMembership(trx: Transaction, storeId: string, collectionId: string, productIds: string[]) {
   if (productIds.length) {
@@ -64,8 +64,8 @@ async function replaceMembership(trx: Transaction, storeId: string, collectionId
     const missing = productIds.findIndex((id) => !found.has(id));
     if (missing >= 0) throw validationFailed([{ path: `productIds.${missing}`, message: 'unknown product id' }]);
   }
-  await trx('collectionProducts').where({ collectionId }).delete();
-  if (productIds.length) await trx('collectionProducts').insert(productIds.map((productId, position) => ({ collectionId, productId, position })));
+  await trx('collectionProducts').where({ storeId, collectionId }).delete();
+  if (productIds.length) await trx('collectionProducts').insert(productIds.map((productId, position) => ({ storeId, collectionId, productId, position })));
 }
 
 async function checkMedia(trx: Transaction, storeId: string, mediaId: string | null | undefined) {
@@ -82,7 +82,7 @@ export async function listCollections(ctx: AppContext, storeId: string, filters:
   if (filters.isPublished !== undefined) query.where({ isPublished: filters.isPublished });
   if (filters.q) query.whereRaw('lower(title) like ?', [containsPattern(filters.q)]);
   const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
-  const media = await mediaById(ctx.db, result.items.map((row) => row.mediaId));
+  const media = await mediaById(ctx.db, storeId, result.items.map((row) => row.mediaId));
   return { collections: result.items.map((row) => toCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };
 }
 
@@ -94,15 +94,15 @@ export async function getCollectionPage(ctx: AppContext, storeId: string, collec
   const row: CollectionRow | undefined = await ctx.db('collections').where({ storeId, id: collectionId }).first('collections.*', withProductsCount(ctx.db));
   if (!row) throw notFound('Collection');
   const productsQuery = ctx.db('collectionProducts as cp')
-    .join('products as p', 'p.id', 'cp.productId')
-    .where({ 'cp.collectionId': row.id, 'p.storeId': storeId })
+    .join('products as p', (on) => on.on('p.storeId', 'cp.storeId').andOn('p.id', 'cp.productId'))
+    .where({ 'cp.storeId': storeId, 'cp.collectionId': row.id })
     .select('p.id', 'p.title', 'p.slug', 'p.status', 'p.minPrice as price', 'cp.position');
   if (page.cursor) {
     const [position, id] = decodeCursor(page.cursor, ['integer', 'uuid']);
     productsQuery.whereRaw('(cp.position, p.id) > (?::integer, ?::uuid)', [position as number, id as string]);
   }
   const [media, rows] = await Promise.all([
-    mediaById(ctx.db, [row.mediaId]),
+    mediaById(ctx.db, storeId, [row.mediaId]),
     productsQuery.orderBy([{ column: 'cp.position' }, { column: 'p.id' }]).limit(page.limit + 1) as Promise<Array<{ id: string; position: number }>>
   ]);
   const hasMore = rows.length > page.limit;
@@ -151,7 +151,7 @@ export async function updateCollection(ctx: AppContext, storeId: string, collect
     for (const key of ['title', 'description', 'isPublished', 'mediaId'] as const) if (input[key] !== undefined) changes[key] = input[key];
     if (input.slug !== undefined && input.slug !== current.slug) changes.slug = input.slug;
     try {
-      await trx.savepoint((savepoint) => savepoint('collections').where({ id: collectionId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
+      await trx.savepoint((savepoint) => savepoint('collections').where({ storeId, id: collectionId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
     } catch (error) {
       if (uniqueViolation(error) === 'collections_store_slug_key') throw slugTaken();
       throw error;
@@ -176,5 +176,5 @@ export async function findPublishedCollection(ctx: AppContext, storeId: string, 
 }
 
 export async function storefrontCollectionDto(ctx: AppContext, row: CollectionRow) {
-  return toStorefrontCollectionDto(ctx, row, await mediaById(ctx.db, [row.mediaId]));
+  return toStorefrontCollectionDto(ctx, row, await mediaById(ctx.db, row.storeId, [row.mediaId]));
 }

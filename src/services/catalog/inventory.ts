@@ -95,7 +95,7 @@ export async function setInventory(
   const available = quantity - held.after;
   if (Math.abs(available) > MAX_STOCK) throw outOfRange(locked.inventoryQuantity);
   const [variant] = (await trx('productVariants')
-    .where({ id: variantId })
+    .where({ storeId, id: variantId })
     .update({ inventoryQuantity: available, inventoryPolicy: policy, updatedAt: trx.fn.now() })
     .returning('*')) as VariantRow[];
   const counted = quantity !== locked.inventoryQuantity + held.before;

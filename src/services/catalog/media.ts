@@ -94,7 +94,7 @@ export async function createMedia(ctx: AppContext, storeId: string, file: Upload
 
 /** The stored file behind a public media URL (ids are unguessable UUIDs; no store scoping). */
 export async function openMedia(ctx: AppContext, mediaId: string) {
-  const row: MediaRow | undefined = await ctx.db('media').where({ id: mediaId }).first();
+  const row: MediaRow | undefined = await ctx.db('media').comment('cross-store: public media url').where({ id: mediaId }).first();
   if (!row) throw notFound('Media');
   const object = await storageFor(ctx).get(row.storageKey);
   return { row, ...object };

@@ -84,12 +84,13 @@ export const STOREFRONT_VARIANT_COLUMNS = ['id', 'productId', 'sku', 'title', 'o
 
 export async function loadVariants(
   db: Sql,
+  storeId: string,
   productIds: string[],
   columns: readonly string[] = ['*']
 ): Promise<Map<string, VariantRow[]>> {
   const byProduct = new Map<string, VariantRow[]>(productIds.map((id) => [id, []]));
   if (productIds.length === 0) return byProduct;
-  const rows: VariantRow[] = await db('productVariants').select(columns).whereIn('productId', productIds).whereNull('archivedAt').orderBy([
+  const rows: VariantRow[] = await db('productVariants').select(columns).where({ storeId }).whereIn('productId', productIds).whereNull('archivedAt').orderBy([
     { column: 'productId' },
     { column: 'position' },
     { column: 'createdAt' }
@@ -98,11 +99,12 @@ export async function loadVariants(
   return byProduct;
 }
 
-export async function loadProductMedia(db: Sql, productIds: string[]): Promise<Map<string, MediaRow[]>> {
+export async function loadProductMedia(db: Sql, storeId: string, productIds: string[]): Promise<Map<string, MediaRow[]>> {
   const byProduct = new Map<string, MediaRow[]>(productIds.map((id) => [id, []]));
   if (productIds.length === 0) return byProduct;
   const rows: Array<MediaRow & { productId: string }> = await db('productMedia as pm')
-    .join('media as m', 'm.id', 'pm.mediaId')
+    .join('media as m', (on) => on.on('m.storeId', 'pm.storeId').andOn('m.id', 'pm.mediaId'))
+    .where('pm.storeId', storeId)
     .whereIn('pm.productId', productIds)
     .orderBy([{ column: 'pm.productId' }, { column: 'pm.position' }])
     .select('m.*', 'pm.productId');
@@ -187,11 +189,12 @@ export function toStorefrontProductDto(ctx: AppContext, row: ProductRow, variant
 /** Hydrates a page of product rows: one query for variants, one for media. */
 export async function hydrateProducts<T>(
   ctx: AppContext,
+  storeId: string,
   rows: ProductRow[],
   toDto: (ctx: AppContext, row: ProductRow, variants: VariantRow[], media: MediaRow[]) => T,
   variantColumns?: readonly string[]
 ): Promise<T[]> {
   const ids = rows.map((row) => row.id);
-  const [variants, media] = await Promise.all([loadVariants(ctx.db, ids, variantColumns), loadProductMedia(ctx.db, ids)]);
+  const [variants, media] = await Promise.all([loadVariants(ctx.db, storeId, ids, variantColumns), loadProductMedia(ctx.db, storeId, ids)]);
   return rows.map((row) => toDto(ctx, row, variants.get(row.id) ?? [], media.get(row.id) ?? []));
 }

@@ -52,8 +52,8 @@ function cleanTags(tags: string[]): string[] {
 
 async function replaceProductMedia(trx: Transaction, storeId: string, productId: string, mediaIds: string[]) {
   await assertStoreMedia(trx, storeId, mediaIds, 'mediaIds');
-  await trx('productMedia').where({ productId }).delete();
-  if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ productId, mediaId, position })));
+  await trx('productMedia').where({ storeId, productId }).delete();
+  if (mediaIds.length) await trx('productMedia').insert(mediaIds.map((mediaId, position) => ({ storeId, productId, mediaId, position })));
 }
 
 /** One product with its live variants, media in order and the collections it is in (by title). */
@@ -68,11 +68,11 @@ export async function adminProduct(ctx: AppContext, db: Sql, storeId: string, pr
   const product: ProductRow | undefined = await db('products').where({ storeId, id: productId }).first(productColumns());
   if (!product) return null;
   const [variants, media, collections] = await Promise.all([
-    loadVariants(db, [productId]),
-    loadProductMedia(db, [productId]),
+    loadVariants(db, storeId, [productId]),
+    loadProductMedia(db, storeId, [productId]),
     db('collectionProducts as cp')
-      .join('collections', 'collections.id', 'cp.collectionId')
-      .where({ 'cp.productId': productId, 'collections.storeId': storeId })
+      .join('collections', (on) => on.on('collections.storeId', 'cp.storeId').andOn('collections.id', 'cp.collectionId'))
+      .where({ 'cp.storeId': storeId, 'cp.productId': productId })
       .orderBy('title')
       .select('collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ id: string; title: string; slug: string; isPublished: boolean }>>
   ]);
@@ -92,11 +92,11 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
   }
   if (filters.collectionId) {
     query.whereExists((sub) =>
-      sub.select(ctx.db.raw('1')).from('collectionProducts as cp').where('cp.collectionId', filters.collectionId!).whereRaw('cp.product_id = products.id')
+      sub.select(ctx.db.raw('1')).from('collectionProducts as cp').where({ 'cp.storeId': storeId, 'cp.collectionId': filters.collectionId! }).whereRaw('cp.product_id = products.id')
     );
   }
   const result = await keysetPage<ProductRow>(query, { column: 'createdAt', direction: 'desc' }, page);
-  return { products: await hydrateProducts(ctx, result.items, toAdminProductDto), nextCursor: result.nextCursor };
+  return { products: await hydrateProducts(ctx, storeId, result.items, toAdminProductDto), nextCursor: result.nextCursor };
 }
 
 export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
@@ -142,7 +142,7 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
     if (input.seo !== undefined) changes.seo = JSON.stringify({ ...current.seo, ...input.seo });
     if (input.slug !== undefined && input.slug !== current.slug) changes.slug = input.slug;
     try {
-      await trx.savepoint((savepoint) => savepoint('products').where({ id: productId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
+      await trx.savepoint((savepoint) => savepoint('products').where({ storeId, id: productId }).update({ ...changes, updatedAt: savepoint.fn.now() }));
     } catch (error) {
       if (uniqueViolation(error) === 'products_store_slug_key') throw slugTaken();
       throw error;

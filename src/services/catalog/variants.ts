@@ -161,8 +161,8 @@ export async function syncVariants(ctx: AppContext, trx: Transaction, sync: Sync
   await trx.raw(
     `update products p set min_price = coalesce(r.min_price, 0), max_price = coalesce(r.max_price, 0)
        from (select min(price) as min_price, max(price) as max_price from product_variants
-              where product_id = ? and archived_at is null) r
-      where p.id = ?`,
-    [sync.productId, sync.productId]
+              where store_id = ? and product_id = ? and archived_at is null) r
+      where p.store_id = ? and p.id = ?`,
+    [sync.storeId, sync.productId, sync.storeId, sync.productId]
   );
 }

@@ -95,12 +95,12 @@ export const availabilityFlipped = (policy: string, before: number, after: numbe
 export async function releaseSession(trx: Sql, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
   await trx.raw(
     `select id from product_variants
-      where id in (select variant_id from stock_reservations where session_id = ? and state = 'held') and store_id = ?
+      where id in (select variant_id from stock_reservations where store_id = ? and session_id = ? and state = 'held') and store_id = ?
       order by id for no key update`,
-    [session.id, session.storeId]
+    [session.storeId, session.id, session.storeId]
   );
   const held = (await trx('stockReservations')
-    .where({ sessionId: session.id, state: 'held' })
+    .where({ storeId: session.storeId, sessionId: session.id, state: 'held' })
     .update({ state: 'released' })
     .returning(['variantId', 'quantity'])) as Array<{ variantId: string; quantity: number }>;
   held.sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
@@ -135,7 +135,7 @@ export async function cancelSessions(trx: Sql, sessions: Array<{ id: string; sto
   const released: string[] = [];
   for (const session of sessions) {
     released.push(...(await releaseSession(trx, session)));
-    await trx('checkoutSessions').where({ id: session.id }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
+    await trx('checkoutSessions').where({ storeId: session.storeId, id: session.id }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
   }
   return released;
 }

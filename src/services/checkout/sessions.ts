@@ -204,7 +204,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     try {
       const started = await provider.start(ctx, { storeId, sessionId, amount: Number(session.amount), currency: session.currency, email: input.email });
       [finalSession] = (await ctx.db('checkoutSessions')
-        .where({ id: sessionId })
+        .where({ storeId, id: sessionId })
         .update({ paymentIntentId: started.paymentIntentId, clientSecret: started.clientSecret, updatedAt: ctx.db.fn.now() })
         .returning('*')) as [SessionRow];
     } catch (error) {
@@ -221,7 +221,7 @@ async function cancelSession(ctx: AppContext, storeId: string, sessionId: string
     const session = await trx('checkoutSessions').where({ id: sessionId, storeId, status: 'pending' }).forUpdate().first('id', 'storeId', 'discountId');
     if (!session) return [];
     const variantIds = await releaseSession(trx, session);
-    await trx('checkoutSessions').where({ id: sessionId }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
+    await trx('checkoutSessions').where({ storeId, id: sessionId }).update({ status: 'cancelled', updatedAt: trx.fn.now() });
     return variantIds;
   });
   await stockChanged(ctx, storeId, released);
@@ -233,6 +233,7 @@ async function cancelSession(ctx: AppContext, storeId: string, sessionId: string
  */
 export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Promise<{ released: number }> {
   const due = (await ctx.db('checkoutSessions')
+    .comment('cross-store: expired checkout sessions sweep')
     .where({ status: 'pending' })
     .where('expiresAt', '<', ctx.db.fn.now())
     .orderBy('expiresAt')
@@ -242,16 +243,16 @@ export async function releaseExpiredSessions(ctx: AppContext, batch = 200): Prom
   const changed = new Map<string, string[]>();
   for (const candidate of due) {
     await withTransaction(ctx, async (trx) => {
-      const cart = await trx('carts').where({ id: candidate.cartId }).forUpdate().skipLocked().first('id');
+      const cart = await trx('carts').where({ storeId: candidate.storeId, id: candidate.cartId }).forUpdate().skipLocked().first('id');
       if (!cart) return;
       const session = await trx('checkoutSessions')
-        .where({ id: candidate.id, status: 'pending' })
+        .where({ storeId: candidate.storeId, id: candidate.id, status: 'pending' })
         .where('expiresAt', '<', trx.fn.now())
         .forUpdate()
         .first('id', 'storeId', 'discountId');
       if (!session) return;
       const variantIds = await releaseSession(trx, session);
-      await trx('checkoutSessions').where({ id: session.id }).update({ status: 'expired', updatedAt: trx.fn.now() });
+      await trx('checkoutSessions').where({ storeId: session.storeId, id: session.id }).update({ status: 'expired', updatedAt: trx.fn.now() });
       released += 1;
       changed.set(session.storeId, [...(changed.get(session.storeId) ?? []), ...variantIds]);
     });

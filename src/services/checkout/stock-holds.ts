@@ -24,7 +24,7 @@ export async function lockStockHolds(trx: Sql, storeId: string, variantId: strin
     if (excess === 0) break;
     const cut = Math.min(hold.quantity, excess);
     if (cut === 0) continue;
-    await trx('stockReservations').where({ id: hold.id }).update({ quantity: hold.quantity - cut });
+    await trx('stockReservations').where({ storeId, id: hold.id }).update({ quantity: hold.quantity - cut });
     excess -= cut;
   }
   return { before, after: Math.min(before, keepAtMost ?? before) };

@@ -69,7 +69,8 @@ const invalidToken = () => unprocessable('invalid_token', 'The unsubscribe link 
 
 async function customerForToken(ctx: AppContext, token: string): Promise<{ row: CustomerRow; campaignId: string | null }> {
   const claims = verifyUnsubscribeToken(ctx, token);
-  const row: CustomerRow | undefined = claims ? await ctx.db('customers').where({ id: claims.customerId }).first() : undefined;
+  // The token names no store (links already sent stay valid): a lookup across stores (docs/scaling.md).
+  const row: CustomerRow | undefined = claims ? await ctx.db('customers').comment('cross-store: unsubscribe link').where({ id: claims.customerId }).first() : undefined;
   if (!row) throw invalidToken();
   return { row, campaignId: claims!.campaignId };
 }
@@ -89,10 +90,10 @@ export async function unsubscribeByToken(ctx: AppContext, token: string, ip: str
   const { row, campaignId } = await customerForToken(ctx, token);
   await withTransaction(ctx, async (trx) => {
     const changed = await trx('customers')
-      .where({ id: row.id })
+      .where({ storeId: row.storeId, id: row.id })
       .whereNot({ emailMarketing: 'unsubscribed' })
       .update({ ...consentColumns(trx, 'unsubscribed', { source: 'unsubscribe_link', ip }), updatedAt: trx.fn.now() });
-    if (changed && campaignId) await creditUnsubscribe(ctx, trx, row.id, campaignId);
+    if (changed && campaignId) await creditUnsubscribe(ctx, trx, row.storeId, row.id, campaignId);
   });
   return { unsubscribed: true, email: maskEmail(row.email) };
 }

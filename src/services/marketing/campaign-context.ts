@@ -19,10 +19,11 @@ async function shopBaseUrl(ctx: AppContext, storeId: string): Promise<string> {
   return row?.storefrontUrl ? String(row.storefrontUrl).replace(/\/+$/, '') : ctx.config.appUrl;
 }
 
-async function firstImageUrls(ctx: AppContext, productIds: string[]): Promise<Map<string, string>> {
+async function firstImageUrls(ctx: AppContext, storeId: string, productIds: string[]): Promise<Map<string, string>> {
   if (!productIds.length) return new Map();
   const rows = await ctx
     .db('productMedia')
+    .where({ storeId })
     .whereIn('productId', productIds)
     .distinctOn('productId')
     .orderBy([{ column: 'productId' }, { column: 'position' }])
@@ -35,7 +36,7 @@ export async function productContext(ctx: AppContext, storeId: string, productId
   const product = await ctx.db('products').where({ storeId, id: productId }).first('id', 'title', 'slug', 'description', 'minPrice');
   if (!product) throw notFound('Product');
   const store = await ctx.db('stores').where({ id: storeId }).first('currency');
-  const [base, images] = await Promise.all([shopBaseUrl(ctx, storeId), firstImageUrls(ctx, [productId])]);
+  const [base, images] = await Promise.all([shopBaseUrl(ctx, storeId), firstImageUrls(ctx, storeId, [productId])]);
   return {
     product: {
       id: product.id,
@@ -58,12 +59,12 @@ export async function collectionContext(ctx: AppContext, storeId: string, collec
   const store = await ctx.db('stores').where({ id: storeId }).first('currency');
   const products = await ctx
     .db('collectionProducts as cp')
-    .join('products as p', 'p.id', 'cp.productId')
-    .where({ 'cp.collectionId': collectionId, 'p.storeId': storeId, 'p.status': 'active' })
+    .join('products as p', (on) => on.on('p.storeId', 'cp.storeId').andOn('p.id', 'cp.productId'))
+    .where({ 'cp.storeId': storeId, 'cp.collectionId': collectionId, 'p.status': 'active' })
     .orderBy([{ column: 'cp.position' }, { column: 'p.id' }])
     .limit(COLLECTION_PRODUCTS_SHOWN)
     .select('p.id', 'p.title', 'p.slug', 'p.minPrice');
-  const [base, images] = await Promise.all([shopBaseUrl(ctx, storeId), firstImageUrls(ctx, products.map((p: { id: string }) => p.id))]);
+  const [base, images] = await Promise.all([shopBaseUrl(ctx, storeId), firstImageUrls(ctx, storeId, products.map((p: { id: string }) => p.id))]);
   return {
     collection: {
       id: collection.id,

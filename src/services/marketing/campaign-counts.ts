@@ -18,17 +18,17 @@ const empty = (): CampaignCounts => ({ sent: 0, failed: 0, skipped: 0, cancelled
  * `suppressed`: recipients not sent because the address is suppressed, plus those whose permanent
  * failure suppressed it. `unsubscribes`: recipients who unsubscribed through this campaign's link.
  */
-export async function campaignCounts(db: Sql, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
+export async function campaignCounts(db: Sql, storeId: string, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
   const counts = new Map(campaignIds.map((id) => [id, empty()]));
   if (!campaignIds.length) return counts;
   const [byStatus, clicks] = await Promise.all([
     db.raw(
       `select campaign_id, status, count(*)::int as n, count(*) filter (where suppressed)::int as suppressed,
               count(unsubscribed_at)::int as unsubscribes
-         from campaign_recipients where campaign_id = any(?::uuid[]) group by campaign_id, status`,
-      [campaignIds]
+         from campaign_recipients where store_id = ? and campaign_id = any(?::uuid[]) group by campaign_id, status`,
+      [storeId, campaignIds]
     ),
-    db.raw(`select campaign_id, count(*)::int as n from campaign_clicks where campaign_id = any(?::uuid[]) group by campaign_id`, [campaignIds])
+    db.raw(`select campaign_id, count(*)::int as n from campaign_clicks where store_id = ? and campaign_id = any(?::uuid[]) group by campaign_id`, [storeId, campaignIds])
   ]);
   for (const row of byStatus.rows) {
     const c = counts.get(row.campaignId)!;
@@ -42,6 +42,6 @@ export async function campaignCounts(db: Sql, campaignIds: string[]): Promise<Ma
 }
 
 /** Credits a campaign with its recipient's unsubscribe: set once, so a repeat through the same link counts once. */
-export async function recordCampaignUnsubscribe(trx: Transaction, customerId: string, campaignId: string): Promise<void> {
-  await trx('campaignRecipients').where({ campaignId, customerId }).whereNull('unsubscribedAt').update({ unsubscribedAt: trx.fn.now() });
+export async function recordCampaignUnsubscribe(trx: Transaction, storeId: string, customerId: string, campaignId: string): Promise<void> {
+  await trx('campaignRecipients').where({ storeId, campaignId, customerId }).whereNull('unsubscribedAt').update({ unsubscribedAt: trx.fn.now() });
 }

@@ -131,7 +131,7 @@ export async function createCampaign(ctx: AppContext, storeId: string, type: Cam
 export async function getCampaign(ctx: AppContext, storeId: string, campaignId: string, db: Sql = ctx.db) {
   const row: CampaignRow | undefined = await db('campaigns').where({ storeId, id: campaignId }).first();
   if (!row) throw notFound('Campaign');
-  const counts = await campaignCounts(db as Knex, [row.id]);
+  const counts = await campaignCounts(db as Knex, storeId, [row.id]);
   return toCampaignDto(row, counts.get(row.id)!);
 }
 
@@ -140,7 +140,7 @@ export async function listCampaigns(ctx: AppContext, storeId: string, filters: {
   if (filters.status) query.where({ status: filters.status });
   if (filters.type) query.where({ type: filters.type });
   const result = await keysetPage<CampaignRow>(query, { column: 'createdAt', direction: 'desc' }, page);
-  const counts = await campaignCounts(ctx.db, result.items.map((r) => r.id));
+  const counts = await campaignCounts(ctx.db, storeId, result.items.map((r) => r.id));
   return { campaigns: result.items.map((r) => toCampaignDto(r, counts.get(r.id)!)), nextCursor: result.nextCursor };
 }
 
@@ -152,8 +152,8 @@ export async function cancelCampaign(ctx: AppContext, storeId: string, campaignI
     if (!CANCELLABLE.includes(row.status)) {
       throw conflict('campaign_not_cancellable', `A ${row.status} campaign cannot be cancelled`, [{ path: 'status', message: `campaign is ${row.status}` }]);
     }
-    await trx('campaigns').where({ id: campaignId }).update({ status: 'cancelled', cancelledAt: trx.fn.now(), completedAt: trx.fn.now(), updatedAt: trx.fn.now() });
-    await trx('campaignRecipients').where({ campaignId, status: 'pending' }).update({ status: 'cancelled' });
+    await trx('campaigns').where({ storeId, id: campaignId }).update({ status: 'cancelled', cancelledAt: trx.fn.now(), completedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+    await trx('campaignRecipients').where({ storeId, campaignId, status: 'pending' }).update({ status: 'cancelled' });
   });
   return getCampaign(ctx, storeId, campaignId);
 }

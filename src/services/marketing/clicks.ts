@@ -75,8 +75,12 @@ export const clickSigningKey = signingKey;
 export async function followClick(ctx: AppContext, token: string, options: { count: boolean }): Promise<string> {
   const click = verifyClickToken(ctx, token);
   if (!click) throw notFound('Link');
-  const recipient = await ctx.db('campaignRecipients').where({ campaignId: click.campaignId, customerId: click.customerId }).first('status');
+  // The signed token names no store (links already sent stay valid): the campaign's id finds it.
+  const campaign = await ctx.db('campaigns').comment('cross-store: campaign click link').where({ id: click.campaignId }).first('storeId');
+  if (!campaign) throw notFound('Link');
+  const { storeId } = campaign as { storeId: string };
+  const recipient = await ctx.db('campaignRecipients').where({ storeId, campaignId: click.campaignId, customerId: click.customerId }).first('status');
   if (!recipient) throw notFound('Link');
-  if (options.count) await ctx.db('campaignClicks').insert({ campaignId: click.campaignId, customerId: click.customerId, url: click.url });
+  if (options.count) await ctx.db('campaignClicks').insert({ storeId, campaignId: click.campaignId, customerId: click.customerId, url: click.url });
   return click.url;
 }

@@ -7,12 +7,12 @@ import { withTransaction } from '../with-transaction.js';
  * the reason, and every recipient not sent yet fails with it. Batches still running stop at their
  * next chunk, as after a cancel.
  */
-export async function failCampaignContent(ctx: AppContext, campaignId: string, reason: string): Promise<void> {
+export async function failCampaignContent(ctx: AppContext, storeId: string, campaignId: string, reason: string): Promise<void> {
   await withTransaction(ctx, async (trx) => {
     const failed = await trx('campaigns')
-      .where({ id: campaignId, status: 'sending' })
+      .where({ storeId, id: campaignId, status: 'sending' })
       .update({ status: 'failed', error: reason.slice(0, 2000), completedAt: trx.fn.now(), updatedAt: trx.fn.now() });
     if (!failed) return;
-    await trx('campaignRecipients').where({ campaignId, status: 'pending' }).update({ status: 'failed', error: reason.slice(0, 1000) });
+    await trx('campaignRecipients').where({ storeId, campaignId, status: 'pending' }).update({ status: 'failed', error: reason.slice(0, 1000) });
   });
 }

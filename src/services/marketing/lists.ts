@@ -30,9 +30,9 @@ const toListDto = (row: ListRow, customerIds: string[]) => ({
   updatedAt: row.updatedAt
 });
 
-async function membersOf(db: Sql, listIds: string[]): Promise<Map<string, string[]>> {
+async function membersOf(db: Sql, storeId: string, listIds: string[]): Promise<Map<string, string[]>> {
   const rows = listIds.length
-    ? await db('marketingListMembers').whereIn('listId', listIds).orderBy(['listId', 'customerId']).select('listId', 'customerId')
+    ? await db('marketingListMembers').where({ storeId }).whereIn('listId', listIds).orderBy(['listId', 'customerId']).select('listId', 'customerId')
     : [];
   const members = new Map<string, string[]>(listIds.map((id) => [id, []]));
   for (const row of rows) members.get(row.listId)!.push(row.customerId);
@@ -48,9 +48,9 @@ async function writeMembers(trx: Transaction, storeId: string, listId: string, c
     const unknown = unique.filter((id) => !knownSet.has(id));
     throw validationFailed(unknown.slice(0, 20).map((id) => ({ path: 'customerIds', message: `unknown customer ${id}` })));
   }
-  await trx('marketingListMembers').where({ listId }).delete();
+  await trx('marketingListMembers').where({ storeId, listId }).delete();
   if (unique.length) {
-    await trx.raw('insert into marketing_list_members (list_id, customer_id) select ?, unnest(?::uuid[])', [listId, unique]);
+    await trx.raw('insert into marketing_list_members (store_id, list_id, customer_id) select ?, ?, unnest(?::uuid[])', [storeId, listId, unique]);
   }
 }
 
@@ -58,14 +58,14 @@ export async function listLists(ctx: AppContext, storeId: string, filters: { q?:
   const query = ctx.db('marketingLists').where({ storeId });
   if (filters.q) query.whereRaw('lower(name) like ?', [containsPattern(filters.q)]);
   const result = await keysetPage<ListRow>(query, { column: 'createdAt', direction: 'desc' }, page);
-  const members = await membersOf(ctx.db, result.items.map((row) => row.id));
+  const members = await membersOf(ctx.db, storeId, result.items.map((row) => row.id));
   return { lists: result.items.map((row) => toListDto(row, members.get(row.id) ?? [])), nextCursor: result.nextCursor };
 }
 
 export async function getList(ctx: AppContext, storeId: string, listId: string) {
   const row: ListRow | undefined = await ctx.db('marketingLists').where({ storeId, id: listId }).first();
   if (!row) throw notFound('List');
-  return toListDto(row, (await membersOf(ctx.db, [row.id])).get(row.id)!);
+  return toListDto(row, (await membersOf(ctx.db, storeId, [row.id])).get(row.id)!);
 }
 
 export async function createList(ctx: AppContext, storeId: string, input: ListInput) {

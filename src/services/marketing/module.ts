@@ -8,6 +8,6 @@ export const marketingModule: Module = {
   name: 'marketing',
   templateKeys: (ctx, storeId) => templateKeys(ctx, storeId),
   findTemplate: (ctx, storeId, key) => findTemplateByKey(ctx, storeId, key),
-  creditUnsubscribe: (trx, customerId, campaignId) => recordCampaignUnsubscribe(trx, customerId, campaignId),
+  creditUnsubscribe: (trx, storeId, customerId, campaignId) => recordCampaignUnsubscribe(trx, storeId, customerId, campaignId),
   adminResource: { campaign: (ctx, db, storeId, id) => getCampaign(ctx, storeId, id, db) }
 };

@@ -13,7 +13,7 @@ export interface ClaimedRecipient {
 /** Where a batch run's recipients lie: customer ids in [from, to) (`to` null for the last batch). */
 type Range = [string, string | null];
 
-const inRange = `campaign_id = ? and customer_id >= ? and (?::uuid is null or customer_id < ?::uuid)`;
+const inRange = `store_id = ? and campaign_id = ? and customer_id >= ? and (?::uuid is null or customer_id < ?::uuid)`;
 
 /**
  * One batch run's claims on its recipients (pending → sending). Each claim carries the run's token and
@@ -39,6 +39,7 @@ export class RecipientClaims {
 
   constructor(
     private readonly ctx: AppContext,
+    private readonly storeId: string,
     private readonly campaignId: string,
     private readonly range: Range,
     private readonly timeoutMs = ctx.config.marketing.claimTimeoutMs
@@ -48,7 +49,7 @@ export class RecipientClaims {
   }
 
   private get rangeBindings() {
-    return [this.campaignId, this.range[0], this.range[1], this.range[1]];
+    return [this.storeId, this.campaignId, this.range[0], this.range[1], this.range[1]];
   }
 
   /**
@@ -62,7 +63,7 @@ export class RecipientClaims {
       const result = await this.ctx.db.raw(
         `with picked as (
            select r2.customer_id from campaign_recipients r2
-            where r2.campaign_id = ? and r2.customer_id >= ? and (?::uuid is null or r2.customer_id < ?::uuid)
+            where r2.store_id = ? and r2.campaign_id = ? and r2.customer_id >= ? and (?::uuid is null or r2.customer_id < ?::uuid)
               and r2.status = 'pending' and r2.customer_id <> all(?::uuid[])
             order by r2.customer_id
             limit ${Number(limit)}
@@ -83,9 +84,9 @@ export class RecipientClaims {
                 attempts = r.attempts + case when d.next_status = 'sending' then 1 else 0 end,
                 claim_token = ?, claimed_at = now(), claim_expires_at = now() + ? * interval '1 millisecond'
            from decided d
-          where r.campaign_id = ? and r.customer_id = d.customer_id
+          where r.store_id = ? and r.campaign_id = ? and r.customer_id = d.customer_id
           returning r.customer_id, d.email, d.first_name, d.last_name, r.status`,
-        [...this.rangeBindings, exclude, storeId, storeId, this.token, this.timeoutMs, this.campaignId]
+        [...this.rangeBindings, exclude, storeId, storeId, this.token, this.timeoutMs, this.storeId, this.campaignId]
       );
       if (result.rows.length && !this.lapsed) this.validUntil = asked + this.timeoutMs;
       return result.rows as ClaimedRecipient[];
@@ -124,8 +125,8 @@ export class RecipientClaims {
     if (!customerIds.length) return;
     await this.ctx.db.raw(
       `update campaign_recipients set status = 'pending', claim_token = null, claim_expires_at = null
-        where campaign_id = ? and customer_id = any(?::uuid[]) and status = 'sending' and claim_token = ?`,
-      [this.campaignId, customerIds, this.token]
+        where store_id = ? and campaign_id = ? and customer_id = any(?::uuid[]) and status = 'sending' and claim_token = ?`,
+      [this.storeId, this.campaignId, customerIds, this.token]
     );
   }
 

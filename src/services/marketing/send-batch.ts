@@ -52,6 +52,7 @@ type BatchCampaign = BatchState['campaign'] & { subject: string; html: string; t
 export async function sendCampaignBatch(ctx: AppContext, campaignId: string, batch: number, opts: { finalAttempt?: boolean; signal?: AbortSignal } = {}) {
   const campaign = await ctx
     .db('campaigns')
+    .comment('cross-store: campaign job by id')
     .where({ id: campaignId })
     .first('id', 'storeId', 'type', 'status', 'subject', 'html', 'text', 'context', 'batchesTotal');
   if (!campaign || !campaign.batchesTotal) return { sent: 0, stopped: campaign?.status ?? 'missing' };
@@ -60,10 +61,10 @@ export async function sendCampaignBatch(ctx: AppContext, campaignId: string, bat
   try {
     compiled = compileContent(campaign);
   } catch (error) {
-    await failCampaignContent(ctx, campaignId, `content cannot be rendered: ${(error as Error).message}`);
+    await failCampaignContent(ctx, campaign.storeId, campaignId, `content cannot be rendered: ${(error as Error).message}`);
     return { sent: 0, stopped: 'failed' };
   }
-  const claims = new RecipientClaims(ctx, campaignId, range);
+  const claims = new RecipientClaims(ctx, campaign.storeId, campaignId, range);
   try {
     return await runBatch(ctx, campaign, compiled, batch, range, claims, opts);
   } finally {
@@ -84,7 +85,7 @@ async function runBatch(
   const deferred: string[] = [];
   let sent = 0;
   for (;;) {
-    const status = (await ctx.db('campaigns').where({ id: campaign.id }).first('status'))?.status;
+    const status = (await ctx.db('campaigns').where({ storeId: campaign.storeId, id: campaign.id }).first('status'))?.status;
     const sending = status === 'sending';
     // Worker shutting down: stop at a chunk boundary; the retried job resumes with what is pending.
     if (opts.signal?.aborted && !opts.finalAttempt) throw new TransientBatchError('worker shutting down; the batch resumes on another attempt');
@@ -96,7 +97,7 @@ async function runBatch(
         sent += outcome.sent;
         deferred.push(...outcome.deferred);
         if (state.contentFailure) {
-          await failCampaignContent(ctx, campaign.id, state.contentFailure);
+          await failCampaignContent(ctx, campaign.storeId, campaign.id, state.contentFailure);
           return { sent, stopped: 'failed' };
         }
         if (outcome.claimLapsed) throw new TransientBatchError('the claim on its recipients could not be renewed in time; the rest are sent on another attempt');
@@ -115,10 +116,10 @@ async function runBatch(
   if (deferred.length) {
     if (!opts.finalAttempt) throw new TransientBatchError(`${deferred.length} recipient(s) hit a temporary SMTP error; retrying later`);
     const [from, to] = range;
-    const query = ctx.db('campaignRecipients').where({ campaignId: campaign.id, status: 'pending' }).where('customerId', '>=', from);
+    const query = ctx.db('campaignRecipients').where({ storeId: campaign.storeId, campaignId: campaign.id, status: 'pending' }).where('customerId', '>=', from);
     await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed' });
   }
-  await completeBatch(ctx, campaign.id, batch);
+  await completeBatch(ctx, campaign.storeId, campaign.id, batch);
   return { sent };
 }
 
@@ -141,12 +142,12 @@ async function batchState(ctx: AppContext, campaign: BatchCampaign, compiled: Co
  * reason and the batch counts as done, so the campaign still ends with exact counts.
  */
 export async function abandonBatch(ctx: AppContext, campaignId: string, batch: number, reason: string): Promise<void> {
-  const campaign = await ctx.db('campaigns').where({ id: campaignId }).first('status', 'batchesTotal');
+  const campaign = await ctx.db('campaigns').comment('cross-store: campaign job by id').where({ id: campaignId }).first('storeId', 'status', 'batchesTotal');
   if (!campaign || campaign.status !== 'sending') return;
   const [from, to] = batchRange(batch, campaign.batchesTotal);
-  const query = ctx.db('campaignRecipients').where({ campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);
+  const query = ctx.db('campaignRecipients').where({ storeId: campaign.storeId, campaignId }).where('customerId', '>=', from).whereIn('status', ['pending', 'sending']);
   await (to ? query.where('customerId', '<', to) : query).update({ status: 'failed', error: `batch gave up: ${reason}`.slice(0, 1000) });
-  await completeBatch(ctx, campaignId, batch);
+  await completeBatch(ctx, campaign.storeId, campaignId, batch);
 }
 
 function renderFor(state: BatchState, recipient: ClaimedRecipient) {
@@ -188,8 +189,8 @@ interface Outcomes {
 /** Paced sends wake at most this often; each wake re-reads the campaign's status once. */
 const MIN_WAKE_MS = 10;
 
-const stillSending = async (ctx: AppContext, campaignId: string) =>
-  (await ctx.db('campaigns').where({ id: campaignId }).first('status'))?.status === 'sending';
+const stillSending = async (ctx: AppContext, storeId: string, campaignId: string) =>
+  (await ctx.db('campaigns').where({ storeId, id: campaignId }).first('status'))?.status === 'sending';
 
 /**
  * Sends a claimed chunk at its reserved slots. After every wait the campaign's status is read
@@ -211,7 +212,7 @@ async function sendChunk(state: BatchState, claims: RecipientClaims, recipients:
       if (due > Date.now()) {
         await sleep(due - Date.now());
         lastWake = Date.now();
-        if (!(await stillSending(ctx, campaign.id))) {
+        if (!(await stillSending(ctx, campaign.storeId, campaign.id))) {
           stopped = true;
           break;
         }
@@ -268,7 +269,7 @@ async function sendOne(state: BatchState, recipient: ClaimedRecipient, outcomes:
   // Accepted: recorded before this send counts as done, so a crash from here on never sends it again.
   outcomes.sent.push(recipient.customerId);
   try {
-    await recordSent(ctx, campaign.id, recipient.customerId);
+    await recordSent(ctx, campaign.storeId, campaign.id, recipient.customerId);
   } catch {
     outcomes.unrecorded.push(recipient.customerId);
   }
@@ -282,14 +283,14 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
   const { unrecorded, failed, deferred, unsent, released } = outcomes;
   // Still this run's claim (not settled by another run since).
   const mine = `status = 'sending' and claim_token = ?`;
-  await writeSent(ctx, unrecorded.map((customerId) => ({ campaignId: campaign.id, customerId })));
+  await writeSent(ctx, unrecorded.map((customerId) => ({ storeId: campaign.storeId, campaignId: campaign.id, customerId })));
   await withTransaction(ctx, async (trx) => {
     if (failed.length) {
       await trx.raw(
         `update campaign_recipients r set status = 'failed', error = f.error, suppressed = f.permanent
            from jsonb_to_recordset(?::jsonb) as f(id uuid, error text, permanent boolean)
-          where r.campaign_id = ? and r.customer_id = f.id and r.${mine}`,
-        [JSON.stringify(failed), campaign.id, claims.token]
+          where r.store_id = ? and r.campaign_id = ? and r.customer_id = f.id and r.${mine}`,
+        [JSON.stringify(failed), campaign.storeId, campaign.id, claims.token]
       );
       const permanent = failed.filter((f) => f.permanent);
       if (permanent.length) {
@@ -304,8 +305,8 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
     if (unsent.length) {
       await trx.raw(
         `update campaign_recipients set status = 'cancelled', error = 'campaign stopped before this recipient''s turn'
-          where campaign_id = ? and customer_id = any(?::uuid[]) and ${mine}`,
-        [campaign.id, unsent, claims.token]
+          where store_id = ? and campaign_id = ? and customer_id = any(?::uuid[]) and ${mine}`,
+        [campaign.storeId, campaign.id, unsent, claims.token]
       );
     }
     if (deferred.length) {
@@ -313,8 +314,8 @@ async function recordOutcomes(ctx: AppContext, campaign: { id: string; storeId: 
         `update campaign_recipients r
             set status = case when r.attempts >= ${RECIPIENT_MAX_ATTEMPTS} then 'failed' else 'pending' end, error = d.error
            from jsonb_to_recordset(?::jsonb) as d(id uuid, error text)
-          where r.campaign_id = ? and r.customer_id = d.id and r.${mine}`,
-        [JSON.stringify(deferred), campaign.id, claims.token]
+          where r.store_id = ? and r.campaign_id = ? and r.customer_id = d.id and r.${mine}`,
+        [JSON.stringify(deferred), campaign.storeId, campaign.id, claims.token]
       );
     }
   });

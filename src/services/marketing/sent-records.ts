@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 
 interface Waiting {
+  storeId: string;
   campaignId: string;
   customerId: string;
   done: (error?: unknown) => void;
@@ -20,9 +21,9 @@ class SentLog {
 
   constructor(private readonly ctx: AppContext) {}
 
-  record(campaignId: string, customerId: string): Promise<void> {
+  record(storeId: string, campaignId: string, customerId: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ campaignId, customerId, done: (error) => (error ? reject(error) : resolve()) });
+      this.queue.push({ storeId, campaignId, customerId, done: (error) => (error ? reject(error) : resolve()) });
       if (!this.writing) void this.drain();
     });
   }
@@ -45,22 +46,23 @@ class SentLog {
 const logs = new WeakMap<AppContext, SentLog>();
 
 /** Records one accepted message `sent`; resolves once committed (grouped with others accepted meanwhile). */
-export function recordSent(ctx: AppContext, campaignId: string, customerId: string): Promise<void> {
+export function recordSent(ctx: AppContext, storeId: string, campaignId: string, customerId: string): Promise<void> {
   let log = logs.get(ctx);
   if (!log) logs.set(ctx, (log = new SentLog(ctx)));
-  return log.record(campaignId, customerId);
+  return log.record(storeId, campaignId, customerId);
 }
 
 /**
  * Marks recipients `sent`. Not conditional on the claim: the message went out, whoever holds the
- * row now.
+ * row now. One group may hold recipients of several stores' campaigns: on Citus, a multi-shard
+ * update (docs/scaling.md).
  */
-export async function writeSent(ctx: AppContext, recipients: Array<{ campaignId: string; customerId: string }>): Promise<void> {
+export async function writeSent(ctx: AppContext, recipients: Array<{ storeId: string; campaignId: string; customerId: string }>): Promise<void> {
   if (!recipients.length) return;
   await ctx.db.raw(
     `update campaign_recipients r set status = 'sent', sent_at = now(), error = null
-       from unnest(?::uuid[], ?::uuid[]) as s(campaign_id, customer_id)
-      where r.campaign_id = s.campaign_id and r.customer_id = s.customer_id`,
-    [recipients.map((r) => r.campaignId), recipients.map((r) => r.customerId)]
+       from unnest(?::uuid[], ?::uuid[], ?::uuid[]) as s(store_id, campaign_id, customer_id)
+      where r.store_id = s.store_id and r.campaign_id = s.campaign_id and r.customer_id = s.customer_id`,
+    [recipients.map((r) => r.storeId), recipients.map((r) => r.campaignId), recipients.map((r) => r.customerId)]
   );
 }

@@ -10,9 +10,11 @@ import { withTransaction } from '../with-transaction.js';
  * batches out. Each step is idempotent, so a retried or repeated start resumes where it stopped.
  */
 export async function startCampaign(ctx: AppContext, campaignId: string) {
+  const storeId = await campaignStore(ctx, campaignId);
+  if (!storeId) return { started: false };
   const claimed = await ctx
     .db('campaigns')
-    .where({ id: campaignId })
+    .where({ storeId, id: campaignId })
     .whereIn('status', ['scheduled', 'sending'])
     .update({ status: 'sending', startedAt: ctx.db.raw('coalesce(started_at, now())'), updatedAt: ctx.db.fn.now() })
     .returning(['id', 'storeId', 'audience', 'snapshotAt']);
@@ -20,7 +22,7 @@ export async function startCampaign(ctx: AppContext, campaignId: string) {
   if (!campaign) return { started: false };
 
   if (!campaign.snapshotAt) await snapshotRecipients(ctx, campaignId, campaign.storeId, campaign.audience as Audience);
-  const pending = (await ctx.db('campaignBatches').where({ campaignId }).whereNull('doneAt').orderBy('batch').pluck('batch')) as number[];
+  const pending = (await ctx.db('campaignBatches').where({ storeId: campaign.storeId, campaignId }).whereNull('doneAt').orderBy('batch').pluck('batch')) as number[];
   await enqueueBatches(ctx, campaignId, pending);
   return { started: true, batches: pending.length };
 }
@@ -28,18 +30,18 @@ export async function startCampaign(ctx: AppContext, campaignId: string) {
 async function snapshotRecipients(ctx: AppContext, campaignId: string, storeId: string, audience: Audience) {
   const batchSize = ctx.config.marketing.batchSize;
   await withTransaction(ctx, async (trx) => {
-    const locked = await trx('campaigns').where({ id: campaignId }).forUpdate().first('snapshotAt', 'status');
+    const locked = await trx('campaigns').where({ storeId, id: campaignId }).forUpdate().first('snapshotAt', 'status');
     if (locked.snapshotAt || locked.status !== 'sending') return;
     const where = await audienceCondition(ctx, trx, storeId, audience);
     const inserted = await trx.raw(
-      `insert into campaign_recipients (campaign_id, customer_id) select ?, c.id from customers c where ${where.sql}`,
-      [campaignId, ...where.bindings]
+      `insert into campaign_recipients (store_id, campaign_id, customer_id) select ?, ?, c.id from customers c where ${where.sql}`,
+      [storeId, campaignId, ...where.bindings]
     );
     const recipients = inserted.rowCount as number;
     const batches = Math.ceil(recipients / batchSize);
-    if (batches) await trx.raw('insert into campaign_batches (campaign_id, batch) select ?, generate_series(0, ? - 1)', [campaignId, batches]);
+    if (batches) await trx.raw('insert into campaign_batches (store_id, campaign_id, batch) select ?, ?, generate_series(0, ? - 1)', [storeId, campaignId, batches]);
     await trx('campaigns')
-      .where({ id: campaignId })
+      .where({ storeId, id: campaignId })
       .update({
         recipients,
         batchesTotal: batches,
@@ -71,16 +73,16 @@ export function batchRange(batch: number, total: number): [string, string | null
 }
 
 /** Marks one batch done (once), and the campaign sent when it was the last one. */
-export async function completeBatch(ctx: AppContext, campaignId: string, batch: number): Promise<void> {
+export async function completeBatch(ctx: AppContext, storeId: string, campaignId: string, batch: number): Promise<void> {
   await withTransaction(ctx, async (trx) => {
-    const marked = await trx('campaignBatches').where({ campaignId, batch }).whereNull('doneAt').update({ doneAt: trx.fn.now() });
+    const marked = await trx('campaignBatches').where({ storeId, campaignId, batch }).whereNull('doneAt').update({ doneAt: trx.fn.now() });
     if (!marked) return;
     const [row] = await trx('campaigns')
-      .where({ id: campaignId })
+      .where({ storeId, id: campaignId })
       .update({ batchesDone: trx.raw('batches_done + 1'), updatedAt: trx.fn.now() })
       .returning(['batchesDone', 'batchesTotal', 'status', 'storeId']);
     if (row.batchesDone >= row.batchesTotal && row.status === 'sending') {
-      const sent = await trx('campaigns').where({ id: campaignId, status: 'sending' }).update({ status: 'sent', completedAt: trx.fn.now() });
+      const sent = await trx('campaigns').where({ storeId, id: campaignId, status: 'sending' }).update({ status: 'sent', completedAt: trx.fn.now() });
       if (sent) await reactInTransaction(ctx, trx, [{ type: 'campaign.sent', storeId: row.storeId, campaignId }]);
     }
   });
@@ -88,9 +90,17 @@ export async function completeBatch(ctx: AppContext, campaignId: string, batch: 
 
 /** A start job that gave up for good: the campaign shows `failed` with the reason. */
 export async function failCampaign(ctx: AppContext, campaignId: string, reason: string): Promise<void> {
+  const storeId = await campaignStore(ctx, campaignId);
+  if (!storeId) return;
   await ctx
     .db('campaigns')
-    .where({ id: campaignId })
+    .where({ storeId, id: campaignId })
     .whereIn('status', ['scheduled', 'sending'])
     .update({ status: 'failed', error: reason.slice(0, 2000), completedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });
+}
+
+/** The store of a campaign a job names by id only (knex leaves a comment off an UPDATE, so the marked read is its own statement). */
+async function campaignStore(ctx: AppContext, campaignId: string): Promise<string | undefined> {
+  const row = (await ctx.db('campaigns').comment('cross-store: campaign job by id').where({ id: campaignId }).first('storeId')) as { storeId: string } | undefined;
+  return row?.storeId;
 }

@@ -60,6 +60,7 @@ export async function sweepStuckCampaigns(ctx: AppContext, options: { overdueMs?
   const result: SweepResult = { requeued: 0, completed: 0, abandoned: 0, failed: 0 };
   const stuck: StuckCampaign[] = await ctx
     .db('campaigns')
+    .comment('cross-store: stuck campaigns sweep')
     .where({ status: 'sending' })
     .where('updatedAt', '<', ctx.db.raw(`now() - ? * interval '1 millisecond'`, [options.overdueMs ?? OVERDUE_MS]))
     .orderBy('updatedAt')
@@ -98,7 +99,7 @@ async function sweepStart(ctx: AppContext, campaign: StuckCampaign, result: Swee
     result.failed += 1;
     return;
   }
-  const counted = await ctx.db('campaigns').where({ id: campaign.id, status: 'sending' }).whereNull('snapshotAt').increment('startRequeues', 1);
+  const counted = await ctx.db('campaigns').where({ storeId: campaign.storeId, id: campaign.id, status: 'sending' }).whereNull('snapshotAt').increment('startRequeues', 1);
   if (!counted) return;
   await clearFinished(ctx, jobId, state);
   await campaignQueue(ctx).add(campaignStartJob.name, checkedPayload(campaignStartJob, { campaignId: campaign.id }), { ...campaignStartJob.options, jobId });
@@ -108,7 +109,7 @@ async function sweepStart(ctx: AppContext, campaign: StuckCampaign, result: Swee
 async function sweepBatches(ctx: AppContext, campaign: StuckCampaign, result: SweepResult): Promise<void> {
   const unfinished: Array<{ batch: number; requeues: number }> = await ctx
     .db('campaignBatches')
-    .where({ campaignId: campaign.id })
+    .where({ storeId: campaign.storeId, campaignId: campaign.id })
     .whereNull('doneAt')
     .orderBy('batch')
     .select('batch', 'requeues');
@@ -119,7 +120,7 @@ async function sweepBatches(ctx: AppContext, campaign: StuckCampaign, result: Sw
     if (alive) continue;
     const left = await recipientsLeft(ctx, campaign, batch);
     if (!left.pending && !left.claimed) {
-      await completeBatch(ctx, campaign.id, batch);
+      await completeBatch(ctx, campaign.storeId, campaign.id, batch);
       result.completed += 1;
       continue;
     }
@@ -128,7 +129,7 @@ async function sweepBatches(ctx: AppContext, campaign: StuckCampaign, result: Sw
       try {
         compileContent(campaign);
       } catch (error) {
-        await failCampaignContent(ctx, campaign.id, `content cannot be rendered: ${(error as Error).message}`);
+        await failCampaignContent(ctx, campaign.storeId, campaign.id, `content cannot be rendered: ${(error as Error).message}`);
         result.failed += 1;
         return;
       }
@@ -140,7 +141,7 @@ async function sweepBatches(ctx: AppContext, campaign: StuckCampaign, result: Sw
       result.abandoned += 1;
       continue;
     }
-    const counted = await ctx.db('campaignBatches').where({ campaignId: campaign.id, batch }).whereNull('doneAt').increment('requeues', 1);
+    const counted = await ctx.db('campaignBatches').where({ storeId: campaign.storeId, campaignId: campaign.id, batch }).whereNull('doneAt').increment('requeues', 1);
     if (!counted) continue;
     await clearFinished(ctx, jobId, state);
     await enqueueBatches(ctx, campaign.id, [batch]);
@@ -156,8 +157,8 @@ async function recipientsLeft(ctx: AppContext, campaign: StuckCampaign, batch: n
             count(*) filter (where status = 'sending')::int as claimed,
             count(*) filter (where status = 'sending' and claim_expires_at > now())::int as live_claims
        from campaign_recipients
-      where campaign_id = ? and customer_id >= ? and (?::uuid is null or customer_id < ?::uuid) and status in ('pending', 'sending')`,
-    [campaign.id, from, to, to]
+      where store_id = ? and campaign_id = ? and customer_id >= ? and (?::uuid is null or customer_id < ?::uuid) and status in ('pending', 'sending')`,
+    [campaign.storeId, campaign.id, from, to, to]
   );
   return rows[0] as { pending: number; claimed: number; liveClaims: number };
 }

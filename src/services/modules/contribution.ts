@@ -66,7 +66,7 @@ export interface ModuleContribution<Ctx> {
   /** Conditions on customers `c` for "has bought" audience filters (the orders module). */
   purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
   /** An unsubscribe through a link that names a campaign: marketing credits that campaign (in the caller's transaction). */
-  creditUnsubscribe?(trx: Transaction, customerId: string, campaignId: string): Promise<void>;
+  creditUnsubscribe?(trx: Transaction, storeId: string, customerId: string, campaignId: string): Promise<void>;
   /** Reactions inside the transaction of the change, before it commits (webhook event rows: the transactional outbox). */
   onEventInTransaction?: { [T in DomainEventType]?: (ctx: Ctx, trx: Transaction, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
   /** A resource this module owns in the admin API's shape, read with the caller's handle (null: none): webhook payloads. */

@@ -67,8 +67,8 @@ export function purchaseConditions(ctx: AppContext, filters: PurchaseConditions)
   return provider ? provider.purchaseConditions!(filters) : [{ sql: 'false', bindings: [] }];
 }
 
-export async function creditUnsubscribe(ctx: AppContext, trx: Transaction, customerId: string, campaignId: string): Promise<void> {
-  for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, customerId, campaignId);
+export async function creditUnsubscribe(ctx: AppContext, trx: Transaction, storeId: string, customerId: string, campaignId: string): Promise<void> {
+  for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, storeId, customerId, campaignId);
 }
 
 /** A resource in the admin API's shape from the module that owns it (null: no such resource, or no module). */

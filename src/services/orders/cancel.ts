@@ -56,7 +56,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
     );
   } else if (refund && REFUNDABLE_STATES.includes(current.paymentStatus)) {
     const left = Number(current.total) - Number(current.amountRefunded);
-    const pending = Number((await ctx.db('orderRefunds').where({ orderId, status: 'pending' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum ?? 0);
+    const pending = Number((await ctx.db('orderRefunds').where({ storeId, orderId, status: 'pending' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum ?? 0);
     if (left - pending > 0) await createRefund(ctx, storeId, orderId, { amount: left - pending, reason: `cancelled: ${input.reason}`, notifyCustomer: false }, actor);
   }
 
@@ -69,9 +69,9 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
     if (before.fulfillmentStatus !== 'unfulfilled') throw orderFulfilled();
     const voidable = before.paymentStatus === 'pending' || before.paymentStatus === 'authorized' || before.paymentStatus === 'failed';
     if (voidable) await moveOrderPayment(trx, storeId, orderId, { state: 'voided' }, { actor }, { reason: input.reason });
-    const afterPayment = (await trx('orders').where({ id: orderId }).first()) as OrderRow;
+    const afterPayment = (await trx('orders').where({ storeId, id: orderId }).first()) as OrderRow;
     const [order] = (await trx('orders')
-      .where({ id: orderId })
+      .where({ storeId, id: orderId })
       .update({ status: 'cancelled', cancelledAt: trx.fn.now(), cancelReason: input.reason, updatedAt: trx.fn.now() })
       .returning('*')) as OrderRow[];
     await applyFigureChange(trx, before, afterPayment, order!);

@@ -36,7 +36,7 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
     if (!order) throw notFound('Order');
     // Its stock went back when it was cancelled (an unpaid manual order past its deadline).
     if (order.status === 'cancelled') throw conflict('conflict', 'This order is cancelled: nothing of it can be fulfilled', [{ path: 'orderId', message: 'order is cancelled' }]);
-    const items: OrderItemRow[] = await trx('orderItems').where({ orderId }).orderBy('position');
+    const items: OrderItemRow[] = await trx('orderItems').where({ storeId, orderId }).orderBy('position');
     const byId = new Map(items.map((item) => [item.id, item]));
 
     let wanted: Array<{ orderItemId: string; quantity: number }>;
@@ -60,13 +60,13 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
     }
 
     for (const entry of wanted) {
-      await trx('orderItems').where({ id: entry.orderItemId }).update({ fulfilledQuantity: trx.raw('fulfilled_quantity + ?', [entry.quantity]) });
+      await trx('orderItems').where({ storeId, id: entry.orderItemId }).update({ fulfilledQuantity: trx.raw('fulfilled_quantity + ?', [entry.quantity]) });
       byId.get(entry.orderItemId)!.fulfilledQuantity += entry.quantity;
     }
     const status = deriveFulfillmentStatus(items);
     if (status === 'fulfilled') emit({ type: 'order.changed', storeId, orderId, change: 'fulfilled' });
     const [updatedOrder] = (await trx('orders')
-      .where({ id: orderId })
+      .where({ storeId, id: orderId })
       .update({ fulfillmentStatus: status, status: status === 'fulfilled' ? 'completed' : order.status, updatedAt: trx.fn.now() })
       .returning('*')) as OrderRow[];
     const [row] = (await trx('fulfillments')

@@ -33,7 +33,7 @@ export async function moveOrderPayment(
   const decision = decidePayment(now, { state: change.state, created, ...(change.amountRefunded === undefined ? {} : { amountRefunded: change.amountRefunded }) });
   if (!decision.apply) return { applied: false, reason: `order #${order.number}: ${decision.reason}` };
   const [updated] = (await trx('orders')
-    .where({ id: orderId })
+    .where({ storeId, id: orderId })
     .update({
       paymentStatus: decision.state,
       amountRefunded: decision.amountRefunded,

@@ -4,15 +4,17 @@ import { publicNotes } from './order-notes.js';
 
 /** What anyone holding the tracking token may see: no email, no address, no prices per line. */
 export async function trackOrder(ctx: AppContext, trackingToken: string) {
+  // The token names no store: this lookup spans stores (docs/scaling.md, cross-store statements).
   const order = await ctx.db('orders as o')
+    .comment('cross-store: order tracking token')
     .join('stores as s', 's.id', 'o.storeId')
     .where('o.trackingToken', trackingToken)
-    .first('o.id', 'o.number', 'o.status', 'o.paymentStatus', 'o.fulfillmentStatus', 'o.createdAt', 'o.total', 'o.currency', 'o.amountRefunded', 'o.cancelledAt', 's.name as storeName');
+    .first('o.id', 'o.storeId', 'o.number', 'o.status', 'o.paymentStatus', 'o.fulfillmentStatus', 'o.createdAt', 'o.total', 'o.currency', 'o.amountRefunded', 'o.cancelledAt', 's.name as storeName');
   if (!order) throw notFound('Order');
   const [items, fulfillments, notes] = await Promise.all([
-    ctx.db('orderItems').where({ orderId: order.id }).orderBy('position').select('title', 'quantity', 'fulfilledQuantity'),
-    ctx.db('fulfillments').where({ orderId: order.id }).orderBy('createdAt').select('trackingCompany', 'trackingNumber', 'trackingUrl', 'createdAt'),
-    publicNotes(ctx, order.id)
+    ctx.db('orderItems').where({ storeId: order.storeId, orderId: order.id }).orderBy('position').select('title', 'quantity', 'fulfilledQuantity'),
+    ctx.db('fulfillments').where({ storeId: order.storeId, orderId: order.id }).orderBy('createdAt').select('trackingCompany', 'trackingNumber', 'trackingUrl', 'createdAt'),
+    publicNotes(ctx, order.storeId, order.id)
   ]);
   return {
     order: {

@@ -19,9 +19,9 @@ import type { Sql, Transaction } from '../../db/transaction.js';
 type MailStore = { name: string; trackingBase: string };
 
 /** What refunds already hold of the order: in flight (pending) and of shipping (not failed). */
-async function committedRefunds(db: Sql, orderId: string) {
+async function committedRefunds(db: Sql, storeId: string, orderId: string) {
   const row = (await db('orderRefunds')
-    .where({ orderId })
+    .where({ storeId, orderId })
     .whereNot({ status: 'failed' })
     .first(db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`), db.raw('coalesce(sum(shipping), 0) as shipping_refunded'))) as {
     pending: string;
@@ -35,7 +35,7 @@ async function lockRefundable(trx: Transaction, storeId: string, orderId: string
   const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
   if (!order) throw notFound('Order');
   if (!REFUNDABLE_STATES.includes(order.paymentStatus)) throw notRefundable(order);
-  const items = (await trx('orderItems').where({ orderId }).orderBy('position')) as OrderItemRow[];
+  const items = (await trx('orderItems').where({ storeId, orderId }).orderBy('position')) as OrderItemRow[];
   return { order, items };
 }
 
@@ -44,8 +44,8 @@ export async function previewRefund(ctx: AppContext, storeId: string, orderId: s
   const order = (await ctx.db('orders').where({ storeId, id: orderId }).first()) as OrderRow | undefined;
   if (!order) throw notFound('Order');
   if (!REFUNDABLE_STATES.includes(order.paymentStatus)) throw notRefundable(order);
-  const items = (await ctx.db('orderItems').where({ orderId }).orderBy('position')) as OrderItemRow[];
-  const calculation = calculateRefund(order, items, await committedRefunds(ctx.db, orderId), input);
+  const items = (await ctx.db('orderItems').where({ storeId, orderId }).orderBy('position')) as OrderItemRow[];
+  const calculation = calculateRefund(order, items, await committedRefunds(ctx.db, storeId, orderId), input);
   return {
     preview: {
       amount: calculation.amount,
@@ -75,10 +75,10 @@ async function settleRefund(
   stripeRefundId: string | null
 ) {
   await trx('orderRefunds')
-    .where({ id: refund.id })
+    .where({ storeId: refund.storeId, id: refund.id })
     .update({ status: 'succeeded', stripeRefundId: stripeRefundId ?? refund.stripeRefundId, updatedAt: trx.fn.now() });
-  const order = (await trx('orders').where({ id: refund.orderId }).first()) as OrderRow;
-  const settled = (await trx('orderRefunds').where({ orderId: refund.orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
+  const order = (await trx('orders').where({ storeId: refund.storeId, id: refund.orderId }).first()) as OrderRow;
+  const settled = (await trx('orderRefunds').where({ storeId: refund.storeId, orderId: refund.orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
   const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded) + Number(refund.amount), Number(settled ?? 0)));
   const state = amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded';
   await moveOrderPayment(trx, refund.storeId, refund.orderId, { state, amountRefunded }, { actor });
@@ -97,7 +97,7 @@ async function settleRefund(
     stripeRefundId: stripeRefundId ?? refund.stripeRefundId
   });
   if (refund.notifyCustomer) {
-    const items = (await trx('orderItems').where({ orderId: refund.orderId }).orderBy('position')) as OrderItemRow[];
+    const items = (await trx('orderItems').where({ storeId: refund.storeId, orderId: refund.orderId }).orderBy('position')) as OrderItemRow[];
     const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
     await enqueueEmail(ctx, orderRefundedEmail(store.name, order, items, trackingUrl, { amount: Number(refund.amount), reason: refund.reason, items: refund.items }), { trx });
     await recordOrderEvent(trx, refund.storeId, refund.orderId, 'email_sent', actor, { template: 'order_refunded', to: order.email });
@@ -117,10 +117,10 @@ export async function settlePendingRefund(ctx: AppContext, storeId: string, refu
   if (!pending) return false;
   return withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, restockVariantIds(pending.items));
-    await trx('orders').where({ id: pending.orderId }).forUpdate().first('id');
-    const refund = (await trx('orderRefunds').where({ id: refundId }).first()) as RefundRow;
+    await trx('orders').where({ storeId, id: pending.orderId }).forUpdate().first('id');
+    const refund = (await trx('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow;
     if (refund.status !== 'pending') {
-      if (!refund.stripeRefundId) await trx('orderRefunds').where({ id: refundId }).update({ stripeRefundId });
+      if (!refund.stripeRefundId) await trx('orderRefunds').where({ storeId, id: refundId }).update({ stripeRefundId });
       return false;
     }
     await settleRefund(ctx, trx, emit, store, refund, actor, stripeRefundId);
@@ -133,9 +133,9 @@ export async function failPendingRefund(ctx: AppContext, storeId: string, refund
   return withTransaction(ctx, async (trx) => {
     const refund = (await trx('orderRefunds').where({ storeId, id: refundId, status: 'pending' }).forUpdate().first()) as RefundRow | undefined;
     if (!refund) return false;
-    await trx('orderRefunds').where({ id: refundId }).update({ status: 'failed', updatedAt: trx.fn.now() });
+    await trx('orderRefunds').where({ storeId, id: refundId }).update({ status: 'failed', updatedAt: trx.fn.now() });
     for (const line of refund.items) {
-      await trx('orderItems').where({ id: line.orderItemId }).update({ refundedQuantity: trx.raw('greatest(refunded_quantity - ?, 0)', [line.quantity]) });
+      await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ refundedQuantity: trx.raw('greatest(refunded_quantity - ?, 0)', [line.quantity]) });
     }
     await recordOrderEvent(trx, storeId, refund.orderId, 'refund_failed', actor, { refundId, amount: Number(refund.amount), error: why.slice(0, 500) });
     return true;
@@ -160,7 +160,7 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
   const reserved = await withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);
     const { order, items } = await lockRefundable(trx, storeId, orderId);
-    const calculation = calculateRefund(order, items, await committedRefunds(trx, orderId), input);
+    const calculation = calculateRefund(order, items, await committedRefunds(trx, storeId, orderId), input);
     const stripe = order.paymentProvider === 'stripe';
     const [refund] = (await trx('orderRefunds')
       .insert({
@@ -178,7 +178,7 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
       })
       .returning('*')) as RefundRow[];
     for (const line of calculation.items) {
-      await trx('orderItems').where({ id: line.orderItemId }).update({ refundedQuantity: trx.raw('refunded_quantity + ?', [line.quantity]) });
+      await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ refundedQuantity: trx.raw('refunded_quantity + ?', [line.quantity]) });
     }
     if (!stripe) await settleRefund(ctx, trx, emit, store, refund!, actor, null);
     return { refund: refund!, order };
@@ -212,6 +212,6 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
     }
     await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
   }
-  const row = (await ctx.db('orderRefunds').where({ id: reserved.refund.id }).first()) as RefundRow;
+  const row = (await ctx.db('orderRefunds').where({ storeId, id: reserved.refund.id }).first()) as RefundRow;
   return { refund: toRefundDto(row), order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }

@@ -61,7 +61,7 @@ export async function requestReturn(ctx: AppContext, storeId: string, orderId: s
   const row = await withTransaction(ctx, async (trx) => {
     const order = await trx('orders').where({ storeId, id: orderId }).forUpdate().first('id');
     if (!order) throw notFound('Order');
-    const items = (await trx('orderItems').where({ orderId }).orderBy('position')) as OrderItemRow[];
+    const items = (await trx('orderItems').where({ storeId, orderId }).orderBy('position')) as OrderItemRow[];
     const byId = new Map(items.map((item) => [item.id, item]));
     const lines = mergeLines(input.items, byId);
     for (const line of lines) {
@@ -72,7 +72,7 @@ export async function requestReturn(ctx: AppContext, storeId: string, orderId: s
           { path: `items.${line.orderItemId}`, message: `${left} left to return` }
         ]);
       }
-      await trx('orderItems').where({ id: line.orderItemId }).update({ returnedQuantity: trx.raw('returned_quantity + ?', [line.quantity]) });
+      await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ returnedQuantity: trx.raw('returned_quantity + ?', [line.quantity]) });
     }
     const [created] = (await trx('orderReturns')
       .insert({ storeId, orderId, reason: input.reason, items: JSON.stringify(lines), userId: actor.type === 'user' ? actor.userId : null })
@@ -109,8 +109,8 @@ export async function receiveReturn(
     : [];
   const received = await withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);
-    await trx('orders').where({ id: found.orderId }).forUpdate().first('id');
-    const current = (await trx('orderReturns').where({ id: returnId }).first()) as ReturnRow;
+    await trx('orders').where({ storeId, id: found.orderId }).forUpdate().first('id');
+    const current = (await trx('orderReturns').where({ storeId, id: returnId }).first()) as ReturnRow;
     if (current.status !== 'requested') throw conflict('conflict', `This return is ${current.status}`, [{ path: 'returnId', message: `return is ${current.status}` }]);
     const requested = new Map(current.items.map((line) => [line.orderItemId, line.quantity]));
     const lines = input.items ? mergeLines(input.items, requested) : current.items;
@@ -122,10 +122,10 @@ export async function receiveReturn(
     // Units not received are no longer on a return.
     for (const [orderItemId, quantity] of requested) {
       const back = lines.find((line) => line.orderItemId === orderItemId)?.quantity ?? 0;
-      if (quantity > back) await trx('orderItems').where({ id: orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [quantity - back]) });
+      if (quantity > back) await trx('orderItems').where({ storeId, id: orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [quantity - back]) });
     }
     if (restock) {
-      const items = (await trx('orderItems').whereIn('id', lines.map((line) => line.orderItemId))) as OrderItemRow[];
+      const items = (await trx('orderItems').where({ storeId }).whereIn('id', lines.map((line) => line.orderItemId))) as OrderItemRow[];
       const units = new Map<string, number>();
       for (const line of lines) {
         const variantId = items.find((item) => item.id === line.orderItemId)?.variantId;
@@ -135,7 +135,7 @@ export async function receiveReturn(
       if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
     }
     const [row] = (await trx('orderReturns')
-      .where({ id: returnId })
+      .where({ storeId, id: returnId })
       .update({ status: 'received', receivedItems: JSON.stringify(lines), restocked: restock, receivedAt: trx.fn.now(), updatedAt: trx.fn.now() })
       .returning('*')) as ReturnRow[];
     await recordOrderEvent(trx, storeId, found.orderId, 'return_received', actor, { returnId, items: lines, restocked: restock });
@@ -182,13 +182,13 @@ export async function cancelReturn(ctx: AppContext, storeId: string, returnId: s
   const row = await withTransaction(ctx, async (trx) => {
     const found = (await trx('orderReturns').where({ storeId, id: returnId }).first('orderId')) as Pick<ReturnRow, 'orderId'> | undefined;
     if (!found) throw notFound('Return');
-    await trx('orders').where({ id: found.orderId }).forUpdate().first('id');
-    const current = (await trx('orderReturns').where({ id: returnId }).first()) as ReturnRow;
+    await trx('orders').where({ storeId, id: found.orderId }).forUpdate().first('id');
+    const current = (await trx('orderReturns').where({ storeId, id: returnId }).first()) as ReturnRow;
     if (current.status !== 'requested') throw conflict('conflict', `This return is ${current.status}: only a requested return can be cancelled`, [{ path: 'returnId', message: `return is ${current.status}` }]);
     for (const line of current.items) {
-      await trx('orderItems').where({ id: line.orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [line.quantity]) });
+      await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [line.quantity]) });
     }
-    const [updated] = (await trx('orderReturns').where({ id: returnId }).update({ status: 'cancelled', closedAt: trx.fn.now(), updatedAt: trx.fn.now() }).returning('*')) as ReturnRow[];
+    const [updated] = (await trx('orderReturns').where({ storeId, id: returnId }).update({ status: 'cancelled', closedAt: trx.fn.now(), updatedAt: trx.fn.now() }).returning('*')) as ReturnRow[];
     await recordOrderEvent(trx, storeId, current.orderId, 'return_cancelled', actor, { returnId });
     return updated!;
   });

@@ -48,11 +48,11 @@ export async function reconcileStripeRefund(ctx: AppContext, storeId: string, or
     if (!order) return { changed: false, outcome: 'the order is gone' };
     const inserted = (await trx('orderRefunds')
       .insert({ storeId, orderId, status: 'succeeded', source: 'stripe', amount: reported.amount, stripeRefundId: reported.id, reason: 'refunded in Stripe', notifyCustomer: false })
-      .onConflict('stripeRefundId')
+      .onConflict(['storeId', 'stripeRefundId'])
       .ignore()
       .returning('*')) as RefundRow[];
     if (!inserted.length) return { changed: false, outcome: `refund ${reported.id} already recorded` };
-    const settled = Number((await trx('orderRefunds').where({ orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum ?? 0);
+    const settled = Number((await trx('orderRefunds').where({ storeId, orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum ?? 0);
     const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded), settled));
     if (amountRefunded > Number(order.amountRefunded)) {
       await moveOrderPayment(trx, storeId, orderId, { state: amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded', amountRefunded }, { actor: WEBHOOK });

@@ -70,7 +70,7 @@ const SESSION_REF = ['id', 'storeId', 'amount', 'currency', 'paymentIntentId', '
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function sessionForIntent(ctx: AppContext, intent: Stripe.PaymentIntent): Promise<SessionRef | undefined> {
-  const byIntent = await ctx.db('checkoutSessions').where({ paymentIntentId: intent.id }).first(SESSION_REF);
+  const byIntent = await ctx.db('checkoutSessions').comment('cross-store: stripe payment intent').where({ paymentIntentId: intent.id }).first(SESSION_REF);
   if (byIntent) return byIntent;
   // The session is given its PaymentIntent right after Stripe made it; until then the metadata names it.
   const sessionId = intent.metadata?.checkoutSessionId;
@@ -138,7 +138,7 @@ export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Pr
   const charge = value as Stripe.Charge;
   const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
   if (!intentId) return ignored('the charge has no PaymentIntent');
-  const order = (await ctx.db('orders').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
+  const order = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
     | { id: string; storeId: string; total: string | number; currency: string }
     | undefined;
   if (!order) return ignored("no order for this charge's PaymentIntent");
@@ -168,7 +168,7 @@ export async function onRefundEvent(ctx: AppContext, event: Stripe.Event): Promi
   const refund = value as { id: string; amount: number; currency: string; status: string | null; payment_intent?: string | { id: string } | null; metadata?: Record<string, string> | null };
   const intentId = typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
   if (!intentId) return ignored('the refund has no PaymentIntent');
-  const order = (await ctx.db('orders').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
+  const order = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
     | { id: string; storeId: string; total: string | number; currency: string }
     | undefined;
   if (!order) return ignored("no order for this refund's PaymentIntent");
@@ -188,7 +188,7 @@ async function applyToSessionPayment(ctx: AppContext, trx: Transaction, ref: Ses
   if (session.orderId) return applyToOrderPayment(ctx, trx, ref.storeId, session.orderId, fact, eventId);
   const decision = decidePayment({ state: session.paymentStatus, amountRefunded: 0, lastEventCreated: null }, fact);
   if (!decision.apply) return ignored(`checkout session: ${decision.reason}`);
-  if (decision.changed) await trx('checkoutSessions').where({ id: ref.id }).update({ paymentStatus: decision.state, updatedAt: trx.fn.now() });
+  if (decision.changed) await trx('checkoutSessions').where({ storeId: ref.storeId, id: ref.id }).update({ paymentStatus: decision.state, updatedAt: trx.fn.now() });
   return applied(`checkout session payment ${decision.changed ? '' : 'already '}${decision.state}`);
 }
 

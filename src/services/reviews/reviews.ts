@@ -72,16 +72,16 @@ async function activeProduct(db: Sql, storeId: string, slug: string) {
  * others' committed rows: the aggregate cannot drift.
  */
 async function lockRating(trx: Transaction, storeId: string, productId: string) {
-  await trx.raw('insert into product_ratings (product_id, store_id) values (?, ?) on conflict (product_id) do nothing', [productId, storeId]);
-  await trx('productRatings').where({ productId }).forUpdate().first('productId');
+  await trx.raw('insert into product_ratings (product_id, store_id) values (?, ?) on conflict (store_id, product_id) do nothing', [productId, storeId]);
+  await trx('productRatings').where({ storeId, productId }).forUpdate().first('productId');
 }
 
-async function recountRating(trx: Transaction, productId: string) {
+async function recountRating(trx: Transaction, storeId: string, productId: string) {
   await trx.raw(
     `update product_ratings r set approved_count = s.count, rating_sum = s.sum, updated_at = now()
-       from (select count(*)::int as count, coalesce(sum(rating), 0)::int as sum from reviews where product_id = ? and state = 'approved') s
-      where r.product_id = ?`,
-    [productId, productId]
+       from (select count(*)::int as count, coalesce(sum(rating), 0)::int as sum from reviews where store_id = ? and product_id = ? and state = 'approved') s
+      where r.store_id = ? and r.product_id = ?`,
+    [storeId, productId, storeId, productId]
   );
 }
 
@@ -96,7 +96,7 @@ export async function upsertReview(ctx: AppContext, storeId: string, slug: strin
     .whereIn('o.paymentStatus', ['paid', 'partially_refunded'])
     .whereNot('o.status', 'cancelled')
     .whereRaw('lower(o.email) = lower(?)', [input.email])
-    .whereExists((q) => q.select(1).from('orderItems as i').whereRaw('i.order_id = o.id').where('i.productId', productId))
+    .whereExists((q) => q.select(1).from('orderItems as i').whereRaw('i.store_id = o.store_id and i.order_id = o.id').where('i.productId', productId))
     .first('o.id', 'o.customerId');
   if (!order) throw notVerified();
 
@@ -116,11 +116,11 @@ export async function upsertReview(ctx: AppContext, storeId: string, slug: strin
     const existing = await trx('reviews').where({ storeId, productId }).whereRaw('lower(email) = lower(?)', [input.email]).first('id');
     let row: ReviewRow;
     if (existing) {
-      [row] = await trx('reviews').where({ id: existing.id }).update({ ...fields, updatedAt: trx.fn.now() }).returning('*');
+      [row] = await trx('reviews').where({ storeId, id: existing.id }).update({ ...fields, updatedAt: trx.fn.now() }).returning('*');
     } else {
       [row] = await trx('reviews').insert({ storeId, productId, email: input.email, ...fields }).returning('*');
     }
-    await recountRating(trx, productId);
+    await recountRating(trx, storeId, productId);
     return { created: !existing, review: { ...toPublicDto(row), state: row.state } };
   });
   // Storefront review reads may run on the read replica: they must not be older than this.
@@ -133,8 +133,8 @@ export async function listProductReviews(ctx: AppContext, storeId: string, slug:
   const [result, rating] = await readCatalog(ctx, storeId, async (db) => {
     const productId = await activeProduct(db, storeId, slug);
     return Promise.all([
-      keysetPage<ReviewRow>(db('reviews').where({ productId, state: 'approved' }), { column: 'createdAt', direction: 'desc' }, page),
-      db('productRatings').where({ productId }).first('approvedCount', 'ratingSum')
+      keysetPage<ReviewRow>(db('reviews').where({ storeId, productId, state: 'approved' }), { column: 'createdAt', direction: 'desc' }, page),
+      db('productRatings').where({ storeId, productId }).first('approvedCount', 'ratingSum')
     ]);
   });
   const count = rating?.approvedCount ?? 0;
@@ -159,10 +159,10 @@ export async function moderateReview(ctx: AppContext, storeId: string, reviewId:
     if (!current) throw notFound('Review');
     await lockRating(trx, storeId, current.productId);
     const [row] = (await trx('reviews')
-      .where({ id: reviewId })
+      .where({ storeId, id: reviewId })
       .update({ state: input.state, moderationNote: input.note ?? null, moderatedAt: trx.fn.now(), updatedAt: trx.fn.now() })
       .returning('*')) as ReviewRow[];
-    await recountRating(trx, current.productId);
+    await recountRating(trx, storeId, current.productId);
     return { review: toAdminDto(row!) };
   });
   await noteCatalogWrite(ctx, storeId);

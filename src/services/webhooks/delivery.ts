@@ -69,8 +69,10 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
   try {
     const view: (DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null }) | undefined = await ctx
       .db('webhookDeliveries as d')
-      .join('webhookSubscriptions as s', 's.id', 'd.subscriptionId')
-      .join('webhookEvents as e', 'e.id', 'd.eventId')
+      .comment('cross-store: webhook delivery job by id')
+      .join('webhookSubscriptions as s', (on) => on.on('s.storeId', 'd.storeId').andOn('s.id', 'd.subscriptionId'))
+      .join('webhookEvents as e', (on) => on.on('e.storeId', 'd.storeId').andOn('e.id', 'd.eventId'))
+      // The job carries the delivery id only: this entry lookup spans stores (docs/scaling.md).
       .where('d.id', deliveryId)
       .first(
         'd.id', 'd.status', 'd.subscriptionId', 'd.storeId', 'd.eventId', 'd.nextRetryAt', 'd.lockedUntil',
@@ -80,7 +82,7 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
     if (!view || view.status === 'succeeded' || view.status === 'failed') return 'skipped';
     if (view.status === 'pending' && view.nextRetryAt && view.nextRetryAt.getTime() > Date.now() + 1_000) return 'skipped';
     if (!view.enabled) {
-      await ctx.db('webhookDeliveries').where({ id: deliveryId, status: 'pending' })
+      await ctx.db('webhookDeliveries').where({ storeId: view.storeId, id: deliveryId, status: 'pending' })
         .update({ status: 'failed', lastError: 'the subscription is disabled', completedAt: ctx.db.fn.now(), nextRetryAt: null, updatedAt: ctx.db.fn.now() });
       return 'failed';
     }
@@ -89,7 +91,7 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
       slot = view.subscriptionId;
     }
     const [claimed] = await ctx.db('webhookDeliveries')
-      .where({ id: deliveryId })
+      .where({ storeId: view.storeId, id: deliveryId })
       .where((q) => q.where({ status: 'pending' }).orWhere((q2) => q2.where({ status: 'delivering' }).where('lockedUntil', '<', ctx.db.fn.now())))
       .update({
         status: 'delivering',
@@ -154,12 +156,12 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
       `with d as (
          update webhook_deliveries set status = 'succeeded', last_status_code = ?, last_duration_ms = ?, last_error = null, response_body = ?,
                 locked_until = null, next_retry_at = null, completed_at = now(), updated_at = now()
-          where id = ? returning 1
+          where store_id = ? and id = ? returning 1
        ), s as (
-         update webhook_subscriptions set failing_since = null where id = ? and failing_since is not null returning 1
+         update webhook_subscriptions set failing_since = null where store_id = ? and id = ? and failing_since is not null returning 1
        )
        select (select count(*) from d) as deliveries, (select count(*) from s) as endpoints`,
-      [result.statusCode, result.durationMs, result.body, view.id, view.subscriptionId]
+      [result.statusCode, result.durationMs, result.body, view.storeId, view.id, view.storeId, view.subscriptionId]
     );
     return 'succeeded';
   }
@@ -167,10 +169,10 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
     const delay = nextRetryDelayMs(base, attempts);
     const final = isFinalRefusal(result.statusCode) || Date.now() + delay - firstAttemptAt.getTime() > retryWindowMs(base);
     if (final) {
-      await trx('webhookDeliveries').where({ id: view.id }).update({ ...outcome, status: 'failed', nextRetryAt: null, completedAt: trx.fn.now() });
+      await trx('webhookDeliveries').where({ storeId: view.storeId, id: view.id }).update({ ...outcome, status: 'failed', nextRetryAt: null, completedAt: trx.fn.now() });
     } else {
       const runAt = new Date(Date.now() + delay);
-      await trx('webhookDeliveries').where({ id: view.id }).update({ ...outcome, status: 'pending', nextRetryAt: runAt });
+      await trx('webhookDeliveries').where({ storeId: view.storeId, id: view.id }).update({ ...outcome, status: 'pending', nextRetryAt: runAt });
       await enqueueJob(trx as unknown as Sql, webhookDeliveryJob, { deliveryId: view.id, subscriptionId: view.subscriptionId }, { runAt, jobId: `webhook-delivery-${view.id}-${attempts + 1}-${randomUUID().slice(0, 8)}` });
     }
     await noteEndpointFailure(ctx, trx as unknown as Sql, view);
@@ -181,12 +183,12 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
 /** An endpoint failing for 3 days (scaled like the retries) is disabled, and the store's owners are told. */
 async function noteEndpointFailure(ctx: AppContext, trx: Sql, view: DeliveryView): Promise<void> {
   const [row] = await trx('webhookSubscriptions')
-    .where({ id: view.subscriptionId })
+    .where({ storeId: view.storeId, id: view.subscriptionId })
     .update({ failingSince: trx.raw('coalesce(failing_since, now())') })
     .returning(['failingSince', 'enabled', 'url']);
   if (!row?.enabled || Date.now() - new Date(row.failingSince).getTime() < disableAfterMs(ctx.config.webhooks.retryBaseMs)) return;
   const [disabled] = await trx('webhookSubscriptions')
-    .where({ id: view.subscriptionId, enabled: true })
+    .where({ storeId: view.storeId, id: view.subscriptionId, enabled: true })
     .update({ enabled: false, disabledReason: 'failing for 3 days', updatedAt: trx.fn.now() })
     .returning('id');
   if (!disabled) return;

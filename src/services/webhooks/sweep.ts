@@ -21,9 +21,10 @@ const BATCH = 500;
 export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs?: number } = {}): Promise<{ requeued: number; failed: number }> {
   const overdue = `${options.overdueMs ?? OVERDUE_MS} milliseconds`;
   const window = `${retryWindowMs(ctx.config.webhooks.retryBaseMs)} milliseconds`;
-  const lost: Array<{ id: string; subscriptionId: string; attempts: number; expired: boolean }> = (
+  // Every store's stuck deliveries: a platform sweep, across stores (docs/scaling.md).
+  const lost: Array<{ id: string; storeId: string; subscriptionId: string; attempts: number; expired: boolean }> = (
     await ctx.db.raw(
-      `select d.id, d.subscription_id, d.attempts, coalesce(d.first_attempt_at, d.created_at) < now() - ?::interval as expired
+      `/* cross-store: stuck webhook deliveries sweep */ select d.id, d.store_id, d.subscription_id, d.attempts, coalesce(d.first_attempt_at, d.created_at) < now() - ?::interval as expired
          from webhook_deliveries d
         where d.status in ('pending', 'delivering')
           and coalesce(d.next_retry_at, d.created_at) < now() - ?::interval
@@ -39,7 +40,7 @@ export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs
   for (const delivery of lost) {
     if (delivery.expired) {
       const done = await ctx.db('webhookDeliveries')
-        .where({ id: delivery.id })
+        .where({ storeId: delivery.storeId, id: delivery.id })
         .whereIn('status', ['pending', 'delivering'])
         .update({ status: 'failed', lastError: 'its delivery job was lost and the retry window is over', nextRetryAt: null, lockedUntil: null, completedAt: ctx.db.fn.now(), updatedAt: ctx.db.fn.now() });
       failed += done;
