@@ -8,6 +8,11 @@ export interface Config {
   databaseUrl: string;
   /** Empty when REDIS_URL is unset: queues and shared state then live in PostgreSQL (src/adapters/). */
   redisUrl: string;
+  /**
+   * REDIS_CLUSTER_NODES (`host:port,host:port`): when set, a Redis Cluster instead of REDIS_URL's
+   * single server behind the queues and shared state (src/redis.ts).
+   */
+  redisClusterNodes: string[];
   /** Prefix for every BullMQ and cache key; tests give each file its own. */
   redisPrefix: string;
   jwtSecret: string;
@@ -126,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shopwright',
     redisUrl: env.REDIS_URL ?? '',
+    redisClusterNodes: (env.REDIS_CLUSTER_NODES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     redisPrefix: env.REDIS_PREFIX ?? 'sw',
     jwtSecret: env.JWT_SECRET ?? DEV_SECRET,
     jwtIssuer: env.JWT_ISSUER ?? 'shopwright',
@@ -204,7 +210,7 @@ function assertProductionSecrets(env: NodeJS.ProcessEnv): void {
     else if (value.length < 32 || value === DEV_SECRET) problems.push(`${name} is too weak (at least 32 characters)`);
   }
   if (!env.DATABASE_URL) problems.push('DATABASE_URL is required');
-  if (!env.REDIS_URL) problems.push('REDIS_URL is required');
+  if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) problems.push('REDIS_URL (or REDIS_CLUSTER_NODES) is required');
   if (!env.APP_URL) problems.push('APP_URL is required');
   if (problems.length > 0) throw new ConfigError(`refusing to start in production: ${problems.join('; ')}`);
 }
