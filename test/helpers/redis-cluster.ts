@@ -1,0 +1,99 @@
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const DIR_PREFIX = 'shopwright-redis-cluster-';
+
+/** The ports of the test cluster's masters: TEST_REDIS_CLUSTER_PORTS (comma-separated), else 7101-7103. */
+export const CLUSTER_PORTS = (process.env.TEST_REDIS_CLUSTER_PORTS || '7101,7102,7103').split(',').map((port) => Number(port.trim()));
+
+export interface LocalRedisCluster {
+  /** For REDIS_CLUSTER_NODES: `127.0.0.1:port,…`. */
+  nodes: string;
+  ports: number[];
+  stop(): Promise<void>;
+}
+
+/** Why a cluster cannot run here (no redis-server/redis-cli on PATH), or null. */
+export function clusterUnavailable(): string | null {
+  for (const program of ['redis-server', 'redis-cli']) {
+    if (spawnSync(program, ['--version'], { stdio: 'ignore' }).status !== 0) return `${program} is not installed: the Redis Cluster run needs it`;
+  }
+  return null;
+}
+
+const cli = (port: number, ...args: string[]) => run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 10_000 });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A server our earlier run left behind (killed before its teardown) is shut down; anything else on
+ * the port is someone else's, and we stop with a message instead of touching it.
+ */
+async function freeLeftover(port: number): Promise<void> {
+  const answer = await cli(port, 'CONFIG', 'GET', 'dir').catch(() => null);
+  if (!answer) return;
+  if (!answer.stdout.includes(DIR_PREFIX)) throw new Error(`port ${port} is taken by another Redis (not a test cluster of ours): set TEST_REDIS_CLUSTER_PORTS`);
+  await cli(port, 'SHUTDOWN', 'NOSAVE').catch(() => undefined);
+  for (let i = 0; i < 50 && (await cli(port, 'PING').catch(() => null)); i++) await sleep(100);
+}
+
+/**
+ * Three (or TEST_REDIS_CLUSTER_PORTS') `redis-server --cluster-enabled yes` masters in a temporary
+ * directory, joined by `redis-cli --cluster create … --cluster-replicas 0`, resolved once every
+ * node says `cluster_state:ok`. `stop` (also run when this process exits, whatever the reason
+ * short of SIGKILL) shuts them down and removes the directory.
+ */
+export async function startRedisCluster(ports = CLUSTER_PORTS): Promise<LocalRedisCluster> {
+  for (const port of ports) await freeLeftover(port);
+  const dir = await mkdtemp(path.join(os.tmpdir(), DIR_PREFIX));
+  const servers: ChildProcess[] = [];
+  const killAll = () => {
+    for (const server of servers) if (server.exitCode === null) server.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+  const stop = async () => {
+    process.off('exit', killAll);
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (server.exitCode !== null || server.signalCode !== null) return resolve();
+            server.once('exit', () => resolve());
+            server.kill('SIGTERM');
+            setTimeout(() => server.kill('SIGKILL'), 3_000).unref();
+          })
+      )
+    );
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) {
+      const server = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--cluster-node-timeout', '2000'],
+        { stdio: 'ignore' }
+      );
+      servers.push(server);
+    }
+    for (const port of ports) {
+      for (let i = 0; !(await cli(port, 'PING').catch(() => null))?.stdout.includes('PONG'); i++) {
+        if (i > 100) throw new Error(`redis-server on port ${port} did not start`);
+        await sleep(50);
+      }
+    }
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    for (const port of ports) {
+      for (let i = 0; !(await cli(port, 'CLUSTER', 'INFO').catch(() => null))?.stdout.includes('cluster_state:ok'); i++) {
+        if (i > 200) throw new Error(`the cluster node on port ${port} did not reach cluster_state:ok`);
+        await sleep(50);
+      }
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nodes: ports.map((port) => `127.0.0.1:${port}`).join(','), ports, stop };
+}

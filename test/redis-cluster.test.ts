@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { Cluster } from 'ioredis';
+import t from 'tap';
+import { QUEUE_NAMES } from '../src/jobs/queues.js';
+import { clusterSeeds } from '../src/redis.js';
+import { buildApp, type Teardownable } from './helpers/app.js';
+import { clusterUnavailable, startRedisCluster, type LocalRedisCluster } from './helpers/redis-cluster.js';
+
+/**
+ * Issue #27: everything Redis holds runs on a Redis Cluster (REDIS_CLUSTER_NODES). A local
+ * 3-master cluster (test/helpers/redis-cluster.ts; REDIS_CLUSTER_NODES when set is used instead),
+ * then (a) where the queues' keys land, and (b) the queue-heavy test files, run again as child
+ * processes with REDIS_CLUSTER_NODES set (REDIS_URL unset): each must pass.
+ */
+const CLUSTER_FILES = (
+  process.env.TEST_REDIS_CLUSTER_FILES ||
+  [
+    'customers-import',
+    'customers-import-retry',
+    'marketing-campaigns',
+    'marketing-crash',
+    'outbox',
+    'storefront-rate-limit',
+    'newsletter-subscribe-limits',
+    'storefront-http-cache',
+    'backends-shared-state',
+    'backends-campaign-rate',
+    'queue-dashboard'
+  ].join(',')
+)
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
+/** Child files at once (the suite itself runs two files at a time beside this one). */
+const PARALLEL = Math.max(1, Number(process.env.TEST_REDIS_CLUSTER_JOBS || 2));
+const FILE_TIMEOUT_MS = 240_000;
+
+t.setTimeout(600_000);
+
+const unavailable = process.env.REDIS_CLUSTER_NODES ? null : clusterUnavailable();
+if (unavailable) console.log(`# skipping the Redis Cluster tests: ${unavailable}`);
+
+let cluster: LocalRedisCluster | null = null;
+const nodes = async (): Promise<string> => {
+  if (process.env.REDIS_CLUSTER_NODES) return process.env.REDIS_CLUSTER_NODES;
+  cluster ??= await startRedisCluster();
+  return cluster.nodes;
+};
+t.teardown(async () => {
+  await cluster?.stop();
+});
+
+/** A connection of the test's own to every master, for looking at where keys are. */
+async function inspector(t: Teardownable, clusterNodes: string): Promise<Cluster> {
+  const seeds = clusterSeeds(clusterNodes.split(','));
+  const redis = new Cluster(seeds.startupNodes, { redisOptions: seeds.redisOptions });
+  t.teardown(() => redis.disconnect());
+  await new Promise<void>((resolve, reject) => {
+    redis.once('ready', resolve);
+    redis.once('error', reject);
+  });
+  return redis;
+}
+
+t.test('each queue keeps its keys in one slot, and the queues spread over the masters', { skip: unavailable ?? false }, async (t) => {
+  const clusterNodes = await nodes();
+  const app = await buildApp(t, { env: { REDIS_URL: '', REDIS_CLUSTER_NODES: clusterNodes } });
+  t.equal(app.ctx.backends.kind, 'redis');
+  const health = await app.request({ url: '/health' });
+  t.equal(health.status, 200);
+  t.equal(health.body.data.redis, 'connected', 'the cluster answers the health check');
+
+  // A delayed job in every queue (no worker runs), and a scheduler: several keys per queue.
+  for (const name of QUEUE_NAMES) {
+    const queue = app.ctx.queues.get(name);
+    await queue.add('probe', { name }, { delay: 3_600_000 });
+    await queue.upsertJobScheduler('probe-scheduler', { every: 3_600_000 }, { name: 'probe', data: {} });
+  }
+
+  const redis = await inspector(t, clusterNodes);
+  const prefix = app.ctx.config.redisPrefix;
+  const nodesByQueue = new Map<string, Set<string>>();
+  const slotsByQueue = new Map<string, Set<number>>();
+  for (const node of redis.nodes('master')) {
+    const address = `${node.options.host}:${node.options.port}`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) {
+        const queue = /^[^{]*:\{([^}]+)\}:/.exec(key)?.[1];
+        if (!queue) continue;
+        if (!nodesByQueue.has(queue)) nodesByQueue.set(queue, new Set());
+        if (!slotsByQueue.has(queue)) slotsByQueue.set(queue, new Set());
+        nodesByQueue.get(queue)!.add(address);
+        slotsByQueue.get(queue)!.add(Number(await node.call('CLUSTER', 'KEYSLOT', key)));
+      }
+    } while (cursor !== '0');
+  }
+  t.same([...nodesByQueue.keys()].sort(), [...QUEUE_NAMES].sort(), 'every queue has keys, each under its own hash tag');
+  for (const [queue, slots] of slotsByQueue) t.equal(slots.size, 1, `the ${queue} queue's keys share one slot`);
+  const masters = new Set([...nodesByQueue.values()].flatMap((set) => [...set]));
+  t.ok(masters.size > 1, `the queues spread over ${masters.size} of ${redis.nodes('master').length} masters`);
+});
+
+interface FileRun {
+  file: string;
+  code: number | null;
+  output: string;
+  ms: number;
+}
+
+/** One test file as its own process, on the cluster: as tap would run it, with its TAP output kept. */
+function runFile(file: string, clusterNodes: string): Promise<FileRun> {
+  const started = Date.now();
+  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_CLUSTER_NODES: clusterNodes };
+  delete env.REDIS_URL;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...process.execArgv, `dist/test/${file}.test.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => {
+      output += `\n# killed after ${FILE_TIMEOUT_MS} ms`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ file, code, output, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Top-level results of a file's TAP output: its subtests' ok / not ok / skip lines. */
+function summary(output: string): { pass: number; fail: number; skip: number } {
+  const lines = output.split('\n').filter((line) => /^(not )?ok \d+/.test(line));
+  const skip = lines.filter((line) => /# SKIP/i.test(line)).length;
+  const fail = lines.filter((line) => line.startsWith('not ok') && !/# (SKIP|TODO)/i.test(line)).length;
+  return { pass: lines.length - fail - skip, fail, skip };
+}
+
+t.test('the queue-heavy suites pass on a 3-master Redis Cluster', { skip: unavailable ?? false }, async (t) => {
+  const clusterNodes = await nodes();
+  const pending = [...CLUSTER_FILES];
+  const runs: FileRun[] = [];
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      for (let file = pending.shift(); file; file = pending.shift()) runs.push(await runFile(file, clusterNodes));
+    })
+  );
+  for (const { file, code, output, ms } of runs.sort((a, b) => a.file.localeCompare(b.file))) {
+    const { pass, fail, skip } = summary(output);
+    const line = `${file}: ${pass} passed, ${fail} failed, ${skip} skipped in ${(ms / 1000).toFixed(1)} s on the cluster`;
+    t.comment(line);
+    for (const skipped of output.split('\n').filter((l) => /^\s*ok \d+.*# SKIP/i.test(l))) t.comment(`  ${skipped.trim()}`);
+    t.ok(code === 0 && fail === 0 && pass > 0, line, code === 0 && fail === 0 ? {} : { exitCode: code, output: output.split('\n').slice(-150).join('\n') });
+  }
+});
