@@ -24,6 +24,9 @@ export class RedisInvalidationBus {
     this.publisher.on('error', () => undefined);
     this.subscriber.on('message', (_channel: string, key: string) => onMessage(key));
     this.subscriber.on('ready', onResubscribed);
+    // A Cluster moves its subscription to another node by itself when its node leaves, without a new
+    // 'ready': whatever was published meanwhile may be lost, so the caches go too.
+    if (this.subscriber.isCluster) this.subscriber.on('-node', onResubscribed);
     this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: { message: error.message } }, 'cache invalidation subscription failed'));
   }
 
