@@ -124,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   if (nodeEnv === 'production') assertProductionSecrets(env);
   const port = int(env.PORT, 3000);
+  if (env.REDIS_CLUSTER_NODES && /[{}]/.test(env.REDIS_PREFIX ?? '')) {
+    // Each queue's hash tag comes after the prefix: a brace in it would put every key in one slot.
+    throw new ConfigError('REDIS_PREFIX must not contain { or } on a Redis Cluster');
+  }
 
   return {
     env: nodeEnv,
@@ -210,7 +214,7 @@ function assertProductionSecrets(env: NodeJS.ProcessEnv): void {
     else if (value.length < 32 || value === DEV_SECRET) problems.push(`${name} is too weak (at least 32 characters)`);
   }
   if (!env.DATABASE_URL) problems.push('DATABASE_URL is required');
-  if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) problems.push('REDIS_URL (or REDIS_CLUSTER_NODES) is required');
+  if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) problems.push('REDIS_URL is required (or REDIS_CLUSTER_NODES for a Redis Cluster)');
   if (!env.APP_URL) problems.push('APP_URL is required');
   if (problems.length > 0) throw new ConfigError(`refusing to start in production: ${problems.join('; ')}`);
 }

@@ -14,7 +14,8 @@ export type BackendKind = 'redis' | 'postgres';
 /**
  * Every outside-world port besides the application's tables, chosen once per process here: with
  * REDIS_URL or REDIS_CLUSTER_NODES set, Redis (one server or a cluster) behind all of them; without
- * either, PostgreSQL (the same database) behind all of them. Services use the ports and never learn which one runs.
+ * either, PostgreSQL (the same database) behind all of them. Services use the ports and never learn
+ * which one runs.
  */
 export interface Backends {
   /** Which datastore serves the queues and the shared state (health reports it). */
