@@ -3,8 +3,9 @@ import { Cluster } from 'ioredis';
 import t from 'tap';
 import { QUEUE_NAMES } from '../src/jobs/queues.js';
 import { clusterSeeds } from '../src/redis.js';
-import { buildApp, type Teardownable } from './helpers/app.js';
+import { buildApp, signupOwner, type Teardownable } from './helpers/app.js';
 import { clusterUnavailable, startRedisCluster, type LocalRedisCluster } from './helpers/redis-cluster.js';
+import { SmtpCapture } from './helpers/smtp-capture.js';
 
 /**
  * Issue #27: everything Redis holds runs on a Redis Cluster (REDIS_CLUSTER_NODES). A local
@@ -172,3 +173,38 @@ t.test('the queue-heavy suites pass on a 3-master Redis Cluster', { skip: unavai
     t.ok(code === 0 && fail === 0 && pass > 0, line, code === 0 && fail === 0 ? {} : { exitCode: code, output: output.split('\n').slice(-150).join('\n') });
   }
 });
+
+t.test(
+  'the master holding the email queue crashes and comes back: a subscribe meanwhile answers 200 and its mail goes out once it is back',
+  { skip: unavailable ?? (process.env.REDIS_CLUSTER_NODES ? 'REDIS_CLUSTER_NODES names a cluster this test did not start: it kills no one else\'s node' : false) },
+  async (t) => {
+    const clusterNodes = await nodes();
+    const smtp = await new SmtpCapture().start();
+    t.teardown(() => smtp.stop());
+    let killed: number | null = null;
+    t.teardown(async () => {
+      if (killed !== null) await cluster!.restart(killed);
+    });
+    const app = await buildApp(t, { workers: true, env: { REDIS_URL: '', REDIS_CLUSTER_NODES: clusterNodes, SMTP_URL: smtp.url, OUTBOX_POLL_MS: '200' } });
+    const owner = await signupOwner(app);
+    const redis = await inspector(t, clusterNodes);
+    const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', '{email}'));
+    const port = Number(redis.slots[slot]![0]!.split(':')[1]);
+
+    killed = port;
+    await cluster!.kill(port);
+    const subscribe = await app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', storefrontToken: owner.storefrontToken, payload: { email: 'failover@example.com' } });
+    t.equal(subscribe.status, 200, `answered while the master on ${port} is down: ${subscribe.raw}`);
+    t.ok(Number((await app.ctx.db('outbox').count('* as n').first())!.n) >= 1, 'the job intent waits in the outbox');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    t.equal(smtp.messages.length, 0, 'nothing is sent while its queue has no master');
+
+    await cluster!.restart(port);
+    killed = null;
+    await smtp.waitFor((mail) => mail.envelopeTo.includes('failover@example.com'), 60_000);
+    t.pass('the producer, the relay and the email worker came back with the master');
+    const deadline = Date.now() + 20_000;
+    while (Number((await app.ctx.db('outbox').count('* as n').first())!.n) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    t.equal(Number((await app.ctx.db('outbox').count('* as n').first())!.n), 0, 'the outbox drained');
+  }
+);

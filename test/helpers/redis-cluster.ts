@@ -14,6 +14,10 @@ export interface LocalRedisCluster {
   /** For REDIS_CLUSTER_NODES: `127.0.0.1:port,…`. */
   nodes: string;
   ports: number[];
+  /** Kills one node (SIGKILL, like a crash) and waits for it to be gone. */
+  kill(port: number): Promise<void>;
+  /** Starts a killed node again (it rejoins with its slots, its data gone) and waits for cluster_state:ok. */
+  restart(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -27,6 +31,20 @@ export function clusterUnavailable(): string | null {
 
 const cli = (port: number, ...args: string[]) => run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 10_000 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function answering(port: number): Promise<void> {
+  for (let i = 0; !(await cli(port, 'PING').catch(() => null))?.stdout.includes('PONG'); i++) {
+    if (i > 100) throw new Error(`redis-server on port ${port} did not start`);
+    await sleep(50);
+  }
+}
+
+async function clusterOk(port: number): Promise<void> {
+  for (let i = 0; !(await cli(port, 'CLUSTER', 'INFO').catch(() => null))?.stdout.includes('cluster_state:ok'); i++) {
+    if (i > 300) throw new Error(`the cluster node on port ${port} did not reach cluster_state:ok`);
+    await sleep(50);
+  }
+}
 
 /**
  * A server our earlier run left behind (killed before its teardown) is shut down; anything else on
@@ -49,15 +67,21 @@ async function freeLeftover(port: number): Promise<void> {
 export async function startRedisCluster(ports = CLUSTER_PORTS): Promise<LocalRedisCluster> {
   for (const port of ports) await freeLeftover(port);
   const dir = await mkdtemp(path.join(os.tmpdir(), DIR_PREFIX));
-  const servers: ChildProcess[] = [];
+  const servers = new Map<number, ChildProcess>();
+  const startServer = (port: number) =>
+    spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--cluster-node-timeout', '2000'],
+      { stdio: 'ignore' }
+    );
   const killAll = () => {
-    for (const server of servers) if (server.exitCode === null) server.kill('SIGKILL');
+    for (const server of servers.values()) if (server.exitCode === null) server.kill('SIGKILL');
   };
   process.once('exit', killAll);
   const stop = async () => {
     process.off('exit', killAll);
     await Promise.all(
-      servers.map(
+      [...servers.values()].map(
         (server) =>
           new Promise<void>((resolve) => {
             if (server.exitCode !== null || server.signalCode !== null) return resolve();
@@ -70,30 +94,26 @@ export async function startRedisCluster(ports = CLUSTER_PORTS): Promise<LocalRed
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    for (const port of ports) {
-      const server = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--cluster-node-timeout', '2000'],
-        { stdio: 'ignore' }
-      );
-      servers.push(server);
-    }
-    for (const port of ports) {
-      for (let i = 0; !(await cli(port, 'PING').catch(() => null))?.stdout.includes('PONG'); i++) {
-        if (i > 100) throw new Error(`redis-server on port ${port} did not start`);
-        await sleep(50);
-      }
-    }
+    for (const port of ports) servers.set(port, startServer(port));
+    for (const port of ports) await answering(port);
     await run('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
-    for (const port of ports) {
-      for (let i = 0; !(await cli(port, 'CLUSTER', 'INFO').catch(() => null))?.stdout.includes('cluster_state:ok'); i++) {
-        if (i > 200) throw new Error(`the cluster node on port ${port} did not reach cluster_state:ok`);
-        await sleep(50);
-      }
-    }
+    for (const port of ports) await clusterOk(port);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { nodes: ports.map((port) => `127.0.0.1:${port}`).join(','), ports, stop };
+  const kill = async (port: number) => {
+    const server = servers.get(port)!;
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      server.once('exit', () => resolve());
+      server.kill('SIGKILL');
+    });
+  };
+  const restart = async (port: number) => {
+    servers.set(port, startServer(port));
+    await answering(port);
+    for (const other of ports) await clusterOk(other);
+  };
+  return { nodes: ports.map((port) => `127.0.0.1:${port}`).join(','), ports, kill, restart, stop };
 }
