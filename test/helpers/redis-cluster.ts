@@ -1,5 +1,6 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -7,8 +8,18 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const DIR_PREFIX = 'shopwright-redis-cluster-';
 
-/** The ports of the test cluster's masters: TEST_REDIS_CLUSTER_PORTS (comma-separated), else 7101-7103. */
-export const CLUSTER_PORTS = (process.env.TEST_REDIS_CLUSTER_PORTS || '7101,7102,7103').split(',').map((port) => Number(port.trim()));
+/**
+ * The ports the test cluster's masters may take (their bus ports are 10000 above): exactly
+ * TEST_REDIS_CLUSTER_PORTS (comma-separated) when set, else the first free of 7101-7103, 7104-7106
+ * and 7107-7109 (two runs on one machine each get their own).
+ */
+const PORT_CHOICES: number[][] = process.env.TEST_REDIS_CLUSTER_PORTS
+  ? [process.env.TEST_REDIS_CLUSTER_PORTS.split(',').map((port) => Number(port.trim()))]
+  : [
+      [7101, 7102, 7103],
+      [7104, 7105, 7106],
+      [7107, 7108, 7109]
+    ];
 
 export interface LocalRedisCluster {
   /** For REDIS_CLUSTER_NODES: `127.0.0.1:port,…`. */
@@ -46,16 +57,45 @@ async function clusterOk(port: number): Promise<void> {
   }
 }
 
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /**
- * A server our earlier run left behind (killed before its teardown) is shut down; anything else on
- * the port is someone else's, and we stop with a message instead of touching it.
+ * Whether a port (and its bus port) can be ours: free, or held by a test cluster whose run is gone
+ * (killed before its teardown: its directory names its pid), which is then shut down. A live run's
+ * cluster or anyone else's Redis is left alone.
  */
-async function freeLeftover(port: number): Promise<void> {
+async function claim(port: number): Promise<boolean> {
   const answer = await cli(port, 'CONFIG', 'GET', 'dir').catch(() => null);
-  if (!answer) return;
-  if (!answer.stdout.includes(DIR_PREFIX)) throw new Error(`port ${port} is taken by another Redis (not a test cluster of ours): set TEST_REDIS_CLUSTER_PORTS`);
-  await cli(port, 'SHUTDOWN', 'NOSAVE').catch(() => undefined);
-  for (let i = 0; i < 50 && (await cli(port, 'PING').catch(() => null)); i++) await sleep(100);
+  if (answer) {
+    const owner = new RegExp(`${DIR_PREFIX}(\\d+)-`).exec(answer.stdout)?.[1];
+    if (!owner || alive(Number(owner))) return false;
+    await cli(port, 'SHUTDOWN', 'NOSAVE').catch(() => undefined);
+    for (let i = 0; i < 50 && (await cli(port, 'PING').catch(() => null)); i++) await sleep(100);
+  }
+  return (await canListen(port)) && (await canListen(port + 10_000));
+}
+
+async function choosePorts(): Promise<number[]> {
+  for (const ports of PORT_CHOICES) {
+    let free = true;
+    for (const port of ports) free = free && (await claim(port));
+    if (free) return ports;
+  }
+  throw new Error(`no free ports for a test Redis Cluster among ${PORT_CHOICES.map((ports) => ports.join(',')).join(' / ')}: set TEST_REDIS_CLUSTER_PORTS`);
 }
 
 /**
@@ -64,9 +104,9 @@ async function freeLeftover(port: number): Promise<void> {
  * node says `cluster_state:ok`. `stop` (also run when this process exits, whatever the reason
  * short of SIGKILL) shuts them down and removes the directory.
  */
-export async function startRedisCluster(ports = CLUSTER_PORTS): Promise<LocalRedisCluster> {
-  for (const port of ports) await freeLeftover(port);
-  const dir = await mkdtemp(path.join(os.tmpdir(), DIR_PREFIX));
+export async function startRedisCluster(): Promise<LocalRedisCluster> {
+  const ports = await choosePorts();
+  const dir = await mkdtemp(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`));
   const servers = new Map<number, ChildProcess>();
   const startServer = (port: number) =>
     spawn(
