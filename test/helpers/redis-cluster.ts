@@ -81,10 +81,11 @@ const alive = (pid: number) => {
 async function claim(port: number): Promise<boolean> {
   const answer = await cli(port, 'CONFIG', 'GET', 'dir').catch(() => null);
   if (answer) {
-    const owner = new RegExp(`${DIR_PREFIX}(\\d+)-`).exec(answer.stdout)?.[1];
-    if (!owner || alive(Number(owner))) return false;
+    const leftover = new RegExp(`\\S*${DIR_PREFIX}(\\d+)-\\S*`).exec(answer.stdout);
+    if (!leftover || alive(Number(leftover[1]))) return false;
     await cli(port, 'SHUTDOWN', 'NOSAVE').catch(() => undefined);
     for (let i = 0; i < 50 && (await cli(port, 'PING').catch(() => null)); i++) await sleep(100);
+    if (path.dirname(leftover[0]) === os.tmpdir()) await rm(leftover[0], { recursive: true, force: true });
   }
   return (await canListen(port)) && (await canListen(port + 10_000));
 }
