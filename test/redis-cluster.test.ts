@@ -133,7 +133,7 @@ function runFile(file: string, clusterNodes: string): Promise<FileRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, REDIS_CLUSTER_NODES: clusterNodes, TAP_TIMEOUT: String(FILE_TIMEOUT_MS / 1000) };
   delete env.REDIS_URL;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...process.execArgv, '--import', './dist/test/helpers/dump-handles.js', `dist/test/${file}.test.js`], {
+    const child = spawn(process.execPath, [...process.execArgv, '--import', './dist/test/setup/dump-handles.js', `dist/test/${file}.test.js`], {
       env,
       stdio: ['ignore', 'pipe', 'pipe']
     });
@@ -141,7 +141,7 @@ function runFile(file: string, clusterNodes: string): Promise<FileRun> {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => {
-      // What keeps it alive first (test/helpers/dump-handles.ts), then the kill.
+      // What keeps it alive first (test/setup/dump-handles.ts), then the kill.
       child.kill('SIGUSR2');
       setTimeout(() => {
         output += `\n# killed after ${FILE_TIMEOUT_MS} ms`;

@@ -85,16 +85,23 @@ async function claim(port: number): Promise<boolean> {
     if (!leftover || alive(Number(leftover[1]))) return false;
     await cli(port, 'SHUTDOWN', 'NOSAVE').catch(() => undefined);
     for (let i = 0; i < 50 && (await cli(port, 'PING').catch(() => null)); i++) await sleep(100);
-    if (path.dirname(leftover[0]) === os.tmpdir()) await rm(leftover[0], { recursive: true, force: true });
+    // Removed once its other nodes are down too (a node shutting down writes its nodes file there).
+    if (path.dirname(leftover[0]) === os.tmpdir()) leftoverDirs.add(leftover[0]);
   }
   return (await canListen(port)) && (await canListen(port + 10_000));
 }
 
+const leftoverDirs = new Set<string>();
+
 async function choosePorts(): Promise<number[]> {
   for (const ports of PORT_CHOICES) {
     let free = true;
-    for (const port of ports) free = free && (await claim(port));
-    if (free) return ports;
+    // Every port is looked at (not only up to the first busy one): a leftover is shut down whole.
+    for (const port of ports) free = (await claim(port)) && free;
+    if (free) {
+      for (const dir of leftoverDirs) await rm(dir, { recursive: true, force: true });
+      return ports;
+    }
   }
   throw new Error(`no free ports for a test Redis Cluster among ${PORT_CHOICES.map((ports) => ports.join(',')).join(' / ')}: set TEST_REDIS_CLUSTER_PORTS`);
 }
