@@ -20,11 +20,12 @@ export async function run(): Promise<void> {
   const results: Record<string, Record<string, number>> = {};
   results.postgres = await measureBackend('postgres', createQueueBackend({ databaseUrl }));
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-  const redis = createFailFastRedis(redisUrl);
+  const target = { url: redisUrl, clusterNodes: [] };
+  const redis = createFailFastRedis(target);
   redis.on('error', () => undefined);
   try {
     await waitForReady(redis, 3_000);
-    results.redis = await measureBackend('redis', createQueueBackend({ redis, redisUrl, prefix: `swbench-queues-${process.pid}` }));
+    results.redis = await measureBackend('redis', createQueueBackend({ redis, target, prefix: `swbench-queues-${process.pid}` }));
   } catch (error) {
     console.log(`redis: not measured (${(error as Error).message}; set REDIS_URL)`);
   } finally {

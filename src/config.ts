@@ -8,6 +8,11 @@ export interface Config {
   databaseUrl: string;
   /** Empty when REDIS_URL is unset: queues and shared state then live in PostgreSQL (src/adapters/). */
   redisUrl: string;
+  /**
+   * REDIS_CLUSTER_NODES (`host:port,host:port`): when set, a Redis Cluster instead of REDIS_URL's
+   * single server behind the queues and shared state (src/redis.ts).
+   */
+  redisClusterNodes: string[];
   /** Prefix for every BullMQ and cache key; tests give each file its own. */
   redisPrefix: string;
   jwtSecret: string;
@@ -121,6 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   if (nodeEnv === 'production') assertProductionSecrets(env);
   const port = int(env.PORT, 3000);
+  if (env.REDIS_CLUSTER_NODES && /[{}]/.test(env.REDIS_PREFIX ?? '')) {
+    // Each queue's hash tag comes after the prefix: a brace in it would put every key in one slot.
+    throw new ConfigError('REDIS_PREFIX must not contain { or } on a Redis Cluster');
+  }
 
   return {
     env: nodeEnv,
@@ -128,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shopwright',
     redisUrl: env.REDIS_URL ?? '',
+    redisClusterNodes: (env.REDIS_CLUSTER_NODES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     redisPrefix: env.REDIS_PREFIX ?? 'sw',
     jwtSecret: env.JWT_SECRET ?? DEV_SECRET,
     jwtIssuer: env.JWT_ISSUER ?? 'shopwright',
@@ -207,7 +217,7 @@ function assertProductionSecrets(env: NodeJS.ProcessEnv): void {
     else if (value.length < 32 || value === DEV_SECRET) problems.push(`${name} is too weak (at least 32 characters)`);
   }
   if (!env.DATABASE_URL) problems.push('DATABASE_URL is required');
-  if (!env.REDIS_URL) problems.push('REDIS_URL is required');
+  if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) problems.push('REDIS_URL is required (or REDIS_CLUSTER_NODES for a Redis Cluster)');
   if (!env.APP_URL) problems.push('APP_URL is required');
   if (problems.length > 0) throw new ConfigError(`refusing to start in production: ${problems.join('; ')}`);
 }

@@ -90,7 +90,8 @@ export function isBackendDown(error: unknown): boolean {
   ];
   if (e.code && codes.includes(e.code)) return true;
   if (e.name === 'KnexTimeoutError') return true;
-  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request|Connection terminated|timeout exceeded when trying to connect/i.test(
+  // The last ones are a Redis Cluster's: slots without a master, a slot map that cannot be fetched.
+  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request|Connection terminated|timeout exceeded when trying to connect|CLUSTERDOWN|TRYAGAIN|Failed to refresh slots cache|None of startup nodes is available/i.test(
     e.message ?? ''
   );
 }

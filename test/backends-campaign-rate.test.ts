@@ -1,13 +1,13 @@
 import t from 'tap';
 import { closeCampaignTransports } from '../src/services/email/transport.js';
 import { buildApp, signupOwner } from './helpers/app.js';
-import { REDIS_URL, redisConfigured } from './helpers/backends.js';
+import { NO_REDIS_ENV, REDIS_ENV, redisConfigured } from './helpers/backends.js';
 import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
 import { secondProcess } from './helpers/second-process.js';
 
 const KINDS = [
-  { kind: 'postgres', env: { REDIS_URL: '' }, skip: false as const },
-  { kind: 'redis', env: { REDIS_URL }, skip: redisConfigured ? (false as const) : 'REDIS_URL is unset: the Redis adapters need a Redis' }
+  { kind: 'postgres', env: NO_REDIS_ENV, skip: false as const },
+  { kind: 'redis', env: REDIS_ENV, skip: redisConfigured ? (false as const) : 'REDIS_URL is unset: the Redis adapters need a Redis' }
 ];
 
 /** The least-squares slope of arrivals over time, in messages/s (robust to a late timer at either end). */

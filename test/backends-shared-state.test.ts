@@ -1,17 +1,17 @@
 import t from 'tap';
 import { reserveSendSlots } from '../src/services/marketing/send-rate.js';
 import { buildApp, signupOwner, type TestApp } from './helpers/app.js';
-import { REDIS_URL, redisConfigured } from './helpers/backends.js';
+import { NO_REDIS_ENV, REDIS_ENV, redisConfigured } from './helpers/backends.js';
 import { createProduct } from './helpers/catalog.js';
 import { secondProcess } from './helpers/second-process.js';
 
 /**
  * What two processes share through the backends, on each kind: PostgreSQL always (forced with
- * REDIS_URL=''), Redis when one is configured. Two contexts on one database stand for two processes.
+ * REDIS_URL='' and REDIS_CLUSTER_NODES=''), Redis (one server or a cluster) when one is configured. Two contexts on one database stand for two processes.
  */
 const KINDS = [
-  { kind: 'postgres', env: { REDIS_URL: '' }, skip: false as const },
-  { kind: 'redis', env: { REDIS_URL }, skip: redisConfigured ? (false as const) : 'REDIS_URL is unset: the Redis adapters need a Redis' }
+  { kind: 'postgres', env: NO_REDIS_ENV, skip: false as const },
+  { kind: 'redis', env: REDIS_ENV, skip: redisConfigured ? (false as const) : 'REDIS_URL is unset: the Redis adapters need a Redis' }
 ];
 
 const admin = (owner: { accessToken: string; store: { id: string } }) => ({ token: owner.accessToken, storeId: owner.store.id });
@@ -97,7 +97,7 @@ for (const { kind, env, skip } of KINDS) {
 }
 
 t.test('postgres: the invalidation listener comes back after its connection is killed', async (t) => {
-  const app = await buildApp(t, { env: { REDIS_URL: '', STOREFRONT_CACHE_TTL_MS: '60000' } });
+  const app = await buildApp(t, { env: { ...NO_REDIS_ENV, STOREFRONT_CACHE_TTL_MS: '60000' } });
   const other = await secondProcess(t, app);
   const owner = await signupOwner(app);
   const killed = await app.ctx.db.raw(

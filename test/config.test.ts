@@ -31,4 +31,7 @@ t.test('production refuses missing or weak secrets', async (t) => {
   const { REDIS_URL: _redis, ...withoutRedis } = complete;
   t.throws(() => loadConfig(withoutRedis), /REDIS_URL is required/, 'production never falls back to the PostgreSQL queue backend');
   t.equal(loadConfig({ REDIS_URL: 'redis://r:6379' }).redisUrl, 'redis://r:6379', 'outside production REDIS_URL selects Redis');
+  t.same(loadConfig({ ...withoutRedis, REDIS_CLUSTER_NODES: 'r1:7000, r2:7000,' }).redisClusterNodes, ['r1:7000', 'r2:7000'], 'a Redis Cluster satisfies production instead of REDIS_URL');
+  t.same(loadConfig({}).redisClusterNodes, [], 'no cluster by default');
+  t.throws(() => loadConfig({ REDIS_CLUSTER_NODES: 'r1:7000', REDIS_PREFIX: 'sw{x}' }), /must not contain/, 'a brace in the prefix would hide the queues\' hash tags');
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildApp, signupOwner } from './helpers/app.js';
-import { needsRedis, redisOf } from './helpers/backends.js';
+import { needsSingleRedis, redisOf } from './helpers/backends.js';
 
 t.test('GET /openapi.json documents the routes from their joi schemas', async (t) => {
   const app = await buildApp(t);
@@ -125,7 +125,7 @@ t.test("a route's business-rule failures are documented beside those derived fro
   t.notOk(paths['/api/v1/admin/customers/export'].post.requestBody, 'and documents no request body');
 });
 
-t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', { skip: needsRedis }, async (t) => {
+t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', { skip: needsSingleRedis }, async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);
   await app.ctx.queues.eventsFor('email');

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { buildApp, signupOwner } from './helpers/app.js';
-import { needsRedis } from './helpers/backends.js';
+import { needsSingleRedis } from './helpers/backends.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 import { TcpProxy } from './helpers/tcp-proxy.js';
 import { OutboxRelay } from '../src/services/outbox/relay.js';
@@ -19,7 +19,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 20_000, what = '
   }
 }
 
-t.test('with Redis down, subscribe and forgot-password answer 200 and their mail goes out once Redis is back', { skip: needsRedis }, async (t) => {
+t.test('with Redis down, subscribe and forgot-password answer 200 and their mail goes out once Redis is back', { skip: needsSingleRedis }, async (t) => {
   const smtp = await new SmtpCapture().start();
   t.teardown(() => smtp.stop());
   const proxy = await new TcpProxy(REDIS).start();

@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
-import { createFailFastRedis, waitForReady } from '../redis.js';
+import { createFailFastRedis, redisTargetConfigured, waitForReady, type RedisClient, type RedisTarget } from '../redis.js';
 import { createInvalidationBus, type InvalidationBus } from './invalidation/index.js';
 import { createQueueBackend, type QueueBackend } from './queue/index.js';
 import { createRateLimitStore, type RateLimitStore } from './rate-limits/index.js';
@@ -14,8 +13,9 @@ export type BackendKind = 'redis' | 'postgres';
 
 /**
  * Every outside-world port besides the application's tables, chosen once per process here: with
- * REDIS_URL set, Redis behind all of them; without it, PostgreSQL (the same database) behind all of
- * them. Services use the ports and never learn which one runs.
+ * REDIS_URL or REDIS_CLUSTER_NODES set, Redis (one server or a cluster) behind all of them; without
+ * either, PostgreSQL (the same database) behind all of them. Services use the ports and never learn
+ * which one runs.
  */
 export interface Backends {
   /** Which datastore serves the queues and the shared state (health reports it). */
@@ -34,12 +34,13 @@ export interface Backends {
 }
 
 /** The Redis connection behind a Redis-backed process: only for tests about Redis itself. */
-const redisConnections = new WeakMap<Backends, Redis>();
-export const redisConnectionOf = (backends: Backends): Redis | undefined => redisConnections.get(backends);
+const redisConnections = new WeakMap<Backends, RedisClient>();
+export const redisConnectionOf = (backends: Backends): RedisClient | undefined => redisConnections.get(backends);
 
 export function createBackends(config: Config, db: Db, log: Logger): Backends {
   const channel = `${config.redisPrefix}:cache-invalidation`;
-  if (!config.redisUrl) {
+  const target: RedisTarget = { url: config.redisUrl, clusterNodes: config.redisClusterNodes };
+  if (!redisTargetConfigured(target)) {
     const store = { db };
     const queue = createQueueBackend({ databaseUrl: config.databaseUrl });
     return {
@@ -55,16 +56,16 @@ export function createBackends(config: Config, db: Db, log: Logger): Backends {
       close: () => queue.close()
     };
   }
-  const redis = createFailFastRedis(config.redisUrl);
+  const redis = createFailFastRedis(target);
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   const store = { redis, prefix: config.redisPrefix };
   const backends: Backends = {
     kind: 'redis',
-    queue: createQueueBackend({ redis, redisUrl: config.redisUrl, prefix: config.redisPrefix }),
+    queue: createQueueBackend({ redis, target, prefix: config.redisPrefix }),
     rateLimits: createRateLimitStore(store),
     sendRate: createSendRateStore(store),
     storefrontVersions: createStorefrontVersionStore(store),
-    invalidation: createInvalidationBus({ redisUrl: config.redisUrl }, channel, log),
+    invalidation: createInvalidationBus({ target }, channel, log),
     slots: createSlotStore(store),
     ping: async () => {
       await redis.ping();

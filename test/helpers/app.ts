@@ -3,13 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from '@hapi/hapi';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../../src/context.js';
 import { MODULES } from '../../src/services/modules/index.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
+import { clusterSeeds, type RedisTarget } from '../../src/redis.js';
 import { createTestDatabase, dropTestDatabase } from './databases.js';
 
 export interface Teardownable {
@@ -109,27 +110,49 @@ export async function buildApp(
     for (const pool of pools) await pool.close();
     await server.stop({ timeout: 1_000 });
     await closeContext(ctx);
-    await deleteRedisKeys(config.redisUrl, `${config.redisPrefix}:*`);
+    await deleteRedisKeys({ url: config.redisUrl, clusterNodes: config.redisClusterNodes }, `${config.redisPrefix}:*`);
     await dropTestDatabase(name);
     await rm(storageDir, { recursive: true, force: true });
   });
   return app;
 }
 
-/** Removes a test's keys; nothing to do when the run has no Redis (REDIS_URL unset). */
-export async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
-  if (!redisUrl) return;
-  const redis = new Redis(redisUrl);
+/**
+ * Removes a test's keys; nothing to do when the run has no Redis. On a cluster every master is
+ * scanned, and keys are deleted one by one (one DEL of many keys would cross slots).
+ */
+export async function deleteRedisKeys(target: RedisTarget | string, pattern: string): Promise<void> {
+  const { url, clusterNodes } = typeof target === 'string' ? { url: target, clusterNodes: [] } : target;
+  if (clusterNodes.length > 0) {
+    const seeds = clusterSeeds(clusterNodes);
+    const cluster = new Cluster(seeds.startupNodes, { redisOptions: seeds.redisOptions });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        cluster.once('ready', resolve);
+        cluster.once('error', reject);
+      });
+      for (const node of cluster.nodes('master')) await deleteMatching(node, pattern, (keys) => Promise.all(keys.map((key) => node.unlink(key))));
+    } finally {
+      cluster.disconnect();
+    }
+    return;
+  }
+  if (!url) return;
+  const redis = new Redis(url);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteMatching(redis, pattern, (keys) => redis.del(...keys));
   } finally {
     redis.disconnect();
   }
+}
+
+async function deleteMatching(redis: Redis, pattern: string, remove: (keys: string[]) => Promise<unknown>): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await remove(keys);
+  } while (cursor !== '0');
 }
 
 let counter = 0;

@@ -45,7 +45,7 @@ const SUITES = [
 ];
 
 const env = { ...process.env };
-for (const name of ['DATABASE_URL', 'REDIS_URL', 'TEST_ADMIN_DATABASE_URL']) delete env[name];
+for (const name of ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'TEST_ADMIN_DATABASE_URL']) delete env[name];
 const extra = process.argv.slice(2);
 const files = extra.some((arg) => arg.endsWith('.js')) ? [] : SUITES.map((name) => `dist/test/${name}.test.js`);
 // Coverage is the whole suite's business: its floor is for every file together, so a subset neither

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex.js';
+import type { RedisTarget } from '../../redis.js';
 import { PostgresInvalidationBus } from './postgres.js';
 import { RedisInvalidationBus } from './redis.js';
 
@@ -16,9 +17,9 @@ export interface InvalidationBus {
 }
 
 export function createInvalidationBus(
-  store: { redisUrl: string } | { db: Db; databaseUrl: string },
+  store: { target: RedisTarget } | { db: Db; databaseUrl: string },
   channel: string,
   log: Logger
 ): InvalidationBus {
-  return 'redisUrl' in store ? new RedisInvalidationBus(store.redisUrl, channel, log) : new PostgresInvalidationBus(store.db, store.databaseUrl, channel, log);
+  return 'target' in store ? new RedisInvalidationBus(store.target, channel, log) : new PostgresInvalidationBus(store.db, store.databaseUrl, channel, log);
 }

@@ -1,5 +1,5 @@
 import type { Job, JobsOptions, Queue, QueueEvents, Worker, WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient, RedisTarget } from '../../redis.js';
 import { PostgresQueueBackend } from './postgres.js';
 import { RedisQueueBackend } from './redis.js';
 
@@ -7,9 +7,10 @@ import { RedisQueueBackend } from './redis.js';
 export type WorkerTuning = Omit<WorkerOptions, 'connection' | 'prefix'>;
 
 /**
- * BullMQ on one datastore: Redis, or BullMQ's PostgreSQL backend (schema `bullmq`, created by the
- * migration 20261125011000) in the application's database. The classes it makes are BullMQ's own,
- * so producers, processors, QueueEvents and the dashboard do not know which one runs.
+ * BullMQ on one datastore: Redis (one server or a cluster), or BullMQ's PostgreSQL backend (schema
+ * `bullmq`, created by the migration 20261125011000) in the application's database. The classes it
+ * makes are BullMQ's own, so producers, processors, QueueEvents and the dashboard do not know which
+ * one runs.
  */
 export interface QueueBackend {
   readonly kind: 'redis' | 'postgres';
@@ -22,6 +23,6 @@ export interface QueueBackend {
   close(): Promise<void>;
 }
 
-export function createQueueBackend(store: { redis: Redis; redisUrl: string; prefix: string } | { databaseUrl: string; poolMax?: number }): QueueBackend {
-  return 'redis' in store ? new RedisQueueBackend(store.redis, store.redisUrl, store.prefix) : new PostgresQueueBackend(store.databaseUrl, store.poolMax);
+export function createQueueBackend(store: { redis: RedisClient; target: RedisTarget; prefix: string } | { databaseUrl: string; poolMax?: number }): QueueBackend {
+  return 'redis' in store ? new RedisQueueBackend(store.redis, store.target, store.prefix) : new PostgresQueueBackend(store.databaseUrl, store.poolMax);
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 import type { Db } from '../../db/knex.js';
 import { PostgresRateLimitStore } from './postgres.js';
 import { RedisRateLimitStore } from './redis.js';
@@ -14,6 +14,6 @@ export interface RateLimitStore {
   read(keys: string[]): Promise<number[]>;
 }
 
-export function createRateLimitStore(store: { redis: Redis; prefix: string } | { db: Db }): RateLimitStore {
+export function createRateLimitStore(store: { redis: RedisClient; prefix: string } | { db: Db }): RateLimitStore {
   return 'redis' in store ? new RedisRateLimitStore(store.redis, store.prefix) : new PostgresRateLimitStore(store.db);
 }

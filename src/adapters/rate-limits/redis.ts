@@ -1,9 +1,12 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 
-/** INCR + EXPIRE in one MULTI, keys under the deployment's prefix. */
+/**
+ * INCR + EXPIRE in one MULTI (one key), keys under the deployment's prefix. Reads are one GET per
+ * key, not MGET: on a Redis Cluster the buckets of one request live in different slots.
+ */
 export class RedisRateLimitStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string
   ) {}
 
@@ -15,7 +18,7 @@ export class RedisRateLimitStore {
 
   async read(keys: string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const counts = await this.redis.mget(keys.map((key) => `${this.prefix}:rl:${key}`));
+    const counts = await Promise.all(keys.map((key) => this.redis.get(`${this.prefix}:rl:${key}`)));
     return counts.map((count) => Number(count ?? 0));
   }
 }

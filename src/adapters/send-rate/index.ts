@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 import type { Db } from '../../db/knex.js';
 import { PostgresSendRateStore } from './postgres.js';
 import { RedisSendRateStore } from './redis.js';
@@ -12,6 +12,6 @@ export interface SendRateStore {
   reserve(key: string, count: number, intervalUs: number): Promise<number>;
 }
 
-export function createSendRateStore(store: { redis: Redis; prefix: string } | { db: Db }): SendRateStore {
+export function createSendRateStore(store: { redis: RedisClient; prefix: string } | { db: Db }): SendRateStore {
   return 'redis' in store ? new RedisSendRateStore(store.redis, store.prefix) : new PostgresSendRateStore(store.db);
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 
 /** One Lua script: atomic against every other worker, on Redis's clock. */
 const RESERVE_SLOTS = `
@@ -15,7 +15,7 @@ return string.format('%.0f', nextFree)
 
 export class RedisSendRateStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 import type { Db } from '../../db/knex.js';
 import { PostgresSlotStore } from './postgres.js';
 import { RedisSlotStore } from './redis.js';
@@ -13,6 +13,6 @@ export interface SlotStore {
   release(key: string, member: string): Promise<void>;
 }
 
-export function createSlotStore(store: { redis: Redis; prefix: string } | { db: Db }): SlotStore {
+export function createSlotStore(store: { redis: RedisClient; prefix: string } | { db: Db }): SlotStore {
   return 'redis' in store ? new RedisSlotStore(store.redis, store.prefix) : new PostgresSlotStore(store.db);
 }

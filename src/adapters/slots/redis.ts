@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 
 /** A sorted set of claims scored by claim time; lapsed ones dropped before counting. */
 export class RedisSlotStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string
   ) {}
 

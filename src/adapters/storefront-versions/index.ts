@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 import type { Db } from '../../db/knex.js';
 import { PostgresStorefrontVersions } from './postgres.js';
 import { RedisStorefrontVersions } from './redis.js';
@@ -19,6 +19,6 @@ export interface StorefrontVersionStore {
   drop(storeId: string): Promise<void>;
 }
 
-export function createStorefrontVersionStore(store: { redis: Redis; prefix: string } | { db: Db }): StorefrontVersionStore {
+export function createStorefrontVersionStore(store: { redis: RedisClient; prefix: string } | { db: Db }): StorefrontVersionStore {
   return 'redis' in store ? new RedisStorefrontVersions(store.redis, store.prefix) : new PostgresStorefrontVersions(store.db);
 }

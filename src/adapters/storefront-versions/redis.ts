@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 
 const TTL_SEC = 7 * 24 * 3600;
 
 /** A hash per store: HSETNX keeps the first version written. */
 export class RedisStorefrontVersions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string
   ) {}
 
