@@ -1,18 +1,12 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { createDb } from '../src/db/knex.js';
 import { catalogViolations } from './helpers/citus-rules.js';
-import { readStatementLog, statementViolations, tablesNamed } from './helpers/citus-statements.js';
-import { createTestDatabase, dropTestDatabase, TEMPLATE_DATABASE } from './helpers/databases.js';
+import { statementViolations, tablesNamed } from './helpers/citus-statements.js';
+import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 
-// The Citus rules of issue #27 (docs/scaling.md), on the migrated schema and on the statements a
-// representative run of the suite sends (a child tap run: minutes, hence the file's own timeout).
-t.setTimeout(20 * 60_000);
+// The Citus rules of issue #27 (docs/scaling.md) on the migrated schema, and the statement check the
+// test runner applies to everything the suite sent.
 const name = `sw_test_citus_${process.pid}_${randomBytes(4).toString('hex')}`;
 const db = createDb(await createTestDatabase(name), { max: 2 });
 t.teardown(async () => {
@@ -48,41 +42,11 @@ t.test('the catalog check fails on a planted violation of each kind', async (t) 
   t.same(await catalogViolations(db), [], 'rolled back');
 });
 
-/**
- * The query half: run a representative set of the suite's files (or read CITUS_STATEMENT_LOG, the
- * STATEMENT_LOG_DIR of a run made beforehand, e.g. the whole suite) and check every statement the
- * app sent. The child run has a template of its own, so it never touches this run's.
+/*
+ * The query half runs over the whole suite, not here: test/setup/run-tap.ts sets STATEMENT_LOG_DIR for
+ * every process of the run (src/db/statement-log.ts) and, after the last file, fails `npm test` on a
+ * statement that touches a store-scoped table without naming store_id (statementViolations below).
  */
-const REPRESENTATIVE = [
-  'catalog-products', 'catalog-collections', 'catalog-media', 'catalog-inventory', 'catalog-storefront', 'carts', 'checkout', 'orders',
-  'orders-lifecycle', 'customers-import', 'customers-admin', 'marketing-campaigns', 'marketing-api', 'marketing-delivery',
-  'newsletter-unsubscribe', 'webhooks', 'webhook-sweep', 'storefront-documents-fresh', 'reviews', 'discounts', 'tenancy'
-];
-
-async function recordStatements(t: Test): Promise<string> {
-  if (process.env.CITUS_STATEMENT_LOG) return process.env.CITUS_STATEMENT_LOG;
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'shopwright-statements-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tap/package.json');
-  const tapBin = path.join(path.dirname(manifest), (require(manifest) as { bin: { tap: string } }).bin.tap);
-  const files = REPRESENTATIVE.map((file) => `dist/test/${file}.test.js`);
-  const env = { ...process.env, STATEMENT_LOG_DIR: dir, TEST_TEMPLATE_DATABASE: `${TEMPLATE_DATABASE.slice(0, 50)}_stmts` };
-  const child = spawn(process.execPath, [tapBin, '--disable-coverage', '--reporter=terse', ...files], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  t.equal(code, 0, `the representative files pass with the statement log on${code === 0 ? '' : `:\n${output.slice(-4000)}`}`);
-  return dir;
-}
-
-t.test('queries: every statement on a store-scoped table names store_id', { timeout: 19 * 60_000 }, async (t) => {
-  const statements = readStatementLog(await recordStatements(t));
-  t.ok(statements.length > 500, `read the statements the app sent (${statements.length} distinct per process)`);
-  const violations = statementViolations(statements);
-  t.same(violations.map((v) => `[${v.tables.join(', ')}] ${v.sql}`), [], 'statements on store-scoped tables without store_id (nor a listed cross-store marker)');
-});
 
 t.test('the statement check reads table names and store_id at text level', async (t) => {
   t.same(tablesNamed('select * from "products" where "id" = $1'), ['products']);

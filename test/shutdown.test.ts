@@ -4,6 +4,7 @@ import t from 'tap';
 import { deleteRedisKeys } from './helpers/app.js';
 import { REDIS_URL } from './helpers/backends.js';
 import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
+import { freePort } from './helpers/free-port.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
 t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and jobs, then exits cleanly', async (t) => {
@@ -16,7 +17,7 @@ t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and 
     await dropTestDatabase(name);
     await deleteRedisKeys(REDIS_URL, `swt:${name}:*`);
   });
-  const port = 20000 + (process.pid % 20000);
+  const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
     env: {
       ...process.env,
@@ -72,7 +73,7 @@ t.test('npm start with Redis down at boot: the API answers (health 503, redis di
   const name = `sw_test_boot_no_redis_${process.pid}`;
   const databaseUrl = await createTestDatabase(name);
   t.teardown(() => dropTestDatabase(name));
-  const port = 20000 + ((process.pid + 7919) % 20000);
+  const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
     env: {
       ...process.env,
@@ -118,7 +119,7 @@ for (const { kind, env, skip } of [
       await dropTestDatabase(name);
       await deleteRedisKeys(REDIS_URL, `swt:${name}:*`);
     });
-    const port = Number(process.env.TEST_START_PORT) + (kind === 'redis queues' ? 1 : 0) || 20000 + ((process.pid + (kind === 'redis queues' ? 3 : 13)) % 20000);
+    const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
       env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_PREFIX: `swt:${name}`, ...env },
       stdio: ['ignore', 'pipe', 'pipe']

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 /**
  * Appends every distinct SQL text the app sends (builder, raw, prepared and pipelined statements all
  * pass knex's `query` event) to `<dir>/<pid>.sql`, one JSON string a line. Off unless
- * STATEMENT_LOG_DIR is set: test/citus-rules.test.ts runs a set of test files with it and checks
+ * STATEMENT_LOG_DIR is set: npm test's runner (test/setup/run-tap.ts) sets it for the whole run and checks
  * that every statement on a store-scoped table names store_id.
  *
  * Statements a test file builds itself on the app's pool (fixtures, assertions) are left out: a

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { appendFile, chown, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +7,7 @@ import pg from 'pg';
 import { createDb } from '../../src/db/knex.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import type { Teardownable } from './app.js';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
@@ -32,14 +32,6 @@ export interface ReplicaCluster {
   caughtUp(): Promise<string>;
   stopReplica(): Promise<void>;
   startReplica(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,13 @@ process.env.TEST_TEMPLATE_DATABASE = template;
 // Imported after the name is set: the helpers read it once, at import.
 const { adminQuery, quoteIdentifier } = await import('../helpers/databases.js');
 
+// Every statement the app sends during the run is logged (src/db/statement-log.ts) and checked after
+// the last file: on a store-scoped table it names store_id (issue #27's Citus rules). Off with
+// TEST_STATEMENT_CHECK=off, or when the caller logs somewhere else itself.
+const statementLog =
+  process.env.TEST_STATEMENT_CHECK !== 'off' && !process.env.STATEMENT_LOG_DIR ? mkdtempSync(path.join(os.tmpdir(), 'shopwright-run-statements-')) : null;
+if (statementLog) process.env.STATEMENT_LOG_DIR = statementLog;
+
 const require = createRequire(import.meta.url);
 const tapManifest = require.resolve('tap/package.json');
 const tapBin = path.join(path.dirname(tapManifest), (require(tapManifest) as { bin: { tap: string } }).bin.tap);
@@ -48,7 +56,25 @@ const tap = spawn(process.execPath, [tapBin, ...process.argv.slice(2)], { stdio:
 // Passed on, so that tap still runs its `after` step (and reports) when the run is stopped.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => tap.kill(signal));
 
-tap.on('exit', (code, signal) => {
+/** The run's statements against the Citus rules: 1 (printed) on a violation, else the tap code. */
+async function checkStatements(code: number | null): Promise<number | null> {
+  if (!statementLog) return code;
+  try {
+    if (code !== 0) return code;
+    const { readStatementLog, statementViolations } = await import('../helpers/citus-statements.js');
+    const statements = readStatementLog(statementLog);
+    const violations = statementViolations(statements);
+    console.log(`# statement check: ${statements.length} statements logged by the app's processes; ${violations.length} on a store-scoped table without store_id`);
+    for (const v of violations) console.log(`#   not ok [${v.tables.join(', ')}] ${v.sql}`);
+    if (violations.length) console.log('# name store_id in each, or mark a legitimate cross-store statement (test/helpers/citus-statements.ts, docs/scaling.md)');
+    return violations.length ? 1 : code;
+  } finally {
+    rmSync(statementLog, { recursive: true, force: true });
+  }
+}
+
+tap.on('exit', async (tapCode, signal) => {
+  const code = await checkStatements(tapCode).catch((error: Error) => (console.log(`# statement check failed: ${error.message}`), 1));
   const exit = () => process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 0));
   const done = () => (server ? server.release().then(exit, exit) : exit());
   if (chosen) return done();
