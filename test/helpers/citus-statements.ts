@@ -28,6 +28,9 @@ export const CROSS_STORE_STATEMENTS: ReadonlyArray<{ marker: string; why: string
   { marker: 'expired checkout sessions sweep', why: 'checkout-maintenance releases expired sessions of every store (scheduled; multi-shard on Citus)' },
   { marker: 'stuck webhook deliveries sweep', why: 'webhook-sweep requeues lost deliveries of every store (scheduled; multi-shard on Citus); it also reads the coordinator-local outbox' },
   { marker: 'stuck campaigns sweep', why: 'campaign-sweep looks for campaigns of every store left sending by lost jobs (scheduled; multi-shard on Citus); later statements name the store' },
+  { marker: 'expired idempotency keys sweep', why: 'a scheduled job forgets the idempotency keys of every store past their TTL (multi-shard on Citus)' },
+  { marker: 'external system account', why: 'an inbound external-system webhook names its account, which may link several stores; each link found names its store' },
+  { marker: 'nightly sync scheduler', why: 'the nightly job lists the connected stores to queue one backfill per store (multi-shard on Citus)' },
   { marker: 'campaign job by id', why: 'campaign-start and campaign-batch jobs carry the campaign id only; later statements name the store (fix: storeId in the payload)' },
   { marker: 'webhook delivery job by id', why: 'webhook-delivery jobs carry the delivery id only; later statements name the store (fix: storeId in the payload)' }
 ];

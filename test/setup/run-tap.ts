@@ -56,18 +56,17 @@ const tap = spawn(process.execPath, [tapBin, ...process.argv.slice(2)], { stdio:
 // Passed on, so that tap still runs its `after` step (and reports) when the run is stopped.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => tap.kill(signal));
 
-/** The run's statements against the Citus rules: 1 (printed) on a violation, else the tap code. */
+/** The run's statements against the Citus rules, printed: a passing run fails on a violation. */
 async function checkStatements(code: number | null): Promise<number | null> {
   if (!statementLog) return code;
   try {
-    if (code !== 0) return code;
     const { readStatementLog, statementViolations } = await import('../helpers/citus-statements.js');
     const statements = readStatementLog(statementLog);
     const violations = statementViolations(statements);
     console.log(`# statement check: ${statements.length} statements logged by the app's processes; ${violations.length} on a store-scoped table without store_id`);
     for (const v of violations) console.log(`#   not ok [${v.tables.join(', ')}] ${v.sql}`);
     if (violations.length) console.log('# name store_id in each, or mark a legitimate cross-store statement (test/helpers/citus-statements.ts, docs/scaling.md)');
-    return violations.length ? 1 : code;
+    return violations.length && code === 0 ? 1 : code;
   } finally {
     rmSync(statementLog, { recursive: true, force: true });
   }

@@ -68,7 +68,7 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
       // The page's change events (storefront caches, ETags) are published once it commits.
       const stillLinked = await withTransaction(ctx, async (trx, emit) => {
         // Disconnected (or connected anew) since the job started: nothing more is written for it.
-        const current: Pick<LinkRow, 'status' | 'connectedAt'> | undefined = await trx('externalSystemLinks').where({ id: link.id }).forShare().first('status', 'connectedAt');
+        const current: Pick<LinkRow, 'status' | 'connectedAt'> | undefined = await trx('externalSystemLinks').where({ storeId, id: link.id }).forShare().first('status', 'connectedAt');
         if (current?.status !== 'connected' || current.connectedAt?.getTime() !== link.connectedAt?.getTime()) return false;
         const counts = phase === 'products' ? await upsertProducts(trx, emit, storeId, items) : await upsertCustomers(trx, storeId, items);
         const nextPhase: Phase = next ? phase : phase === 'products' && link.syncCustomers ? 'customers' : 'done';
@@ -89,7 +89,7 @@ export async function runBackfill(ctx: AppContext, jobId: string, signal?: Abort
     client.close();
   }
   const result = { products: state.products, customers: state.customers };
-  await ctx.db('externalSystemLinks').where({ id: link.id, status: 'connected' }).update({ lastSyncedAt: ctx.db.fn.now() });
+  await ctx.db('externalSystemLinks').where({ storeId, id: link.id, status: 'connected' }).update({ lastSyncedAt: ctx.db.fn.now() });
   await resolveIssuesOf(ctx.db, storeId, 'sync_failed');
   await completeJob(ctx, jobId, result);
   return result;

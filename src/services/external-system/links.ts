@@ -161,7 +161,7 @@ export async function getLink(ctx: AppContext, storeId: string) {
 
 /** The connected links of an external account with their webhook secrets, for signature checks. */
 export async function linksOfAccount(ctx: AppContext, accountId: string): Promise<Array<{ row: LinkRow; secret: string }>> {
-  const rows: LinkRow[] = await ctx.db('externalSystemLinks').where({ accountId, status: 'connected' }).limit(50);
+  const rows: LinkRow[] = await ctx.db('externalSystemLinks').comment('cross-store: external system account').where({ accountId, status: 'connected' }).limit(50);
   const result: Array<{ row: LinkRow; secret: string }> = [];
   for (const row of rows) {
     try {

@@ -3,7 +3,7 @@ import { requestSync } from './links.js';
 
 /** The nightly sync: a backfill for every connected store (one already queued or running is kept). */
 export async function queueNightlySyncs(ctx: AppContext) {
-  const stores: string[] = (await ctx.db('externalSystemLinks').where({ status: 'connected' }).select('storeId')).map((row: { storeId: string }) => row.storeId);
+  const stores: string[] = (await ctx.db('externalSystemLinks').comment('cross-store: nightly sync scheduler').where({ status: 'connected' }).select('storeId')).map((row: { storeId: string }) => row.storeId);
   let queued = 0;
   for (const storeId of stores) {
     try {
