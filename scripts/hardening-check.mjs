@@ -22,8 +22,8 @@
 // Exit code 0 when every step passed, 1 otherwise.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { check, expectStatus, httpCheck, sleep } from './lib/http-check.mjs';
 
 const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const API = `${BASE_URL}/api/v1`;
@@ -39,99 +39,9 @@ const SETTLE_MS = EVENT_DELAY_MS + 4_000;
 const HUGE_LOOP = '{% for i in (1..100000000) %}x{% endfor %}';
 const SLOW_LOOP = '{% assign r = (1..700) %}{% for a in r %}{% for b in r %}{% for c in r %}{% endfor %}{% endfor %}{% endfor %}';
 
-const results = [];
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const { step, call, poll, readOutbox, finish } = httpCheck({ api: API, outbox: OUTBOX, timeoutMs: TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS });
 const nowSec = () => Math.floor(Date.now() / 1000);
 const run = Date.now().toString(36);
-
-/** Runs one step; a thrown Error is its FAIL with the message. */
-async function step(name, fn) {
-  const started = Date.now();
-  try {
-    const detail = await fn();
-    results.push({ name, ok: true });
-    console.log(`PASS  ${name}${detail ? `: ${detail}` : ''} (${Date.now() - started} ms)`);
-    return true;
-  } catch (error) {
-    results.push({ name, ok: false, error: error.message });
-    console.log(`FAIL  ${name}: ${error.message} (${Date.now() - started} ms)`);
-    return false;
-  }
-}
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-/** One HTTP call; JSON in and out unless `raw` is given. */
-async function call(method, url, { token, storeId, storefront, body, raw, contentType, headers = {} } = {}) {
-  const h = { ...headers };
-  if (token) h.authorization = `Bearer ${token}`;
-  if (storeId) h['x-store-id'] = storeId;
-  if (storefront) h['x-storefront-token'] = storefront;
-  let payload;
-  if (raw !== undefined) {
-    payload = raw;
-    h['content-type'] = contentType ?? 'application/octet-stream';
-  } else if (body !== undefined) {
-    payload = JSON.stringify(body);
-    h['content-type'] = 'application/json';
-  }
-  const started = Date.now();
-  let response;
-  let text;
-  try {
-    // A server whose event loop a template wedged answers nothing: that is a FAIL, not a hang.
-    response = await fetch(`${API}${url}`, { method, headers: h, body: payload, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    text = await response.text();
-  } catch (error) {
-    throw new Error(`${method} ${url}: ${error.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS} ms (the server is stuck)` : error.message}`);
-  }
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, headers: response.headers, json, text, ms: Date.now() - started };
-}
-
-function expectStatus(response, status, what) {
-  check(response.status === status, `${what}: expected ${status}, got ${response.status} ${response.text.slice(0, 400)}`);
-  return response.json?.data;
-}
-
-async function poll(what, fn, timeoutMs = TIMEOUT_MS, intervalMs = 250) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await fn();
-    if (last.done) return last.value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${last.state ?? 'not done'} after ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
-}
-
-/** Every .eml in the outbox: file name, recipients (To), subject, campaign id header, body. */
-async function readOutbox() {
-  let names;
-  try {
-    names = (await readdir(OUTBOX)).filter((n) => n.endsWith('.eml'));
-  } catch (error) {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  }
-  const mails = [];
-  for (const name of names) {
-    const text = await readFile(path.join(OUTBOX, name), 'utf8');
-    const head = text.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
-    const header = (key) => head.split(/\r?\n/).find((line) => line.toLowerCase().startsWith(`${key.toLowerCase()}:`))?.slice(key.length + 1).trim() ?? '';
-    const to = [...header('To').matchAll(/<?([^\s<>",]+@[^\s<>",]+)>?/g)].map((m) => m[1].toLowerCase());
-    const body = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
-    mails.push({ name, to, campaignId: header('X-Campaign-Id'), subject: header('Subject'), body });
-  }
-  return mails;
-}
 
 const mailsTo = async (email) => (await readOutbox()).filter((m) => m.to.includes(email.toLowerCase()));
 
@@ -648,6 +558,4 @@ async function main() {
 }
 
 await main();
-const failed = results.filter((r) => !r.ok);
-console.log(`\n${failed.length ? 'FAIL' : 'PASS'}: ${results.length - failed.length}/${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join('; ')}` : ''}`);
-process.exit(failed.length || !results.length ? 1 : 0);
+finish();

@@ -12,8 +12,9 @@
 //   node scripts/zero-setup-check.mjs --second-run   # after a restart: the first run's data is still there
 //
 // Exit code 0 when every step passed, 1 otherwise.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { check, expectStatus, httpCheck, sleep } from './lib/http-check.mjs';
 
 const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const API = `${BASE_URL}/api/v1`;
@@ -23,90 +24,7 @@ const TIMEOUT_MS = Number(process.env.CHECK_TIMEOUT_MS ?? 60_000);
 const SECOND_RUN = process.argv.includes('--second-run');
 const RECIPIENTS = 20;
 
-const results = [];
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs one step; a thrown Error is its FAIL with the message. */
-async function step(name, fn) {
-  const started = Date.now();
-  try {
-    const detail = await fn();
-    results.push({ name, ok: true });
-    console.log(`PASS  ${name}${detail ? `: ${detail}` : ''} (${Date.now() - started} ms)`);
-    return true;
-  } catch (error) {
-    results.push({ name, ok: false, error: error.message });
-    console.log(`FAIL  ${name}: ${error.message} (${Date.now() - started} ms)`);
-    return false;
-  }
-}
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-/** One HTTP call; JSON in and out unless `raw` is given. */
-async function call(method, url, { token, storeId, storefront, body, raw, contentType, headers = {} } = {}) {
-  const h = { ...headers };
-  if (token) h.authorization = `Bearer ${token}`;
-  if (storeId) h['x-store-id'] = storeId;
-  if (storefront) h['x-storefront-token'] = storefront;
-  let payload;
-  if (raw !== undefined) {
-    payload = raw;
-    h['content-type'] = contentType ?? 'application/octet-stream';
-  } else if (body !== undefined) {
-    payload = JSON.stringify(body);
-    h['content-type'] = 'application/json';
-  }
-  const response = await fetch(`${API}${url}`, { method, headers: h, body: payload });
-  const text = await response.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON (304 has no body)
-  }
-  return { status: response.status, headers: response.headers, json, text };
-}
-
-function expectStatus(response, status, what) {
-  check(response.status === status, `${what}: expected ${status}, got ${response.status} ${response.text.slice(0, 400)}`);
-  return response.json?.data;
-}
-
-async function poll(what, fn, timeoutMs = TIMEOUT_MS, intervalMs = 250) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await fn();
-    if (last.done) return last.value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${last.state ?? 'not done'} after ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
-}
-
-/** Every .eml in the outbox: file name, recipients (To), campaign id header. */
-async function readOutbox() {
-  let names;
-  try {
-    names = (await readdir(OUTBOX)).filter((n) => n.endsWith('.eml'));
-  } catch (error) {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  }
-  const mails = [];
-  for (const name of names) {
-    const text = await readFile(path.join(OUTBOX, name), 'utf8');
-    const head = text.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
-    const header = (key) => head.split(/\r?\n/).find((line) => line.toLowerCase().startsWith(`${key.toLowerCase()}:`))?.slice(key.length + 1).trim() ?? '';
-    const to = [...header('To').matchAll(/<?([^\s<>",]+@[^\s<>",]+)>?/g)].map((m) => m[1].toLowerCase());
-    // Bodies as plain text: quoted-printable soft breaks and escapes undone (enough to find links).
-    const body = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
-    mails.push({ name, to, campaignId: header('X-Campaign-Id'), subject: header('Subject'), body });
-  }
-  return mails;
-}
+const { step, call, poll, readOutbox, finish } = httpCheck({ api: API, outbox: OUTBOX, timeoutMs: TIMEOUT_MS });
 
 async function health() {
   const response = await call('GET', '/health');
@@ -330,6 +248,4 @@ if (SECOND_RUN) {
   await mkdir(path.dirname(STATE_FILE), { recursive: true });
   await writeFile(STATE_FILE, JSON.stringify(state, null, 2));
 }
-const failed = results.filter((r) => !r.ok);
-console.log(`\n${failed.length ? 'FAIL' : 'PASS'}: ${results.length - failed.length}/${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join('; ')}` : ''}`);
-process.exit(failed.length || !results.length ? 1 : 0);
+finish();
