@@ -60,10 +60,10 @@ t.teardown(async () => {
 });
 
 const bootStarted = Date.now();
-const webA = spawnProcess('web', 'web A', env);
-const webB = spawnProcess('web', 'web B', env);
-const workerA = spawnProcess('worker', 'worker A', env);
-const workerB = spawnProcess('worker', 'worker B', env);
+const webA = await spawnProcess('web', 'web A', env);
+const webB = await spawnProcess('web', 'web B', env);
+const workerA = await spawnProcess('worker', 'worker A', env);
+const workerB = await spawnProcess('worker', 'worker B', env);
 processes.push(webA, webB, workerA, workerB);
 await Promise.all([waitHealthy(webA), waitHealthy(webB)]);
 t.comment(`2 web + 2 worker processes up in ${Date.now() - bootStarted} ms`);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
 
 /**
  * Real `web` and `worker` processes (the Procfile's entry points) as child processes, configured by
@@ -28,10 +29,8 @@ export interface AppProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-let nextPort = 21000 + (process.pid % 5000) * 4;
-
-export function spawnProcess(role: Role, name: string, env: Record<string, string>): AppProcess {
-  const port = role === 'web' ? nextPort++ : 0;
+export async function spawnProcess(role: Role, name: string, env: Record<string, string>): Promise<AppProcess> {
+  const port = role === 'web' ? await freePort() : 0;
   const args = fromDist ? [ENTRY[role]] : ['--import', 'tsx', ENTRY[role]];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, ...(role === 'web' ? { PORT: String(port), HOST: '127.0.0.1' } : {}) },
