@@ -4,7 +4,7 @@ import { freshBenchDatabase } from './lib/database.js';
 import { measure, startBenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
 import { percentile, printStats, runShoppers } from './lib/shoppers.js';
-import { api, sql } from './lib/bench-api.js';
+import { benchApi as api, benchSql as sql } from './lib/bench-store.js';
 
 /**
  * Issue 9 targets on this machine: >= 200 complete checkouts/s with 50 concurrent shoppers over

@@ -4,7 +4,7 @@ import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer, type Measurement } from './lib/http.js';
 import { settle } from './lib/settle.js';
 import { printStats, runShoppers, STEPS, type ShopperStats } from './lib/shoppers.js';
-import { api, sql } from './lib/bench-api.js';
+import { benchApi as api, benchSql as sql } from './lib/bench-store.js';
 
 /**
  * Issue 27 part 4: storefront read and checkout throughput with one web process and with two on
