@@ -76,6 +76,10 @@ async function settleRefund(
   actor: Actor,
   stripeRefundId: string | null
 ) {
+  // The refund row first, its lines after (the order failPendingRefund takes them in).
+  await trx('orderRefunds')
+    .where({ storeId: refund.storeId, id: refund.id })
+    .update({ status: 'succeeded', stripeRefundId: stripeRefundId ?? refund.stripeRefundId, updatedAt: trx.fn.now() });
   const order = (await trx('orders').where({ storeId: refund.storeId, id: refund.orderId }).first()) as OrderRow;
   // Restocked lines go back now, each capped at what a cancel or a return did not already put back.
   const restock = await restockOrderLines(
@@ -87,9 +91,7 @@ async function settleRefund(
   );
   const restockedOf = new Map(restock.lines.map((line) => [line.orderItemId, line.restockedQuantity]));
   const items = refund.items.map((line) => ({ ...line, restockedQuantity: line.restock ? (restockedOf.get(line.orderItemId) ?? 0) : 0 }));
-  await trx('orderRefunds')
-    .where({ storeId: refund.storeId, id: refund.id })
-    .update({ status: 'succeeded', items: JSON.stringify(items), stripeRefundId: stripeRefundId ?? refund.stripeRefundId, updatedAt: trx.fn.now() });
+  await trx('orderRefunds').where({ storeId: refund.storeId, id: refund.id }).update({ items: JSON.stringify(items) });
   const settled = (await trx('orderRefunds').where({ storeId: refund.storeId, orderId: refund.orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
   const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded) + Number(refund.amount), Number(settled ?? 0)));
   const state = amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded';
