@@ -6,10 +6,10 @@ import { appErrorResponse } from './envelope.js';
 import { clientIp } from '../client-ip.js';
 import { JWT_ALGORITHM } from '../../services/access-tokens.js';
 import { API_KEY_PREFIX, authenticateApiKey, consumeApiKeyRate, type ApiKeyPrincipal } from '../../services/api-keys/api-keys.js';
-import type { ApiKeyScope } from '../../services/api-keys/scopes.js';
+import { effectiveScopes, type ApiKeyScope } from '../../services/api-keys/scopes.js';
 import { userForAccessToken } from '../../services/auth.js';
 import { LocalRateLimiter } from '../../services/rate-limit.js';
-import type { Role, Tenant } from '../../services/roles.js';
+import { apiKeyRole, type Role, type Tenant } from '../../services/roles.js';
 import { authenticateStorefrontToken, STOREFRONT_TOKEN_PREFIX } from '../../services/storefront-tokens.js';
 import { findMembership } from '../../services/users.js';
 
@@ -59,7 +59,14 @@ function apiKeyTenant(request: Request, principal: ApiKeyPrincipal): Tenant {
   if (!principal.scopes.includes(scope)) {
     throw new AppError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, [{ path: 'scopes', message: `requires ${scope}` }]);
   }
-  return { storeId: principal.storeId, userId: principal.createdBy, role: 'admin', apiKeyId: principal.keyId };
+  // A key never exceeds its creator's rights now: its scope must be one their current role grants,
+  // and the route must admit that role (the role read with the key; a change drops it everywhere).
+  const role = apiKeyRole(principal.creatorRole);
+  const roles = request.route.settings.plugins.tenancy.roles;
+  if (!effectiveScopes(principal.scopes, principal.creatorRole).includes(scope) || !roles.includes(role)) {
+    throw forbidden(`The member who created this API key is now ${principal.creatorRole}; this action needs one of the roles: ${roles.join(', ')}`);
+  }
+  return { storeId: principal.storeId, userId: principal.createdBy, role, apiKeyId: principal.keyId };
 }
 
 /** The store an admin request names in x-store-id, lowercased; 400 when missing or not a store id. */
