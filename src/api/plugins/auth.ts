@@ -192,6 +192,24 @@ export function tenantOf(request: Request): Tenant {
   return tenant;
 }
 
+/**
+ * What an admin request was authenticated with, for the checks made again while it lasts (an event
+ * stream re-checks it on every poll): the key and the scope the route needs, or the person, their
+ * token's session version and expiry; with the roles the route admits either way.
+ */
+export type RequestCredential =
+  | { kind: 'key'; storeId: string; keyId: string; scope: ApiKeyScope | null; roles: readonly Role[] }
+  | { kind: 'user'; storeId: string; userId: string; sessionVersion: unknown; expiresAt: number; roles: readonly Role[] };
+
+export function credentialOf(request: Request): RequestCredential {
+  const tenant = tenantOf(request);
+  const roles = request.route.settings.plugins?.tenancy?.roles ?? [];
+  if (tenant.apiKeyId) return { kind: 'key', storeId: tenant.storeId, keyId: tenant.apiKeyId, scope: request.route.settings.plugins?.apiKey?.scope ?? null, roles };
+  const payload = (request.auth.artifacts as { decoded?: { payload?: { sv?: unknown; exp?: unknown } } } | undefined)?.decoded?.payload;
+  const expiresAt = typeof payload?.exp === 'number' ? payload.exp * 1000 : 0;
+  return { kind: 'user', storeId: tenant.storeId, userId: tenant.userId, sessionVersion: payload?.sv, expiresAt, roles };
+}
+
 export function storefrontOf(request: Request): { storeId: string; tokenId: string } {
   return request.auth.credentials as unknown as { storeId: string; tokenId: string };
 }
