@@ -13,7 +13,7 @@ interface Stream {
   body: any;
   headers: Headers;
   events: Array<{ event: string; data: any }>;
-  /** Resolves once an event matching `test` has arrived (rejects if the stream ends first). */
+  /** Resolves once an event matching `test` has arrived (rejects if the stream ends first, or after 15 s). */
   until(test: (e: { event: string; data: any }) => boolean): Promise<{ event: string; data: any }>;
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
@@ -56,13 +56,20 @@ async function open(app: TestApp, path: string, headers: Record<string, string>)
   })();
   const until = (test: (e: { event: string; data: any }) => boolean) =>
     new Promise<{ event: string; data: any }>((resolve, reject) => {
+      // A bound, so that a stream that never says it (the defect) fails the test instead of hanging it.
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no such event within 15 s: ${JSON.stringify(events)}`));
+      }, 15_000);
       const check = () => {
         const found = events.find(test);
         if (found) {
           waiters.delete(check);
+          clearTimeout(timer);
           resolve(found);
         } else if (finished) {
           waiters.delete(check);
+          clearTimeout(timer);
           reject(new Error(`the stream ended first: ${JSON.stringify(events)}`));
         }
       };
