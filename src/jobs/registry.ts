@@ -4,6 +4,9 @@ import { campaignSweepJob } from './campaign-sweep.js';
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
 import { customersExportJob } from './customers-export.js';
 import { customersImportJob } from './customers-import.js';
+import { productsBulkJob } from './products-bulk.js';
+import { productsExportJob } from './products-export.js';
+import { productsImportJob } from './products-import.js';
 import { domainCheckJob } from './domain-check.js';
 import { domainRecheckJob } from './domain-recheck.js';
 import { externalSystemBackfillJob } from './external-system-backfill.js';
@@ -25,6 +28,9 @@ export const JOB_KINDS: JobKind[] = [
   passwordResetRequestJob,
   customersImportJob,
   customersExportJob,
+  productsImportJob,
+  productsExportJob,
+  productsBulkJob,
   jobRunsSweepJob,
   stripeEventJob,
   checkoutReservationsReleaseJob,

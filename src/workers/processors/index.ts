@@ -5,6 +5,7 @@ import { campaignSweepProcessor } from './campaign-sweep.js';
 import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, idempotencyKeysPurgeProcessor } from './checkout-maintenance.js';
 import { customersExportProcessor } from './customers-export.js';
 import { customersImportProcessor } from './customers-import.js';
+import { productsBulkProcessor, productsExportProcessor, productsImportProcessor } from './products.js';
 import { domainCheckProcessor } from './domain-check.js';
 import { domainRecheckProcessor } from './domain-recheck.js';
 import { externalSystemBackfillProcessor } from './external-system-backfill.js';
@@ -25,6 +26,9 @@ export const PROCESSORS: JobProcessor[] = [
   passwordResetRequestProcessor,
   customersImportProcessor,
   customersExportProcessor,
+  productsImportProcessor,
+  productsExportProcessor,
+  productsBulkProcessor,
   jobRunsSweepProcessor,
   stripeEventProcessor,
   checkoutReservationsReleaseProcessor,
