@@ -28,7 +28,17 @@ interface StoredProduct {
   csvFields: Record<string, string>;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON equality with object keys in any order (jsonb gives them back in its own order). */
+const canonical = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : value && typeof value === 'object'
+      ? `{${Object.keys(value)
+          .sort()
+          .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+          .join(',')}}`
+      : JSON.stringify(value ?? null);
+const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const optionKey = (options: ProductOption[], values: Record<string, string>) => JSON.stringify(options.map((o) => values[o.name] ?? null));
 
 /**
@@ -197,7 +207,7 @@ export async function applyProductBatch(
         ledger.push({ storeId, variantId: match.id, delta: variant.inventoryQuantity - match.inventoryQuantity, quantityAfter: variant.inventoryQuantity, ...ledgerColumns(ledgerOf) });
       }
     }
-    if (updates.length || toRemove.length || draft.variants.length !== current.length) changed.add(productId);
+    if (stored.has(draft.handle) && (updates.length || toRemove.length || draft.variants.length !== current.length)) changed.add(productId);
   }
   if (inserts.length) {
     const created = (await trx('productVariants').insert(inserts).returning(['id', 'inventoryQuantity', 'productId'])) as Array<{ id: string; inventoryQuantity: number; productId: string }>;
