@@ -48,16 +48,17 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
       openapi: {
         success: {
           status: 200,
-          description: 'The export as CSV (one header row, then one row per customer), as an attachment',
+          description: 'The export as CSV (one header row, then one row per customer, or Shopify\'s product rows), as an attachment',
           content: { 'text/csv': { schema: { type: 'string' } } }
         }
       }
     },
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
-      const { fileKey, createdAt } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);
+      const { fileKey, createdAt, type } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);
       const file = await storageFor(ctx).get(fileKey);
-      const name = `customers-${createdAt.toISOString().slice(0, 10)}.csv`;
+      // `customers.export` -> customers-2026-11-26.csv, `products.export` -> products-….csv
+      const name = `${type.split('.')[0]}-${createdAt.toISOString().slice(0, 10)}.csv`;
       return h
         .response(file.body)
         .type('text/csv; charset=utf-8')

@@ -80,12 +80,13 @@ export async function startProductBulk(ctx: AppContext, tenant: Tenant, request:
   return { dryRun: false as const, count, job };
 }
 
+/** The new price: `whole` rounds to a whole unit, `ninety_nine` to the smallest price ending in 99 minor units at or above it (9.00 -> 9.99, 8.50 -> 8.99). */
 function priceSql(action: Extract<BulkAction, { type: 'changePrice' }>, digits: number, column: string): { sql: string; bindings: number[] } {
   const base =
     action.mode === 'set' ? '?::numeric' : action.mode === 'percent' ? `(${column}::numeric * (100 + ?::numeric) / 100)` : `(${column}::numeric + ?::numeric)`;
   const unit = 10 ** digits;
   const rounded =
-    action.rounding === 'whole' ? `round(${base} / ${unit}) * ${unit}` : action.rounding === 'ninety_nine' ? `ceil(${base} / ${unit}) * ${unit} - 1` : `round(${base})`;
+    action.rounding === 'whole' ? `round(${base} / ${unit}) * ${unit}` : action.rounding === 'ninety_nine' ? `ceil((${base} + 1) / ${unit}) * ${unit} - 1` : `round(${base})`;
   return { sql: `greatest(0, ${rounded})::int`, bindings: [action.value] };
 }
 
