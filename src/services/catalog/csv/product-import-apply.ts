@@ -128,7 +128,10 @@ export async function applyProductBatch(
   const ids = new Map<string, string>();
   if (fresh.length) {
     const inserted = (await trx('products')
-      .insert(fresh.map((d) => ({ storeId, slug: d.handle, ...toWrite(d) })))
+      .insert(
+        // Prices known here: a new product is written once, with its price range (no second update).
+        fresh.map((d) => ({ storeId, slug: d.handle, ...toWrite(d), minPrice: Math.min(...d.variants.map((v) => v.price)), maxPrice: Math.max(...d.variants.map((v) => v.price)) }))
+      )
       .returning(['id', 'slug'])) as Array<{ id: string; slug: string }>;
     for (const row of inserted) ids.set(row.slug.toLowerCase(), row.id);
   }
@@ -234,7 +237,7 @@ export async function applyProductBatch(
     if (stored.has(draft.handle)) changed.add(productId);
   }
 
-  const priced = [...new Set([...fresh.map((d) => ids.get(d.handle)!), ...changed])];
+  const priced = [...changed];
   if (priced.length) {
     await trx.raw(
       `update products p set min_price = coalesce(r.min_price, 0), max_price = coalesce(r.max_price, 0)
