@@ -3,7 +3,7 @@ import { notFound } from '../../errors.js';
 import { productsBulkJob } from '../../jobs/products-bulk.js';
 import type { Transaction } from '../../db/transaction.js';
 import type { EmitEvent } from '../events/domain-event.js';
-import { completeJob, createJob, findJobRow } from '../job-history/job-runs.js';
+import { completeJob, createJob, findJobRow, saveJobProgressFrom } from '../job-history/job-runs.js';
 import { variantsInUse } from '../modules/registry.js';
 import type { Tenant } from '../roles.js';
 import { withTransaction } from '../with-transaction.js';
@@ -251,11 +251,8 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
         problems: [...previous.problems, ...problems].slice(0, MAX_REPORTED)
       };
       const percent = request.count ? Math.min(99, Math.floor((next.matched / request.count) * 100)) : 99;
-      const saved = await trx('jobs')
-        .where({ id: jobId })
-        .whereRaw(`(checkpoint->>'afterId') is not distinct from ?`, [previous.afterId])
-        .update({ checkpoint: JSON.stringify(next), progress: JSON.stringify({ percent, processedRows: next.matched }), updatedAt: trx.fn.now() });
-      if (saved !== 1) throw new Error('another worker is running this bulk job');
+      const saved = await saveJobProgressFrom(trx, jobId, { key: 'afterId', expected: previous.afterId }, { checkpoint: next, progress: { percent, processedRows: next.matched } });
+      if (!saved) throw new Error('another worker is running this bulk job');
       return next;
     });
   }

@@ -2,7 +2,7 @@ import type { AppContext } from '../../../context.js';
 import { AppError, badRequest } from '../../../errors.js';
 import { findQuoteProblem } from '../../csv/quotes.js';
 import { streamCsvRecords } from '../../csv/stream.js';
-import { completeJob, findJobRow } from '../../job-history/job-runs.js';
+import { completeJob, findJobRow, insertJobRowErrors, saveJobProgressFrom } from '../../job-history/job-runs.js';
 import { storageFor } from '../../storage/index.js';
 import { withTransaction } from '../../with-transaction.js';
 import { importImage } from './image-fetch.js';
@@ -134,14 +134,7 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
       const outcome = await applyProductBatch(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, mode: input.mode }, drafts, media);
       const errors = outcome.errors.sort((a, b) => a.row - b.row);
       const reported = errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS - previous.reportedErrors));
-      if (reported.length) {
-        await trx.raw(`insert into job_row_errors (job_id, row_number, column_name, message) select ?, * from unnest(?::int[], ?::text[], ?::text[])`, [
-          jobId,
-          reported.map((e) => e.row),
-          reported.map((e) => e.column),
-          reported.map((e) => e.message)
-        ]);
-      }
+      await insertJobRowErrors(trx, jobId, reported);
       const c = previous.counts;
       const rows = drafts.reduce((n, d) => n + d.rows, 0);
       const state: Checkpoint = {
@@ -160,11 +153,12 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
         ignoredColumns: previous.ignoredColumns
       };
       const percent = Math.min(99, Math.floor((bytesRead / totalBytes) * 100));
-      const updated = await trx('jobs')
-        .where({ id: jobId })
-        .whereRaw(`coalesce((checkpoint->>'rowsDone')::int, 0) = ?`, [previous.rowsDone])
-        .update({ checkpoint: JSON.stringify(state), progress: JSON.stringify({ percent, processedRows: state.counts.totalRows, invalidRows: state.counts.invalidRows }), updatedAt: trx.fn.now() });
-      if (updated !== 1) throw new Error('another worker is running this import');
+      // A first batch finds no checkpoint yet (null), later ones the previous batch's last line.
+      const updated = await saveJobProgressFrom(trx, jobId, { key: 'rowsDone', expected: previous.rowsDone || null }, {
+        checkpoint: state,
+        progress: { percent, processedRows: state.counts.totalRows, invalidRows: state.counts.invalidRows }
+      });
+      if (!updated) throw new Error('another worker is running this import');
       return state;
     });
     checkpoint = next;
