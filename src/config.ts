@@ -78,6 +78,8 @@ export interface Config {
   trustProxy: number;
   /** Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in production), first retry delay, in-flight cap per endpoint. */
   webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number };
+  /** The audit log (issue #36). `enabled: false` exists for the audit bench's comparison run only (BENCH_AUDIT_OFF). */
+  audit: { enabled: boolean };
   /** Server-sent event streams open at once (across every process): per user or API key, and per store. */
   eventStreams: { perPrincipal: number; perStore: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4))
     },
+    audit: { enabled: env.BENCH_AUDIT_OFF !== 'true' },
     eventStreams: {
       perPrincipal: Math.max(1, int(env.EVENT_STREAMS_PER_PRINCIPAL, 5)),
       perStore: Math.max(1, int(env.EVENT_STREAMS_PER_STORE, 50))
