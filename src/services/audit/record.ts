@@ -19,6 +19,14 @@ export interface AuditEntryInput {
   details?: Record<string, unknown>;
   /** Defaults to the admin request's actor. */
   actor?: AuditActor;
+  /** Request id, IP and user agent of a request that is not an admin route's (a sign-in). */
+  origin?: AuditOrigin;
+}
+
+export interface AuditOrigin {
+  requestId: string | null;
+  ip: string | null;
+  userAgent: string | null;
 }
 
 /**
@@ -51,9 +59,9 @@ export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryIn
     resourceId: input.resourceId ?? null,
     // Through JSON once, so what is hashed is exactly what jsonb gives back.
     changes: changes === null ? null : JSON.parse(JSON.stringify(changes)),
-    requestId: request?.requestId ?? null,
-    ip: request?.ip ?? null,
-    userAgent: request?.userAgent ?? null
+    requestId: input.origin?.requestId ?? request?.requestId ?? null,
+    ip: input.origin?.ip ?? request?.ip ?? null,
+    userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
   };
   const prevHash = head?.hash ?? GENESIS_HASH;
   await trx('auditLog').insert({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash: entryHash(prevHash, fields) });

@@ -1,7 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
+import { recordAudit } from '../audit/record.js';
+import { newWebhookSecret } from '../checksum-tokens.js';
+import { decryptSecret, encryptSecret } from '../secrets.js';
+import { withTransaction } from '../with-transaction.js';
 import { checkWebhookUrl } from './url-guard.js';
 import type { WebhookTopic } from './topics.js';
 
@@ -37,7 +40,11 @@ export const toSubscriptionDto = (row: SubscriptionRow) => ({
   updatedAt: row.updatedAt
 });
 
-const newSigningSecret = () => `whsec_${randomSecret(32)}`;
+/** Standard Webhooks' `whsec_<base64>`, checksummed (services/checksum-tokens.ts). */
+const newSigningSecret = newWebhookSecret;
+
+/** What a subscription's audit entries compare (never a secret). */
+const audited = (row: SubscriptionRow) => ({ url: row.url, topics: row.topics, description: row.description, enabled: row.enabled });
 
 export async function findSubscription(ctx: AppContext, storeId: string, id: string): Promise<SubscriptionRow> {
   const row = await ctx.db('webhookSubscriptions').where({ storeId, id }).first();
@@ -57,9 +64,13 @@ export function signingSecrets(ctx: AppContext, row: Pick<SubscriptionRow, 'secr
 export async function createSubscription(ctx: AppContext, storeId: string, input: { url: string; topics: WebhookTopic[]; description?: string | null }) {
   const url = await checkWebhookUrl(input.url, ctx.config.webhooks.allowPrivateHosts);
   const secret = newSigningSecret();
-  const [row] = await ctx.db('webhookSubscriptions')
-    .insert({ storeId, url, topics: [...new Set(input.topics)], description: input.description ?? null, secretSealed: encryptSecret(secret, ctx.config.encryptionKey) })
-    .returning('*');
+  const row = await withTransaction(ctx, async (trx) => {
+    const [inserted] = await trx('webhookSubscriptions')
+      .insert({ storeId, url, topics: [...new Set(input.topics)], description: input.description ?? null, secretSealed: encryptSecret(secret, ctx.config.encryptionKey) })
+      .returning('*');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.created', resourceType: 'webhook', resourceId: inserted.id, before: null, after: audited(inserted as SubscriptionRow) });
+    return inserted;
+  });
   return { webhook: toSubscriptionDto(row as SubscriptionRow), secret };
 }
 
@@ -81,7 +92,7 @@ export interface SubscriptionPatch {
 
 /** Re-enabling clears the failure record: the endpoint gets a fresh 3 days. */
 export async function updateSubscription(ctx: AppContext, storeId: string, id: string, patch: SubscriptionPatch) {
-  await findSubscription(ctx, storeId, id);
+  const current = await findSubscription(ctx, storeId, id);
   const changes: Record<string, unknown> = { updatedAt: ctx.db.fn.now() };
   if (patch.url !== undefined) changes.url = await checkWebhookUrl(patch.url, ctx.config.webhooks.allowPrivateHosts);
   if (patch.topics !== undefined) changes.topics = [...new Set(patch.topics)];
@@ -91,14 +102,21 @@ export async function updateSubscription(ctx: AppContext, storeId: string, id: s
     changes.disabledReason = patch.enabled ? null : 'disabled by a store admin';
     if (patch.enabled) changes.failingSince = null;
   }
-  const [row] = await ctx.db('webhookSubscriptions').where({ storeId, id }).update(changes).returning('*');
-  if (!row) throw notFound('Webhook subscription');
+  const row = await withTransaction(ctx, async (trx) => {
+    const [updated] = await trx('webhookSubscriptions').where({ storeId, id }).update(changes).returning('*');
+    if (!updated) throw notFound('Webhook subscription');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.updated', resourceType: 'webhook', resourceId: id, before: audited(current), after: audited(updated as SubscriptionRow) });
+    return updated;
+  });
   return { webhook: toSubscriptionDto(row as SubscriptionRow) };
 }
 
 export async function deleteSubscription(ctx: AppContext, storeId: string, id: string) {
-  const deleted = await ctx.db('webhookSubscriptions').where({ storeId, id }).delete();
-  if (!deleted) throw notFound('Webhook subscription');
+  await withTransaction(ctx, async (trx) => {
+    const [deleted] = await trx('webhookSubscriptions').where({ storeId, id }).delete().returning('*');
+    if (!deleted) throw notFound('Webhook subscription');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.deleted', resourceType: 'webhook', resourceId: id, before: audited(deleted as SubscriptionRow), after: null });
+  });
   return { deleted: true };
 }
 
@@ -106,15 +124,19 @@ export async function deleteSubscription(ctx: AppContext, storeId: string, id: s
 export async function rotateSubscriptionSecret(ctx: AppContext, storeId: string, id: string) {
   const current = await findSubscription(ctx, storeId, id);
   const secret = newSigningSecret();
-  const [row] = await ctx.db('webhookSubscriptions')
-    .where({ storeId, id, secretSealed: current.secretSealed })
-    .update({
-      secretSealed: encryptSecret(secret, ctx.config.encryptionKey),
-      previousSecretSealed: current.secretSealed,
-      previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
-      updatedAt: ctx.db.fn.now()
-    })
-    .returning('*');
+  const row = await withTransaction(ctx, async (trx) => {
+    const [rotated] = await trx('webhookSubscriptions')
+      .where({ storeId, id, secretSealed: current.secretSealed })
+      .update({
+        secretSealed: encryptSecret(secret, ctx.config.encryptionKey),
+        previousSecretSealed: current.secretSealed,
+        previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
+        updatedAt: trx.fn.now()
+      })
+      .returning('*');
+    if (rotated) await recordAudit(ctx, trx, { storeId, action: 'webhook.secret_rotated', resourceType: 'webhook', resourceId: id, details: { secret: 'rotated', previousSecretExpiresAt: rotated.previousSecretExpiresAt } });
+    return rotated;
+  });
   if (!row) return rotateSubscriptionSecret(ctx, storeId, id);
   return { webhook: toSubscriptionDto(row as SubscriptionRow), secret };
 }
