@@ -73,8 +73,8 @@ t.test('a product edit, a refund, a role change and an export each leave one ent
   const readByKey = await app.request({ url: '/admin/store/audit-log?limit=2', headers: { authorization: `Bearer ${key.body.data.secret}` } });
   t.equal(readByKey.status, 200, 'read_audit reads the log');
   t.equal(readByKey.body.data.entries.length, 2);
-  t.ok(readByKey.body.meta.nextCursor, 'cursor paginated');
-  const next = await app.request({ url: `/admin/store/audit-log?limit=2&cursor=${readByKey.body.meta.nextCursor}`, headers: { authorization: `Bearer ${key.body.data.secret}` } });
+  t.ok(readByKey.body.meta.pagination.nextCursor, 'cursor paginated');
+  const next = await app.request({ url: `/admin/store/audit-log?limit=2&cursor=${readByKey.body.meta.pagination.nextCursor}`, headers: { authorization: `Bearer ${key.body.data.secret}` } });
   t.ok(next.body.data.entries[0].seq < readByKey.body.data.entries[1].seq, 'newest first, the next page older');
 
   // Staff may not read it.
@@ -171,7 +171,7 @@ t.test('every state-changing admin route runs in an audit request; one without i
   t.equal(collection.status, 201, collection.raw);
   const [entry] = await entries(app, owner);
   t.equal(entry!.action, 'request.post');
-  t.equal(entry!.resource.type, '/admin/collections');
+  t.equal(entry!.resource.type, '/api/v1/admin/collections', 'the route as registered');
 });
 
 t.test('a mistyped checksummed API key is refused before any database lookup; older keys still work', async (t) => {
