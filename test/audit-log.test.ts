@@ -104,6 +104,14 @@ t.test('sign-ins and failed sign-ins are entries in the member\'s stores', async
   const failed = await entries(app, owner, '?action=user.sign_in_failed');
   t.equal(failed.length, 1);
   t.equal(failed[0]!.actor.userId, owner.user.id);
+  t.equal((await app.request({ method: 'POST', url: '/auth/login', payload: { email: owner.user.email, password: owner.password } })).status, 200);
+  t.equal((await entries(app, owner, '?action=user.signed_in')).length, 1);
+
+  const settings = await app.request({ method: 'PATCH', url: '/admin/store', payload: { auditRetentionDays: 30, name: 'Renamed' }, ...admin(owner) });
+  t.equal(settings.status, 200, settings.raw);
+  t.equal(settings.body.data.store.auditRetentionDays, 30);
+  const [changed] = await entries(app, owner, '?action=store.settings_updated');
+  t.same(changed!.changes.auditRetentionDays, { before: 365, after: 30 });
 });
 
 t.test('the table refuses UPDATE and DELETE; a forced edit is reported by verify; retention keeps the chain verifiable', async (t) => {
