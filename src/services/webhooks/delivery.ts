@@ -8,6 +8,7 @@ import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.j
 import { disableAfterMs, nextRetryDelayMs, retryWindowMs } from './retry-schedule.js';
 import { signatureHeader } from './signature.js';
 import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
+import { resolveDestination } from './url-guard.js';
 import { withTransaction } from '../with-transaction.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
@@ -90,6 +91,9 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
       if (!(await takeSlot(ctx, view.subscriptionId, deliveryId))) return defer(ctx, deliveryId, view.subscriptionId);
       slot = view.subscriptionId;
     }
+    // Checked again now, IP literals included (a socket to a literal skips the lookup): the name may
+    // resolve elsewhere than when it was saved, and a URL saved under older rules meets today's.
+    const destination = await resolveDestination(view.url, ctx.config.webhooks.allowPrivateHosts).catch((error: Error) => error);
     const [claimed] = await ctx.db('webhookDeliveries')
       .where({ storeId: view.storeId, id: deliveryId })
       .where((q) => q.where({ status: 'pending' }).orWhere((q2) => q2.where({ status: 'delivering' }).where('lockedUntil', '<', ctx.db.fn.now())))
@@ -107,18 +111,21 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
       return 'skipped';
     }
     const body = eventBody(view);
-    const result = await postWebhook(
-      view.url,
-      body,
-      {
-        'Shopwright-Signature': signatureHeader(signingSecrets(ctx, view), body),
-        'Shopwright-Event-Id': view.eventId,
-        'Shopwright-Topic': view.topic,
-        'Shopwright-Delivery-Id': deliveryId
-      },
-      ctx.config.webhooks.allowPrivateHosts,
-      signal
-    );
+    // A host that does not resolve, or resolves to a refused address, is a failed attempt like a refused connection.
+    const result: PostResult = destination instanceof Error
+      ? { statusCode: null, durationMs: 0, body: null, error: destination.message }
+      : await postWebhook(
+          view.url,
+          body,
+          {
+            'Shopwright-Signature': signatureHeader(signingSecrets(ctx, view), body),
+            'Shopwright-Event-Id': view.eventId,
+            'Shopwright-Topic': view.topic,
+            'Shopwright-Delivery-Id': deliveryId
+          },
+          destination,
+          signal
+        );
     return await recordOutcome(ctx, view, claimed.attempts as number, claimed.firstAttemptAt as Date, result);
   } finally {
     if (slot) await releaseSlot(ctx, slot, deliveryId);
