@@ -76,8 +76,11 @@ export interface Config {
   };
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
-  /** Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in production), first retry delay, in-flight cap per endpoint. */
-  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number };
+  /**
+   * Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in
+   * production), first retry delay, in-flight cap per endpoint, subscriptions a store may have.
+   */
+  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number; maxSubscriptionsPerStore: number };
   /** Server-sent event streams open at once (across every process): per user or API key, and per store. */
   eventStreams: { perPrincipal: number; perStore: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
@@ -197,7 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       allowPrivateHosts: nodeEnv !== 'production' && env.ALLOW_PRIVATE_WEBHOOK_HOSTS === 'true',
       retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
-      endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4))
+      endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4)),
+      maxSubscriptionsPerStore: Math.max(1, int(env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_STORE, 20))
     },
     eventStreams: {
       perPrincipal: Math.max(1, int(env.EVENT_STREAMS_PER_PRINCIPAL, 5)),
