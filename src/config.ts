@@ -78,9 +78,10 @@ export interface Config {
   trustProxy: number;
   /**
    * Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in
-   * production), first retry delay, in-flight cap per endpoint, subscriptions a store may have.
+   * production), first retry delay, in-flight cap per endpoint, in-flight cap per destination host
+   * across all stores, subscriptions a store may have.
    */
-  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number; maxSubscriptionsPerStore: number };
+  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number; hostConcurrency: number; maxSubscriptionsPerStore: number };
   /** Server-sent event streams open at once (across every process): per user or API key, and per store. */
   eventStreams: { perPrincipal: number; perStore: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
@@ -201,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateHosts: nodeEnv !== 'production' && env.ALLOW_PRIVATE_WEBHOOK_HOSTS === 'true',
       retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4)),
+      hostConcurrency: Math.max(1, int(env.WEBHOOK_HOST_CONCURRENCY, 16)),
       maxSubscriptionsPerStore: Math.max(1, int(env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_STORE, 20))
     },
     eventStreams: {

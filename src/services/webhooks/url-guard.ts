@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { validationFailed } from '../../errors.js';
-import { refusedKind } from '../address-ranges.js';
+import { ipv6Groups, refusedKind } from '../address-ranges.js';
 
 /**
  * Webhook URLs are chosen by store admins and called from inside our network, so they get the store
@@ -97,4 +97,18 @@ export function pinnedLookup(addresses: LookupAddress[]) {
     if ((options as { all?: boolean }).all) return callback(null, addresses);
     callback(null, addresses[0]!.address, addresses[0]!.family);
   };
+}
+
+/**
+ * One name for one machine, for the per-destination in-flight cap: an IPv6 address in full form
+ * (its spellings agree), an IPv4-mapped one as its IPv4 address (the socket connects over IPv4),
+ * a host name lower-cased (the URL parser already does).
+ */
+export function destinationKey(hostOrAddress: string): string {
+  const groups = ipv6Groups(hostOrAddress);
+  if (!groups) return hostOrAddress.toLowerCase();
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  }
+  return groups.map((group) => group.toString(16)).join(':');
 }
