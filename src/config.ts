@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -98,7 +97,10 @@ export interface Config {
   replicaProbeMs: number;
   /** Bytes the per-process storefront cache may hold (serialised responses). */
   storefrontCacheMaxBytes: number;
-  /** Where hapi streams uploads before a handler takes them (removed after every response). */
+  /**
+   * Where hapi streams uploads before a handler takes them (removed after every response); '' (the
+   * default): a private (0700) folder of the process's own under the system temp dir.
+   */
   uploadTmpDir: string;
   /** `json` (default) or `pretty` (pino-pretty, for local runs). */
   logFormat: 'json' | 'pretty';
@@ -215,7 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replicaMaxLagMs: Math.max(0, int(env.REPLICA_MAX_LAG_MS, 5_000)),
     replicaProbeMs: Math.max(50, int(env.REPLICA_PROBE_MS, 1_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
-    uploadTmpDir: path.resolve(env.UPLOAD_TMP_DIR || os.tmpdir()),
+    uploadTmpDir: env.UPLOAD_TMP_DIR ? path.resolve(env.UPLOAD_TMP_DIR) : '',
     logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json',
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test'
   };
