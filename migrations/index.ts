@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import * as auditLog from './20261126180000_audit_log.js';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
@@ -74,5 +75,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261125014000_citus_store_keys', module: citusStoreKeys },
   { name: '20261125015000_campaign_sweep_requeues', module: campaignSweepRequeues },
   { name: '20261126002300_order_item_restocks', module: orderItemRestocks },
-  { name: '20261126031000_api_key_revocation', module: apiKeyRevocation }
+  { name: '20261126031000_api_key_revocation', module: apiKeyRevocation },
+  { name: '20261126180000_audit_log', module: auditLog }
 ];

@@ -81,6 +81,8 @@ export interface Config {
    * across all stores, subscriptions a store may have.
    */
   webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number; hostConcurrency: number; maxSubscriptionsPerStore: number };
+  /** The audit log (issue #36). `enabled: false` exists for the audit bench's comparison run only (BENCH_AUDIT_OFF). */
+  audit: { enabled: boolean };
   /** Server-sent event streams open at once (across every process): per user or API key, and per store. */
   eventStreams: { perPrincipal: number; perStore: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
@@ -207,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostConcurrency: Math.max(1, int(env.WEBHOOK_HOST_CONCURRENCY, 16)),
       maxSubscriptionsPerStore: Math.max(1, int(env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_STORE, 20))
     },
+    audit: { enabled: env.BENCH_AUDIT_OFF !== 'true' },
     eventStreams: {
       perPrincipal: Math.max(1, int(env.EVENT_STREAMS_PER_PRINCIPAL, 5)),
       perStore: Math.max(1, int(env.EVENT_STREAMS_PER_STORE, 50))

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { AUDIT_EXPORT_JOB_TYPE } from '../../services/audit/export.js';
 import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
 import { DOMAIN_CHECK_JOB_TYPE } from '../../services/domains/check-job.js';
@@ -7,7 +8,7 @@ import { JOB_STATUSES } from '../../services/job-history/job-runs.js';
 import { idValue, responseObject, timestamp } from '../schemas.js';
 
 /** Every `type` a tracked job run is recorded under (what `?type=` filters by). */
-export const JOB_TYPES = [CUSTOMERS_IMPORT_JOB_TYPE, CUSTOMERS_EXPORT_JOB_TYPE, DOMAIN_CHECK_JOB_TYPE, BACKFILL_JOB_TYPE];
+export const JOB_TYPES = [AUDIT_EXPORT_JOB_TYPE, CUSTOMERS_IMPORT_JOB_TYPE, CUSTOMERS_EXPORT_JOB_TYPE, DOMAIN_CHECK_JOB_TYPE, BACKFILL_JOB_TYPE];
 
 /**
  * A job run. `progress` always has `percent` (0 until the job reports, 100 once completed) plus what

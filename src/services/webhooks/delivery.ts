@@ -7,7 +7,7 @@ import { enqueueEmail } from '../email/outbox.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.js';
 import { disableAfterMs, nextRetryDelayMs, retryWindowMs } from './retry-schedule.js';
-import { signatureHeader } from './signature.js';
+import { signatureHeader, standardWebhookHeaders } from './signature.js';
 import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
 import { destinationKey, hostOf, resolveDestination } from './url-guard.js';
 import { withTransaction } from '../with-transaction.js';
@@ -152,6 +152,8 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
       return 'skipped';
     }
     const body = eventBody(view);
+    const secrets = signingSecrets(ctx, view);
+    const now = Date.now();
     // A host that does not resolve, or resolves to a refused address, is a failed attempt like a refused connection.
     const result: PostResult = destination instanceof Error
       ? { statusCode: null, durationMs: 0, body: null, error: destination.message }
@@ -159,7 +161,8 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
           view.url,
           body,
           {
-            'Shopwright-Signature': signatureHeader(signingSecrets(ctx, view), body),
+            ...standardWebhookHeaders(secrets, view.eventId, body, now),
+            'Shopwright-Signature': signatureHeader(secrets, body, now),
             'Shopwright-Event-Id': view.eventId,
             'Shopwright-Topic': view.topic,
             'Shopwright-Delivery-Id': deliveryId
@@ -187,6 +190,8 @@ async function defer(ctx: AppContext, deliveryId: string, subscriptionId: string
 }
 
 const isSuccess = (code: number | null) => code !== null && code >= 200 && code < 300;
+/** Standard Webhooks: a receiver answering 410 Gone wants no more deliveries; the subscription is disabled at once. */
+const GONE = 410;
 const isFinalRefusal = (code: number | null) => code !== null && code >= 400 && code < 500 && code !== 408 && code !== 429;
 
 async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: number, firstAttemptAt: Date, result: PostResult): Promise<DeliveryOutcome> {
@@ -224,9 +229,20 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
       await trx('webhookDeliveries').where({ storeId: view.storeId, id: view.id }).update({ ...outcome, status: 'pending', nextRetryAt: runAt });
       await enqueueJob(trx as unknown as Sql, webhookDeliveryJob, { deliveryId: view.id, subscriptionId: view.subscriptionId }, { runAt, jobId: `webhook-delivery-${view.id}-${attempts + 1}-${randomUUID().slice(0, 8)}` });
     }
-    await noteEndpointFailure(ctx, trx as unknown as Sql, view);
+    if (result.statusCode === GONE) await disableGoneEndpoint(trx as unknown as Sql, view);
+    else await noteEndpointFailure(ctx, trx as unknown as Sql, view);
     return final ? 'failed' : 'retrying';
   });
+}
+
+/**
+ * The receiver answered 410 Gone: the subscription is disabled now (no 3 days of retries), with its
+ * other pending deliveries failed by their own next attempt (a disabled subscription's delivery fails).
+ */
+async function disableGoneEndpoint(trx: Sql, view: DeliveryView): Promise<void> {
+  await trx('webhookSubscriptions')
+    .where({ storeId: view.storeId, id: view.subscriptionId, enabled: true })
+    .update({ enabled: false, disabledReason: 'the receiver answered 410 Gone', failingSince: trx.raw('coalesce(failing_since, now())'), updatedAt: trx.fn.now() });
 }
 
 /** An endpoint failing for 3 days (scaled like the retries) is disabled, and the store's owners are told. */

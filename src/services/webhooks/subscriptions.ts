@@ -2,9 +2,11 @@ import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
 import { conflict, notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
-import { checkWebhookUrl } from './url-guard.js';
+import { recordAudit } from '../audit/record.js';
+import { newWebhookSecret } from '../checksum-tokens.js';
+import { decryptSecret, encryptSecret } from '../secrets.js';
 import { withTransaction } from '../with-transaction.js';
+import { checkWebhookUrl } from './url-guard.js';
 import type { WebhookTopic } from './topics.js';
 
 /** How long a rotated-out signing secret keeps signing alongside the new one. */
@@ -39,7 +41,11 @@ export const toSubscriptionDto = (row: SubscriptionRow) => ({
   updatedAt: row.updatedAt
 });
 
-const newSigningSecret = () => `whsec_${randomSecret(32)}`;
+/** Standard Webhooks' `whsec_<base64>`, checksummed (services/checksum-tokens.ts). */
+const newSigningSecret = newWebhookSecret;
+
+/** What a subscription's audit entries compare (never a secret). */
+const audited = (row: SubscriptionRow) => ({ url: row.url, topics: row.topics, description: row.description, enabled: row.enabled });
 
 export async function findSubscription(ctx: AppContext, storeId: string, id: string): Promise<SubscriptionRow> {
   const row = await ctx.db('webhookSubscriptions').where({ storeId, id }).first();
@@ -97,6 +103,7 @@ export async function createSubscription(ctx: AppContext, storeId: string, input
     const [inserted] = await trx('webhookSubscriptions')
       .insert({ storeId, url, topics: [...new Set(input.topics)], description: input.description ?? null, secretSealed: encryptSecret(secret, ctx.config.encryptionKey) })
       .returning('*');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.created', resourceType: 'webhook', resourceId: inserted.id, before: null, after: audited(inserted as SubscriptionRow) });
     return inserted as SubscriptionRow;
   });
   return { webhook: toSubscriptionDto(row), secret };
@@ -120,7 +127,7 @@ export interface SubscriptionPatch {
 
 /** Re-enabling clears the failure record; a URL another of the store's subscriptions has is 409 url_taken. */
 export async function updateSubscription(ctx: AppContext, storeId: string, id: string, patch: SubscriptionPatch) {
-  await findSubscription(ctx, storeId, id);
+  const current = await findSubscription(ctx, storeId, id);
   const changes: Record<string, unknown> = { updatedAt: ctx.db.fn.now() };
   if (patch.url !== undefined) changes.url = await checkWebhookUrl(patch.url, ctx.config.webhooks.allowPrivateHosts);
   if (patch.topics !== undefined) changes.topics = [...new Set(patch.topics)];
@@ -136,6 +143,7 @@ export async function updateSubscription(ctx: AppContext, storeId: string, id: s
       await refuseTakenUrl(trx, storeId, changes.url, id);
     }
     const [updated] = await trx('webhookSubscriptions').where({ storeId, id }).update(changes).returning('*');
+    if (updated) await recordAudit(ctx, trx, { storeId, action: 'webhook.updated', resourceType: 'webhook', resourceId: id, before: audited(current), after: audited(updated as SubscriptionRow) });
     return updated as SubscriptionRow | undefined;
   });
   if (!row) throw notFound('Webhook subscription');
@@ -143,8 +151,11 @@ export async function updateSubscription(ctx: AppContext, storeId: string, id: s
 }
 
 export async function deleteSubscription(ctx: AppContext, storeId: string, id: string) {
-  const deleted = await ctx.db('webhookSubscriptions').where({ storeId, id }).delete();
-  if (!deleted) throw notFound('Webhook subscription');
+  await withTransaction(ctx, async (trx) => {
+    const [deleted] = await trx('webhookSubscriptions').where({ storeId, id }).delete().returning('*');
+    if (!deleted) throw notFound('Webhook subscription');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.deleted', resourceType: 'webhook', resourceId: id, before: audited(deleted as SubscriptionRow), after: null });
+  });
   return { deleted: true };
 }
 
@@ -152,15 +163,19 @@ export async function deleteSubscription(ctx: AppContext, storeId: string, id: s
 export async function rotateSubscriptionSecret(ctx: AppContext, storeId: string, id: string) {
   const current = await findSubscription(ctx, storeId, id);
   const secret = newSigningSecret();
-  const [row] = await ctx.db('webhookSubscriptions')
-    .where({ storeId, id, secretSealed: current.secretSealed })
-    .update({
-      secretSealed: encryptSecret(secret, ctx.config.encryptionKey),
-      previousSecretSealed: current.secretSealed,
-      previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
-      updatedAt: ctx.db.fn.now()
-    })
-    .returning('*');
+  const row = await withTransaction(ctx, async (trx) => {
+    const [rotated] = await trx('webhookSubscriptions')
+      .where({ storeId, id, secretSealed: current.secretSealed })
+      .update({
+        secretSealed: encryptSecret(secret, ctx.config.encryptionKey),
+        previousSecretSealed: current.secretSealed,
+        previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
+        updatedAt: trx.fn.now()
+      })
+      .returning('*');
+    if (rotated) await recordAudit(ctx, trx, { storeId, action: 'webhook.secret_rotated', resourceType: 'webhook', resourceId: id, details: { secret: 'rotated', previousSecretExpiresAt: rotated.previousSecretExpiresAt } });
+    return rotated;
+  });
   if (!row) return rotateSubscriptionSecret(ctx, storeId, id);
   return { webhook: toSubscriptionDto(row as SubscriptionRow), secret };
 }
