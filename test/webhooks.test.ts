@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
+import { settled } from './helpers/jobs.js';
 import { startReceiver, waitFor } from './helpers/webhook-receiver.js';
 
 // Real receivers, retries and a 10 s hang: more than the default 120 s per file on a busy machine.
@@ -179,7 +180,7 @@ t.test('order.fulfilled is sent when an order becomes fully fulfilled, with the 
   const rest = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/fulfillments`, payload: {}, ...admin(owner) });
   t.equal(rest.status, 201);
   await waitFor('order.fulfilled', () => receiver.received.length >= 1);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(receiver.received.length, 1, 'only the fulfilment that completes the order sends it');
   const body = JSON.parse(receiver.received[0]!.body);
   t.equal(body.topic, 'order.fulfilled');
