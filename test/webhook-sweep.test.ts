@@ -11,6 +11,7 @@ t.setTimeout(180_000);
 const ENV = { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' };
 const admin = (owner: Owner) => ({ token: owner.accessToken, storeId: owner.store.id });
 
+/** One subscription (one per URL in a store: two in one store need two paths) and one ping to it. */
 async function pingedDelivery(app: TestApp, owner: Owner, url: string) {
   const created = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url, topics: ['product.created'] }, ...admin(owner) });
   const webhookId = created.body.data.webhook.id as string;
@@ -32,8 +33,8 @@ t.test('the sweeper re-enqueues a delivery whose job vanished, and one whose job
   const app = await buildApp(t, { workers: false, env: ENV });
   const owner = await signupOwner(app);
   const receiver = await startReceiver(t);
-  const vanished = await pingedDelivery(app, owner, receiver.url);
-  const failing = await pingedDelivery(app, owner, receiver.url);
+  const vanished = await pingedDelivery(app, owner, `${receiver.url}/vanished`);
+  const failing = await pingedDelivery(app, owner, `${receiver.url}/failing`);
   await app.ctx.outbox.kick();
   await (await bullJobOf(app, vanished.deliveryId)).remove();
   // The other fails for good: taken by a hand-driven worker and failed with no retry left.

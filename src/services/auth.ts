@@ -111,3 +111,21 @@ export async function userForAccessToken(
   if (!row || row.sessionVersion !== sessionVersion) return null;
   return { id: row.id, email: row.email, role: row.role };
 }
+
+/**
+ * Which of these (store, user) pairs are still a member, with their role and session version now:
+ * one statement for every person an event-stream check holds (src/api/event-streams/), however
+ * many streams they have open. Keyed `${storeId}|${userId}`.
+ */
+export async function liveMemberships(
+  ctx: AppContext,
+  refs: Array<{ storeId: string; userId: string }>
+): Promise<Map<string, { role: Role; sessionVersion: number }>> {
+  if (refs.length === 0) return new Map();
+  const rows: Array<{ storeId: string; userId: string; role: Role; sessionVersion: number }> = await ctx
+    .db('memberships as m')
+    .join('users as u', 'u.id', 'm.userId')
+    .whereIn(['m.storeId', 'm.userId'], refs.map((ref) => [ref.storeId, ref.userId]))
+    .select('m.storeId', 'm.userId', 'm.role', 'u.sessionVersion');
+  return new Map(rows.map((row) => [`${row.storeId}|${row.userId}`, { role: row.role, sessionVersion: row.sessionVersion }]));
+}
