@@ -24,11 +24,11 @@ import path from 'node:path';
 
 /** Tier folder (under test/) → the test files it holds, by name (`carts` is test/carts.test.ts). */
 export const PLAN = {
-  unit: ['config', 'csv-quotes', 'logger', 'one-transaction-helper', 'readme-facts', 'start-addresses', 'table-ownership'],
+  unit: ['address-ranges', 'config', 'csv-quotes', 'logger', 'one-transaction-helper', 'readme-facts', 'start-addresses', 'table-ownership'],
 
-  'integration/api': ['health', 'openapi-and-queues', 'openapi-operations', 'role-matrix', 'tenancy'],
-  'integration/platform': ['citus-rules', 'db-statement', 'db-transaction', 'idempotency-purge', 'jobs-failure', 'prepared-statements', 'queue-dashboard', 'queue-postgres-pool'],
-  'integration/stores': ['api-keys', 'auth-signup', 'auth-tokens', 'email-link-pages', 'store-settings', 'team'],
+  'integration/api': ['event-streams', 'health', 'openapi-and-queues', 'openapi-operations', 'role-matrix', 'tenancy'],
+  'integration/platform': ['citus-rules', 'db-statement', 'db-transaction', 'idempotency-purge', 'jobs-failure', 'prepared-statements', 'private-files', 'queue-dashboard', 'queue-postgres-pool'],
+  'integration/stores': ['api-keys', 'api-keys-creator-rights', 'auth-signup', 'auth-tokens', 'email-link-pages', 'store-settings', 'team'],
   'integration/catalog': [
     'catalog-collections',
     'catalog-inventory',
@@ -48,7 +48,7 @@ export const PLAN = {
     'variant-low-stock'
   ],
   'integration/checkout': ['cart-add-race', 'cart-session-race', 'carts', 'checkout', 'checkout-malformed', 'checkout-multi-variant-race', 'checkout-session-refusal', 'discounts'],
-  'integration/orders': ['manual-payments', 'orders', 'orders-lifecycle', 'payments', 'stripe-event-trust', 'stripe-webhooks', 'webhook-reconcile'],
+  'integration/orders': ['manual-payments', 'orders', 'orders-lifecycle', 'orders-restock-once', 'orders-restock-races', 'payments', 'stripe-event-trust', 'stripe-webhooks', 'webhook-reconcile'],
   'integration/customers': ['customers-admin', 'customers-export', 'customers-import', 'customers-import-repeats', 'customers-import-retry'],
   'integration/marketing': [
     'campaign-sweep',
@@ -61,7 +61,7 @@ export const PLAN = {
     'newsletter-unsubscribe'
   ],
   'integration/email': ['email', 'issues', 'issues-raised'],
-  'integration/webhooks': ['webhook-sweep', 'webhook-topics', 'webhook-topics-stripe', 'webhooks'],
+  'integration/webhooks': ['webhook-host-concurrency', 'webhook-limits', 'webhook-ssrf', 'webhook-sweep', 'webhook-topics', 'webhook-topics-stripe', 'webhooks'],
   'integration/domains': ['domains', 'domains-recheck'],
   'integration/integrations': ['external-system'],
 
