@@ -3,6 +3,7 @@ import t from 'tap';
 import { webhookSweepJob } from '../src/jobs/webhook-sweep.js';
 import { sweepStuckDeliveries } from '../src/services/webhooks/sweep.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
+import { settled } from './helpers/jobs.js';
 import { startReceiver, waitFor } from './helpers/webhook-receiver.js';
 
 t.setTimeout(180_000);
@@ -59,7 +60,7 @@ t.test('the sweeper re-enqueues a delivery whose job vanished, and one whose job
     const [row] = (await app.request({ url: `/admin/store/webhooks/${webhookId}/deliveries`, ...admin(owner) })).body.data.deliveries;
     t.match(row, { status: 'succeeded', attempts: 1, lastStatusCode: 200 });
   }
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(receiver.received.length, 2, 'each delivered once');
 });
 

@@ -26,7 +26,7 @@ export const importCustomersRoute = adminRoute(ADMINS, {
       openapi: {
         errors: [400, 413, 415],
         requestBody: {
-          description: 'The CSV (header row first; columns in the README), up to 50 MB: the whole body, or the multipart field `file`',
+          description: 'The CSV (header row first; columns in docs/api.md), up to 50 MB: the whole body, or the multipart field `file`',
           content: {
             'text/csv': { schema: { type: 'string', format: 'binary' } },
             'multipart/form-data': {
