@@ -1,3 +1,4 @@
+import { run as audit } from './audit.js';
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as consoleApp } from './console.js';
@@ -35,7 +36,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'order-operations': orderOperations,
   setup,
   processes,
-  console: consoleApp
+  console: consoleApp,
+  audit
 };
 
 const only = process.argv.slice(2);

@@ -1,5 +1,7 @@
-import { rm } from 'node:fs/promises';
-import type { Plugin } from '@hapi/hapi';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Plugin, Server } from '@hapi/hapi';
 import { badRequest } from '../errors.js';
 /** A file hapi has streamed to a temporary path (`output: 'file'`, or a multipart part with `output: 'file'`). */
 export interface UploadedFile {
@@ -78,5 +80,26 @@ export function csvUploadOptions(description: string) {
     },
     // A 50 MB body may take the whole payload timeout to arrive: the response timeout must outlast it.
     timeout: { server: 150_000, socket: 170_000 }
+  };
+}
+
+/**
+ * Where hapi streams upload bodies: UPLOAD_TMP_DIR as configured (created 0700 when missing), or by
+ * default a folder of this server's own under the system temp dir, 0700 and removed when the server
+ * stops. The temporary files themselves are created 0644 by hapi; in a private folder no other user
+ * can open them (a customer CSV sits there while it is read).
+ */
+export async function uploadDirectory(configured: string): Promise<{ dir: string; attach(server: Server): void }> {
+  if (configured) {
+    await mkdir(configured, { recursive: true, mode: 0o700 });
+    return { dir: configured, attach: () => undefined };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'shopwright-uploads-'));
+  return {
+    dir,
+    attach: (server) =>
+      server.ext('onPostStop', async () => {
+        await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      })
   };
 }

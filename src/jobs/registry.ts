@@ -2,6 +2,8 @@ import { campaignBatchJob } from './campaign-batch.js';
 import { campaignStartJob } from './campaign-start.js';
 import { campaignSweepJob } from './campaign-sweep.js';
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
+import { auditExportJob } from './audit-export.js';
+import { auditRetentionJob } from './audit-retention.js';
 import { customersExportJob } from './customers-export.js';
 import { customersImportJob } from './customers-import.js';
 import { productsBulkJob } from './products-bulk.js';
@@ -27,6 +29,8 @@ export const JOB_KINDS: JobKind[] = [
   sendEmailJob,
   passwordResetRequestJob,
   customersImportJob,
+  auditExportJob,
+  auditRetentionJob,
   customersExportJob,
   productsImportJob,
   productsExportJob,

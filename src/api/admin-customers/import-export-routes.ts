@@ -11,7 +11,7 @@ export const importCustomersRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/customers/import',
   options: {
-    ...csvUploadOptions('The CSV (header row first; columns in the README), up to 50 MB: the whole body, or the multipart field `file`'),
+    ...csvUploadOptions('The CSV (header row first; columns in docs/api.md), up to 50 MB: the whole body, or the multipart field `file`'),
     description:
       'Import customers from CSV (text/csv body or multipart field "file", up to 50 MB): 202 { job }. Upserts by email in a worker; ' +
       'bad rows are reported in the job result (row, column, message), good rows kept. dryRun=true only validates and counts.',

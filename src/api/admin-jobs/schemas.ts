@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { AUDIT_EXPORT_JOB_TYPE } from '../../services/audit/export.js';
 import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
 import { DOMAIN_CHECK_JOB_TYPE } from '../../services/domains/check-job.js';
@@ -11,6 +12,7 @@ import { idValue, responseObject, timestamp } from '../schemas.js';
 
 /** Every `type` a tracked job run is recorded under (what `?type=` filters by). */
 export const JOB_TYPES = [
+  AUDIT_EXPORT_JOB_TYPE,
   CUSTOMERS_IMPORT_JOB_TYPE,
   CUSTOMERS_EXPORT_JOB_TYPE,
   PRODUCTS_IMPORT_JOB_TYPE,

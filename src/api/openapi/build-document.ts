@@ -192,6 +192,8 @@ export const ERROR_CODES: Record<string, number> = {
   token_revoked: 409,
   secret_unreadable: 409,
   campaign_not_cancellable: 409,
+  url_taken: 409,
+  webhook_limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,

@@ -4,7 +4,10 @@ import { notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
 import { consumeRateLimit } from '../rate-limit.js';
 import type { Role } from '../roles.js';
-import { hashToken, randomSecret } from '../secrets.js';
+import { recordAudit } from '../audit/record.js';
+import { hasChecksummedLength, isChecksummedToken, newChecksummedToken } from '../checksum-tokens.js';
+import { hashToken } from '../secrets.js';
+import { withTransaction } from '../with-transaction.js';
 import { effectiveScopes, type ApiKeyScope } from './scopes.js';
 
 export const API_KEY_PREFIX = 'swk_';
@@ -78,11 +81,16 @@ async function toDtos(db: Sql, storeId: string, rows: ApiKeyRow[]) {
 }
 
 export async function createApiKey(ctx: AppContext, storeId: string, userId: string, input: { name: string; scopes: ApiKeyScope[] }) {
-  const secret = `${API_KEY_PREFIX}${randomSecret(32)}`;
+  // prefix + random + CRC32 (services/checksum-tokens.ts): scanners recognise it, a typo is refused unread.
+  const secret = newChecksummedToken(API_KEY_PREFIX);
   const scopes = [...new Set(input.scopes)];
-  const [row] = await ctx.db('apiKeys')
-    .insert({ storeId, name: input.name, scopes, createdBy: userId, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), keyHash: hashToken(secret) })
-    .returning(COLUMNS);
+  const row = await withTransaction(ctx, async (trx) => {
+    const [inserted] = await trx('apiKeys')
+      .insert({ storeId, name: input.name, scopes, createdBy: userId, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), keyHash: hashToken(secret) })
+      .returning(COLUMNS);
+    await recordAudit(ctx, trx, { storeId, action: 'api_key.created', resourceType: 'api_key', resourceId: inserted.id, before: null, after: { name: input.name, scopes, prefix: inserted.prefix, createdBy: userId } });
+    return inserted;
+  });
   const [apiKey] = await toDtos(ctx.db, storeId, [row as ApiKeyRow]);
   return { apiKey: apiKey!, secret };
 }
@@ -101,14 +109,18 @@ export async function listApiKeys(ctx: AppContext, storeId: string, page: PageRe
 export async function revokeApiKey(ctx: AppContext, storeId: string, keyId: string) {
   const existing = await ctx.db('apiKeys').where({ storeId, id: keyId }).first('keyHash', 'revokedAt');
   if (!existing) throw notFound('API key');
-  const [row] = await ctx.db('apiKeys')
-    .where({ storeId, id: keyId })
-    .update({
-      revokedAt: existing.revokedAt ?? ctx.db.fn.now(),
-      revokedReason: ctx.db.raw(`coalesce(revoked_reason, 'revoked')`),
-      updatedAt: ctx.db.fn.now()
-    })
-    .returning(COLUMNS);
+  const row = await withTransaction(ctx, async (trx) => {
+    const [updated] = await trx('apiKeys')
+      .where({ storeId, id: keyId })
+      .update({
+        revokedAt: existing.revokedAt ?? trx.fn.now(),
+        revokedReason: trx.raw(`coalesce(revoked_reason, 'revoked')`),
+        updatedAt: trx.fn.now()
+      })
+      .returning(COLUMNS);
+    if (!existing.revokedAt) await recordAudit(ctx, trx, { storeId, action: 'api_key.revoked', resourceType: 'api_key', resourceId: keyId, before: { revokedAt: null }, after: { revokedAt: updated.revokedAt, revokedReason: updated.revokedReason } });
+    return updated;
+  });
   await ctx.cache.invalidate(cacheKey(existing.keyHash));
   const [apiKey] = await toDtos(ctx.db, storeId, [row as ApiKeyRow]);
   return { apiKey: apiKey! };
@@ -154,6 +166,9 @@ export async function forgetApiKeys(ctx: AppContext, cacheKeys: string[]): Promi
  */
 export async function authenticateApiKey(ctx: AppContext, secret: string): Promise<ApiKeyPrincipal | null> {
   if (!secret.startsWith(API_KEY_PREFIX) || secret.length < API_KEY_PREFIX.length + 32 || secret.length > 200) return null;
+  // A key of the checksummed form whose checksum does not add up is a typo (or a forgery): refused
+  // without a cache or database lookup. Keys issued before checksums are longer and skip this.
+  if (hasChecksummedLength(secret, API_KEY_PREFIX) && !isChecksummedToken(secret, API_KEY_PREFIX)) return null;
   const hash = hashToken(secret);
   let principal = ctx.cache.get<ApiKeyPrincipal | null>(cacheKey(hash));
   if (principal === undefined) {

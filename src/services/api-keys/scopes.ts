@@ -9,7 +9,8 @@ export const API_KEY_SCOPES = [
   'read_customers',
   'write_customers',
   'marketing',
-  'read_jobs'
+  'read_jobs',
+  'read_audit'
 ] as const;
 
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants } from '../catalog/inventory.js';
@@ -77,6 +78,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
       .returning('*')) as OrderRow[];
     await applyFigureChange(trx, before, afterPayment, order!);
     emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
+    await recordAudit(ctx, trx, { storeId, action: 'order.cancelled', resourceType: 'order', resourceId: orderId, before: { status: before.status, paymentStatus: before.paymentStatus }, after: { status: 'cancelled', paymentStatus: afterPayment.paymentStatus, reason: input.reason, restock } });
     // What a refund or a return already put back stays put: only the rest of each line goes back.
     const restocked = restock
       ? await restockOrderLines(

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants } from '../catalog/inventory.js';
@@ -192,6 +193,13 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
       await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ refundedQuantity: trx.raw('refunded_quantity + ?', [line.quantity]) });
     }
     if (!stripe) await settleRefund(ctx, trx, emit, store, refund!, actor, null);
+    await recordAudit(ctx, trx, {
+      storeId,
+      action: 'order.refunded',
+      resourceType: 'order',
+      resourceId: orderId,
+      details: { refundId: refund!.id, amount: Number(refund!.amount), shipping: Number(refund!.shipping), items: calculation.items, reason: input.reason ?? null, provider: order.paymentProvider }
+    });
     return { refund: refund!, order };
   });
 

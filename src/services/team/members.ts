@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { forgetApiKeys, keysOfMember, revokeKeysOfMember } from '../api-keys/api-keys.js';
@@ -57,6 +58,7 @@ export async function revokeMember(ctx: AppContext, actor: Tenant, userId: strin
     }
     await trx('memberships').where({ storeId: actor.storeId, userId }).delete();
     const staleKeys = await revokeKeysOfMember(trx, actor.storeId, userId);
+    await recordAudit(ctx, trx, { storeId: actor.storeId, action: 'member.removed', resourceType: 'member', resourceId: userId, before: { role: target.role }, after: null, details: { role: target.role, apiKeysRevoked: staleKeys.length } });
     return { result: { member: { userId, role: target.role, revoked: true as const } }, staleKeys };
   });
   await forgetApiKeys(ctx, staleKeys);
@@ -92,6 +94,7 @@ export async function changeMemberRole(ctx: AppContext, actor: Tenant, userId: s
     if (target.role === role) return { member: await memberRows(trx, actor.storeId).where('m.userId', userId).first(), staleKeys: [] };
     await trx('memberships').where({ storeId: actor.storeId, userId }).update({ role });
     const staleKeys = await keysOfMember(trx, actor.storeId, userId);
+    await recordAudit(ctx, trx, { storeId: actor.storeId, action: 'member.role_changed', resourceType: 'member', resourceId: userId, before: { role: target.role }, after: { role } });
     return { member: await memberRows(trx, actor.storeId).where('m.userId', userId).first(), staleKeys };
   });
   await forgetApiKeys(ctx, staleKeys);

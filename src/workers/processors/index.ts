@@ -3,6 +3,8 @@ import { campaignBatchProcessor } from './campaign-batch.js';
 import { campaignStartProcessor } from './campaign-start.js';
 import { campaignSweepProcessor } from './campaign-sweep.js';
 import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, idempotencyKeysPurgeProcessor } from './checkout-maintenance.js';
+import { auditExportProcessor } from './audit-export.js';
+import { auditRetentionProcessor } from './audit-retention.js';
 import { customersExportProcessor } from './customers-export.js';
 import { customersImportProcessor } from './customers-import.js';
 import { productsBulkProcessor, productsExportProcessor, productsImportProcessor } from './products.js';
@@ -25,6 +27,8 @@ export const PROCESSORS: JobProcessor[] = [
   sendEmailProcessor,
   passwordResetRequestProcessor,
   customersImportProcessor,
+  auditExportProcessor,
+  auditRetentionProcessor,
   customersExportProcessor,
   productsImportProcessor,
   productsExportProcessor,

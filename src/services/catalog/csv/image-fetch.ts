@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../errors.js';
-import { checkWebhookUrl, webhookLookup } from '../../webhooks/url-guard.js';
+import { checkWebhookUrl, pinnedLookup, resolveDestination } from '../../webhooks/url-guard.js';
 import { createMedia, MEDIA_MAX_BYTES } from '../media.js';
 
 const FETCH_TIMEOUT_MS = 15_000;
@@ -17,16 +17,18 @@ const FETCH_TIMEOUT_MS = 15_000;
 /**
  * Fetches an image a CSV names and stores it as an upload would be (createMedia: type from the
  * magic bytes, 10 MB cap, dimensions), remembering the URL on the media row. The URL goes through
- * the webhooks' SSRF guard twice, as a delivery does: when checked (scheme, credentials, every
- * address the name resolves to) and at connect time (the address actually dialled), so a name
- * re-resolving to an internal address is still refused. Redirects are not followed. The body is
+ * the webhooks' SSRF guard as a delivery does: checked (scheme, credentials, every address the
+ * name resolves to), then the socket is pinned to the checked addresses (no second resolution a
+ * name could rebind to an internal address). Redirects are not followed. The body is
  * cut off past the cap (a lying or missing Content-Length cannot make it bigger).
  * Throws an Error whose message is the row's problem.
  */
 export async function importImage(ctx: AppContext, storeId: string, url: string, alt: string | null): Promise<string> {
   const allowPrivate = ctx.config.webhooks.allowPrivateHosts;
+  let addresses: Awaited<ReturnType<typeof resolveDestination>>;
   try {
     await checkWebhookUrl(url, allowPrivate);
+    addresses = await resolveDestination(url, allowPrivate);
   } catch (error) {
     const detail = error instanceof AppError ? error.details?.[0]?.message : undefined;
     throw new Error(`the image URL is refused: ${detail ?? (error as Error).message}`);
@@ -37,7 +39,7 @@ export async function importImage(ctx: AppContext, storeId: string, url: string,
     await new Promise<void>((resolve, reject) => {
       const target = new URL(url);
       const client = target.protocol === 'https:' ? https : http;
-      const request = client.get(target, { agent: false, lookup: webhookLookup(allowPrivate) as never, timeout: FETCH_TIMEOUT_MS, headers: { 'user-agent': 'Shopwright-Import/1' } }, (response) => {
+      const request = client.get(target, { agent: false, lookup: pinnedLookup(addresses) as never, timeout: FETCH_TIMEOUT_MS, headers: { 'user-agent': 'Shopwright-Import/1' } }, (response) => {
         if (response.statusCode !== 200) {
           response.resume();
           reject(new Error(`the image URL answered ${response.statusCode}`));
