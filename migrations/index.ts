@@ -28,6 +28,7 @@ import * as stockCountHolds from './20261125003000_stock_count_holds.js';
 import * as manualPayments from './20261125003100_manual_payments.js';
 import * as apiKeys from './20261125009000_api_keys.js';
 import * as apiKeyRevocation from './20261126031000_api_key_revocation.js';
+import * as productCsvLedger from './20261126190000_product_csv_ledger.js';
 import * as webhooks from './20261125009100_webhooks.js';
 import * as orderLifecycle from './20261125010000_order_lifecycle.js';
 import * as backendState from './20261125011000_backend_state.js';
@@ -76,5 +77,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261125015000_campaign_sweep_requeues', module: campaignSweepRequeues },
   { name: '20261126002300_order_item_restocks', module: orderItemRestocks },
   { name: '20261126031000_api_key_revocation', module: apiKeyRevocation },
-  { name: '20261126180000_audit_log', module: auditLog }
+  { name: '20261126180000_audit_log', module: auditLog },
+  { name: '20261126190000_product_csv_ledger', module: productCsvLedger }
 ];

@@ -6,6 +6,9 @@ import { auditExportJob } from './audit-export.js';
 import { auditRetentionJob } from './audit-retention.js';
 import { customersExportJob } from './customers-export.js';
 import { customersImportJob } from './customers-import.js';
+import { productsBulkJob } from './products-bulk.js';
+import { productsExportJob } from './products-export.js';
+import { productsImportJob } from './products-import.js';
 import { domainCheckJob } from './domain-check.js';
 import { domainRecheckJob } from './domain-recheck.js';
 import { externalSystemBackfillJob } from './external-system-backfill.js';
@@ -29,6 +32,9 @@ export const JOB_KINDS: JobKind[] = [
   auditExportJob,
   auditRetentionJob,
   customersExportJob,
+  productsImportJob,
+  productsExportJob,
+  productsBulkJob,
   jobRunsSweepJob,
   stripeEventJob,
   checkoutReservationsReleaseJob,

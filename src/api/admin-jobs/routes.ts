@@ -49,7 +49,7 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
       openapi: {
         success: {
           status: 200,
-          description: 'The export as CSV (one header row, then one row per customer), as an attachment',
+          description: 'The export as CSV (one header row, then one row per customer, or Shopify\'s product rows), as an attachment',
           content: { 'text/csv': { schema: { type: 'string' } } }
         }
       }
@@ -61,7 +61,8 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
       const file = await storageFor(ctx).get(fileKey);
       // Personal data in bulk leaves the store here: recorded before the first byte goes out.
       await recordBulkRead(ctx, { action: 'export.downloaded', resourceType: 'job', resourceId: jobId, details: { type } });
-      const name = `${type === 'audit.export' ? 'audit-log' : 'customers'}-${createdAt.toISOString().slice(0, 10)}.csv`;
+      // `customers.export` -> customers-….csv, `products.export` -> products-….csv, `audit.export` -> audit-log-….csv
+      const name = `${type === 'audit.export' ? 'audit-log' : type.split('.')[0]}-${createdAt.toISOString().slice(0, 10)}.csv`;
       return h
         .response(file.body)
         .type('text/csv; charset=utf-8')

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { csvLine } from '../customers/csv-format.js';
+import { csvLine } from '../csv/format.js';
 import { completeJob, findJobRow, reportJobProgress } from '../job-history/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { auditQuery, toAuditDto, type AuditFilter } from './read.js';

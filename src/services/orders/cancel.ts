@@ -86,7 +86,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
           storeId,
           orderId,
           items.map((item) => ({ orderItemId: item.id, quantity: item.quantity })),
-          { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${before.number} cancelled` }
+          { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${before.number} cancelled`, code: 'cancel' }
         )
       : null;
     const backInStock = restocked?.backInStock ?? [];

@@ -84,7 +84,7 @@ export async function cancelOverdueOrder(ctx: AppContext, storeId: string, order
       storeId,
       orderId,
       items.map((item) => ({ orderItemId: item.id, quantity: item.quantity })),
-      { reason: `order #${order.number} cancelled unpaid` }
+      { reason: `order #${order.number} cancelled unpaid`, code: 'cancel' }
     );
     if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
 

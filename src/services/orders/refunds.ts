@@ -88,7 +88,7 @@ async function settleRefund(
     refund.storeId,
     refund.orderId,
     refund.items.filter((line) => line.restock).map(({ orderItemId, quantity }) => ({ orderItemId, quantity })),
-    { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${order.number} refunded` }
+    { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${order.number} refunded`, code: 'refund' }
   );
   const restockedOf = new Map(restock.lines.map((line) => [line.orderItemId, line.restockedQuantity]));
   const items = refund.items.map((line) => ({ ...line, restockedQuantity: line.restock ? (restockedOf.get(line.orderItemId) ?? 0) : 0 }));

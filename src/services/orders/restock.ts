@@ -66,6 +66,6 @@ export async function restockOrderLines(
     }
     lines.push({ orderItemId, quantity, restockedQuantity });
   }
-  const backInStock = await restockUnits(trx, storeId, units, change);
+  const backInStock = await restockUnits(trx, storeId, units, { ...change, orderId });
   return { lines, restockedQuantity: total, backInStock };
 }

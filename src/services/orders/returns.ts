@@ -127,7 +127,7 @@ export async function receiveReturn(
     }
     // Capped per line: units a refund with restock already put back do not go back a second time.
     const restocked = restock
-      ? await restockOrderLines(trx, storeId, found.orderId, lines, { userId: actor.type === 'user' ? actor.userId : null, reason: 'return received' })
+      ? await restockOrderLines(trx, storeId, found.orderId, lines, { userId: actor.type === 'user' ? actor.userId : null, reason: 'return received', code: 'return' })
       : null;
     if (restocked?.backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: restocked.backInStock });
     const [row] = (await trx('orderReturns')

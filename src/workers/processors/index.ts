@@ -7,6 +7,7 @@ import { auditExportProcessor } from './audit-export.js';
 import { auditRetentionProcessor } from './audit-retention.js';
 import { customersExportProcessor } from './customers-export.js';
 import { customersImportProcessor } from './customers-import.js';
+import { productsBulkProcessor, productsExportProcessor, productsImportProcessor } from './products.js';
 import { domainCheckProcessor } from './domain-check.js';
 import { domainRecheckProcessor } from './domain-recheck.js';
 import { externalSystemBackfillProcessor } from './external-system-backfill.js';
@@ -29,6 +30,9 @@ export const PROCESSORS: JobProcessor[] = [
   auditExportProcessor,
   auditRetentionProcessor,
   customersExportProcessor,
+  productsImportProcessor,
+  productsExportProcessor,
+  productsBulkProcessor,
   jobRunsSweepProcessor,
   stripeEventProcessor,
   checkoutReservationsReleaseProcessor,
