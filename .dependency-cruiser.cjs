@@ -2,14 +2,14 @@
  * The code's shape, checked by `npm run lint` (dependency-cruiser). CONTRIBUTING.md explains the
  * layers; every rule here is an error, and the lint passes only with none broken.
  *
- *   api ──> services ──> db          workers ──> services
- *     └──────┴──> jobs (declarations: name, queue, payload schema, options, schedule)
+ *   api / workers ──> use-cases ──> services (domain modules) ──> platform ──> adapters, db
+ *        └───────────────┴──────────────┴──> jobs (declarations: name, queue, payload schema, options, schedule)
  *
  * Type-only imports count like any other (a type loop is still a loop to a reader).
  */
 // What package.json's scripts and the Procfile run, plus tests, benches and migrations.
 const ENTRY_POINTS = ['^src/start\\.ts$', '^src/api/index\\.ts$', '^src/workers/index\\.ts$', '^src/db/migrate\\.ts$', '^test/', '^bench/', '^migrations/'];
-const LAYERS = '^src/(api|services|db|jobs|workers|adapters)/';
+const LAYERS = '^src/(api|use-cases|services|platform|db|jobs|workers|adapters)/';
 
 module.exports = {
   forbidden: [
@@ -39,21 +39,35 @@ module.exports = {
       severity: 'error',
       comment: 'src/db/ (connections, statements, transactions) knows nothing of the layers above it.',
       from: { path: '^src/db/' },
-      to: { path: '^src/(api|services|jobs|workers|adapters)/' }
+      to: { path: '^src/(api|use-cases|services|platform|jobs|workers|adapters)/' }
     },
     {
       name: 'jobs-are-declarations',
       severity: 'error',
       comment: 'A job declaration (src/jobs/) is what producers and workers share: it imports no service, worker, route or table. Its processor lives in src/workers/processors/.',
       from: { path: '^src/jobs/' },
-      to: { path: '^src/(api|services|db|workers)/' }
+      to: { path: '^src/(api|use-cases|services|platform|db|workers)/' }
     },
     {
-      name: 'services-below-api-and-workers',
+      name: 'use-cases-below-api-and-workers',
       severity: 'error',
-      comment: 'Services are called by routes and workers, never the other way round.',
-      from: { path: '^src/services/' },
+      comment: 'A use case (src/use-cases/) is called by routes and workers; it calls the modules, never a route or a worker.',
+      from: { path: '^src/use-cases/' },
       to: { path: '^src/(api|workers)/' }
+    },
+    {
+      name: 'services-below-use-cases',
+      severity: 'error',
+      comment: 'Domain modules are called by use cases, routes and workers, never the other way round.',
+      from: { path: '^src/services/' },
+      to: { path: '^src/(api|workers|use-cases)/' }
+    },
+    {
+      name: 'platform-below-modules',
+      severity: 'error',
+      comment: 'The platform (outbox, domain events, cache, Liquid, transactions, pagination, secrets, the module registry) serves every module and knows none of them.',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(api|workers|use-cases|services)/' }
     },
     {
       name: 'api-through-services',
@@ -72,9 +86,9 @@ module.exports = {
     {
       name: 'adapters-are-ports',
       severity: 'error',
-      comment: 'An adapter (src/adapters/) implements an outside-world port (queue, cache, pub/sub, rate limit) and knows no business rule.',
+      comment: 'An adapter (src/adapters/) implements an outside-world port (queue, cache, pub/sub, rate limit, payments, mail, storage) and knows no business rule.',
       from: { path: '^src/adapters/' },
-      to: { path: '^src/(api|services|jobs|workers)/' }
+      to: { path: '^src/(api|use-cases|services|platform|jobs|workers)/' }
     },
     {
       name: 'kernel-below-layers',

@@ -1,14 +1,14 @@
+import { channel } from 'node:diagnostics_channel';
 import { createBackends, type Backends } from './adapters/index.js';
 import type { Config } from './config.js';
-import { logStatements } from './db/statement-log.js';
 import { createDb, type Db } from './db/knex.js';
 import { ReadReplica } from './db/read-replica.js';
 import { Queues } from './jobs/queues.js';
 import { createLogger, knexLog, type Logger } from './logger.js';
-import { LocalCache } from './services/cache/local-cache.js';
-import { OutboxRelay } from './services/outbox/relay.js';
-import { registerPool } from './services/outbox/wake.js';
-import type { ModuleContribution } from './services/modules/contribution.js';
+import { LocalCache } from './platform/cache/local-cache.js';
+import { OutboxRelay } from './platform/outbox/relay.js';
+import { registerPool } from './platform/outbox/wake.js';
+import type { ModuleContribution } from './platform/modules/contribution.js';
 
 /** An installed module (src/services/modules/index.ts lists them): what it offers the others. */
 export type Module = ModuleContribution<AppContext>;
@@ -33,6 +33,12 @@ export interface AppContext {
   modules: readonly Module[];
 }
 
+/**
+ * The app's primary pool, announced once built: test machinery subscribes (test/setup/statement-log.ts
+ * logs its statements for the Citus check); with no subscriber, nothing happens.
+ */
+const poolChannel = channel('shopwright:db-pool');
+
 export interface ContextOptions {
   /** Usually MODULES from services/modules/index.ts: passed in, because those modules import this file. */
   modules: readonly Module[];
@@ -52,7 +58,7 @@ export function createContext(config: Config, options: ContextOptions): AppConte
   );
   const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   registerPool(db);
-  if (config.statementLogDir) logStatements(db, config.statementLogDir);
+  if (poolChannel.hasSubscribers) poolChannel.publish({ db });
   const backends = createBackends(config, db, log);
   const queues = new Queues(backends.queue, log);
   const cache = new LocalCache(backends.invalidation, log, config.storefrontCacheTtlMs);

@@ -13,7 +13,7 @@ runMain(async () => {
     boot(),
     import('./api/server.js'),
     import('./context.js'),
-    import('./services/modules/index.js'),
+    import('./installed-modules.js'),
     import('./db/migrate.js'),
     import('./workers/run-workers.js'),
     import('./api/console/ensure-built.js')

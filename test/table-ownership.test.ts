@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { FOREIGN_WRITES, MODULES_BY_PATH, TABLE_OWNERS, type OwningModule } from '../src/services/table-owners.js';
+import { FOREIGN_WRITES, MODULES_BY_PATH, TABLE_OWNERS, type OwningModule } from '../src/platform/table-owners.js';
 
 // Sources are read from the repository (tests run from its root), not from dist/.
 const ROOT = process.cwd();
@@ -57,8 +57,7 @@ function tablesWritten(source: string, tables: Set<string>): Set<string> {
   return written;
 }
 
-// Normalised, so that an owner outside the services (the adapters' own state tables) is named as `../adapters/`.
-const servicePath = (p: string) => path.posix.normalize(`src/services/${p}`);
+const servicePath = (p: string) => `src/${p}`;
 const ownerPaths = (module: OwningModule) => MODULES_BY_PATH[module].map(servicePath);
 const isOwnedBy = (file: string, module: OwningModule) => ownerPaths(module).some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
 
@@ -69,7 +68,7 @@ function foreignWrites(files: Record<string, string>, tables: Set<string>): stri
     for (const table of tablesWritten(source, tables)) {
       const owner = TABLE_OWNERS[table];
       if (!owner) {
-        found.push(`${file} writes ${table}, which has no owner in src/services/table-owners.ts`);
+        found.push(`${file} writes ${table}, which has no owner in src/platform/table-owners.ts`);
         continue;
       }
       if (isOwnedBy(file, owner)) continue;
@@ -84,7 +83,7 @@ const tables = migrationTables();
 const sources = Object.fromEntries(sourceFiles('src').map((file) => [file, readFileSync(path.join(ROOT, file), 'utf8')]));
 
 t.test('every table the migrations create has exactly one owning module, and every owned table exists', async (t) => {
-  t.same([...tables].filter((table) => !TABLE_OWNERS[table]).sort(), [], 'tables without an owner in src/services/table-owners.ts');
+  t.same([...tables].filter((table) => !TABLE_OWNERS[table]).sort(), [], 'tables without an owner in src/platform/table-owners.ts');
   t.same(Object.keys(TABLE_OWNERS).filter((table) => !tables.has(table)).sort(), [], 'owners of tables no migration leaves');
   t.ok(tables.size >= 40, `read the migrations (${tables.size} tables)`);
   for (const [module, paths] of Object.entries(MODULES_BY_PATH)) {

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { closeCampaignTransports } from '../../src/services/email/transport.js';
 import { startWorkers } from '../../src/workers/run-workers.js';
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
-import { keysetPage, type PageRequest } from './pagination.js';
-import { hashToken, randomSecret } from './secrets.js';
+import { keysetPage, type PageRequest } from '../platform/pagination.js';
+import { hashToken, randomSecret } from '../platform/secrets.js';
 import type { Sql } from '../db/transaction.js';
 
 export const STOREFRONT_TOKEN_PREFIX = 'swsf_';

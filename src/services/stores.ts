@@ -3,10 +3,10 @@ import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
 import { bumpStorefrontVersion } from './catalog/catalog-version.js';
-import { dashboardFigures, storeCurrencyLocked } from './modules/registry.js';
-import { SingleFlight } from './cache/single-flight.js';
+import { dashboardFigures, storeCurrencyLocked } from '../platform/modules/registry.js';
+import { SingleFlight } from '../platform/cache/single-flight.js';
 import { checkedSmtpAddress } from './email/smtp-host-guard.js';
-import { withTransaction } from './with-transaction.js';
+import { withTransaction } from '../platform/with-transaction.js';
 import type { Transaction } from '../db/transaction.js';
 
 export interface ShippingMethod {

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/api-keys.js';
 import type { ApiKeyScope } from '../../services/api-keys/scopes.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';

@@ -6,7 +6,7 @@ import {
   type CustomerFilters,
   type CustomerPatch
 } from '../../services/customers/customers.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { createDiscount, getDiscount, listDiscounts, replaceDiscount, type DiscountInput } from '../../services/discounts.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';

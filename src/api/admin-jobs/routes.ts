@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { storageFor } from '../../services/storage/index.js';
 import { getJob, jobFileKey, listJobs } from '../../services/job-history/job-runs.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { previewAudience, type Audience } from '../../services/marketing/audience.js';
 import { CAMPAIGN_TYPES, cancelCampaign, createCampaign, getCampaign, listCampaigns, type CampaignInput, type CampaignType } from '../../services/marketing/campaigns.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../services/roles.js';
 import {
   createTemplate,

@@ -3,7 +3,7 @@ import { createFulfillment, type FulfillmentInput } from '../../services/orders/
 import { markOrderPaid } from '../../services/orders/manual-payments.js';
 import { getOrder, listOrders, type OrderListFilters } from '../../services/orders/orders.js';
 import { userActor } from '../../services/orders/timeline.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS, ANY_MEMBER } from '../../services/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';

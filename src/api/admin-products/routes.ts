@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { changeInventory } from '../../services/catalog/inventory.js';
 import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
 import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/product-rows.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

@@ -1,4 +1,4 @@
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { listReviews, moderateReview, type ReviewState } from '../../services/reviews/reviews.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';

@@ -4,7 +4,7 @@ import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rot
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery, text } from '../schemas.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { withMeta } from '../plugins/envelope.js';
 import { storefrontTokenListResponse, storefrontTokenResponse, storefrontTokenSecretResponse } from './schemas.js';
 

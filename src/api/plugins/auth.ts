@@ -8,7 +8,7 @@ import { JWT_ALGORITHM } from '../../services/access-tokens.js';
 import { API_KEY_PREFIX, authenticateApiKey, consumeApiKeyRate, type ApiKeyPrincipal } from '../../services/api-keys/api-keys.js';
 import type { ApiKeyScope } from '../../services/api-keys/scopes.js';
 import { userForAccessToken } from '../../services/auth.js';
-import { LocalRateLimiter } from '../../services/rate-limit.js';
+import { LocalRateLimiter } from '../../platform/rate-limit.js';
 import type { Role, Tenant } from '../../services/roles.js';
 import { authenticateStorefrontToken, STOREFRONT_TOKEN_PREFIX } from '../../services/storefront-tokens.js';
 import { findMembership } from '../../services/users.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { listProductReviews, upsertReview, type ReviewInput } from '../../services/reviews/reviews.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

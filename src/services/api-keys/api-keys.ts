@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { consumeRateLimit } from '../rate-limit.js';
-import { hashToken, randomSecret } from '../secrets.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { consumeRateLimit } from '../../platform/rate-limit.js';
+import { hashToken, randomSecret } from '../../platform/secrets.js';
 import type { ApiKeyScope } from './scopes.js';
 
 export const API_KEY_PREFIX = 'swk_';

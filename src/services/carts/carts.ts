@@ -8,7 +8,7 @@ import { cachedStore, type StoreRow } from '../stores.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface CartItemInput {
   variantId: string;

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockStockHolds } from '../checkout/stock-holds.js';
 import type { InventoryPolicy, VariantRow } from './product-rows.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface InventoryChange {

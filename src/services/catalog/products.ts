@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
@@ -14,9 +14,9 @@ import {
   type VariantRow
 } from './product-rows.js';
 import { insertWithSlug } from './slugs.js';
-import { variantsInUse } from '../modules/registry.js';
+import { variantsInUse } from '../../platform/modules/registry.js';
 import { syncVariants, type VariantInput } from './variants.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface ProductInput {

@@ -17,7 +17,7 @@ import { orderEventsCall } from '../webhooks/events.js';
 import type { WebhookTopic } from '../webhooks/topics.js';
 import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
 import { SESSION_COLUMNS, type SessionRow } from './sessions.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);

@@ -3,7 +3,7 @@ import { PREPARED } from '../../db/prepared-statements.js';
 import { conflict } from '../../errors.js';
 import { releaseDiscount } from '../carts/discount-rules.js';
 import type { AppContext } from '../../context.js';
-import { publishEvents } from '../events/domain-events.js';
+import { publishEvents } from '../../platform/events/domain-events.js';
 
 export interface ReservationLine {
   variantId: string;

@@ -11,7 +11,7 @@ import type { PaymentState } from '../payments/payment-state.js';
 import { cachedStore } from '../stores.js';
 import { availabilityFlipped, cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
 import type { OrderSnapshotLine } from '../orders/create-order.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface Address {
   firstName: string;

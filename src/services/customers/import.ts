@@ -22,7 +22,7 @@ import {
   type PartitionCheckpoint
 } from './import-batch.js';
 import { validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
 export const IMPORT_BATCH_SIZE = 5_000;

@@ -4,7 +4,7 @@ import { createJob } from '../job-history/job-runs.js';
 import type { Tenant } from '../roles.js';
 import { DOMAIN_CHECK_JOB_TYPE } from './check-job.js';
 import { findDomain, toDomainDto } from './domains.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /** POST /admin/store/domain/check: queue a DNS check of the store's domain; 202 with the job. */
 export async function requestDomainCheck(ctx: AppContext, tenant: Tenant) {

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { SendEmailPayload } from '../../jobs/send-email.js';
-import { findStoreTemplate } from '../modules/registry.js';
+import { findStoreTemplate } from '../../platform/modules/registry.js';
 import { AppError } from '../../errors.js';
-import { decryptSecret } from '../secrets.js';
+import { decryptSecret } from '../../platform/secrets.js';
 import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
 import { isSubscribed } from '../customers/unsubscribe.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
-import { decryptSecret, encryptSecret } from '../secrets.js';
+import { decryptSecret, encryptSecret } from '../../platform/secrets.js';
 import { checkedSmtpAddress } from './smtp-host-guard.js';
 import { platformDefaultMailer, pooledTransport, storeSmtpMailer, type Mailer } from './transport.js';
 import type { Sql } from '../../db/transaction.js';

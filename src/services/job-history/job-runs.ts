@@ -3,12 +3,12 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import type { TrackedJobPayload } from '../../jobs/tracked.js';
-import { reactInTransaction } from '../events/domain-events.js';
-import { enqueueJob } from '../outbox/enqueue.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { raiseJobFailureIssue } from '../issues/failure-issues.js';
 import { storageFor } from '../storage/index.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;

@@ -15,7 +15,7 @@ import { REFUNDABLE_STATES } from './refund-amounts.js';
 import { createRefund } from './refunds.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface CancelInput {
   reason: string;

@@ -6,7 +6,7 @@ import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface FulfillmentInput {
   items?: Array<{ orderItemId: string; quantity: number }>;

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { reactInTransaction } from '../events/domain-events.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { orderCancelledEmail } from './notifications.js';
 import { applyFigureChange } from './order-figures.js';
@@ -10,7 +10,7 @@ import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * An order the schedule may cancel: manual payment still pending, nothing shipped (a shipped order

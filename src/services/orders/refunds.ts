@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
-import { type EmitEvent } from '../events/domain-events.js';
+import { type EmitEvent } from '../../platform/events/domain-events.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
 import { callStripe, stripeClient } from '../payments/stripe-client.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
@@ -13,7 +13,7 @@ import { moveOrderPayment } from './payment-moves.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 type MailStore = { name: string; trackingBase: string };

@@ -5,7 +5,7 @@ import type { OrderItemRow } from './dto.js';
 import { loadOrder } from './orders.js';
 import { createRefund } from './refunds.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export const RETURN_STATUSES = ['requested', 'received', 'closed', 'cancelled'] as const;
 type ReturnLine = { orderItemId: string; quantity: number };

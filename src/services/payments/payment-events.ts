@@ -2,13 +2,13 @@ import Joi from 'joi';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { confirmCheckoutSession } from '../checkout/confirm.js';
-import { reactInTransaction } from '../events/domain-events.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { moveOrderPayment } from '../orders/payment-moves.js';
 import { reconcileStripeRefund } from '../orders/stripe-refunds.js';
 import { WEBHOOK } from '../orders/timeline.js';
 import { applied, ignored, type EventOutcome } from './event-outcome.js';
 import { decidePayment, type PaymentFact, type PaymentState } from './payment-state.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 /**

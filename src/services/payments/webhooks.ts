@@ -3,12 +3,12 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { stripeEventJob } from '../../jobs/stripe-event.js';
 import { raiseIssue } from '../issues/issues.js';
-import { enqueueJob } from '../outbox/enqueue.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { applyAccountEvent } from './accounts.js';
 import { ignored, type EventOutcome } from './event-outcome.js';
 import { INTENT_EVENT_STATES, onChargeRefunded, onPaymentIntentEvent, onRefundEvent, REFUND_EVENTS, type IntentEventType } from './payment-events.js';
 import { verifiedStripeEvent } from './stripe-event-verification.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', ...REFUND_EVENTS, 'account.updated'] as const;
 

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { AppError, conflict, uniqueViolation, unprocessable, validationFailed } from '../../errors.js';
 import { issueAccessToken } from '../access-tokens.js';
-import { hashPassword, hashToken, maskEmail, verifyPassword } from '../secrets.js';
+import { hashPassword, hashToken, maskEmail, verifyPassword } from '../../platform/secrets.js';
 import { findUserByEmail, membershipsOf, toUserDto, type UserRow } from '../users.js';
 import type { InviteRow } from './invites.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface AcceptInviteInput {
   token: string;

@@ -2,8 +2,8 @@ import type { AppContext } from '../../context.js';
 import { conflict, forbidden, notFound, uniqueViolation } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
 import type { Role, Tenant } from '../roles.js';
-import { hashToken, randomSecret } from '../secrets.js';
-import { withTransaction } from '../with-transaction.js';
+import { hashToken, randomSecret } from '../../platform/secrets.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;

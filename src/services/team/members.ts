@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import type { Role, Tenant } from '../roles.js';
 import { listOpenInvites } from './invites.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface MemberDto {
   userId: string;

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { decryptSecret, encryptSecret, randomSecret } from '../../platform/secrets.js';
 import { checkWebhookUrl } from './url-guard.js';
 import type { WebhookTopic } from './topics.js';
 

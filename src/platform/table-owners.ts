@@ -2,32 +2,32 @@
  * Who writes each table: every table is written (insert, update, delete, upsert, COPY) only by
  * its owning module; other modules call a function of that module. Reads are free. Checked, at
  * grep level, by test/table-ownership.test.ts, which also fails when a migration adds a table
- * that is not listed here. Paths are relative to src/services/.
+ * that is not listed here. Paths are relative to src/.
  */
 export const MODULES_BY_PATH = {
   // The PostgreSQL adapters' own state (rate windows, slots, catalog versions): infrastructure, not a service.
-  adapters: ['../adapters/'],
-  accounts: ['auth.ts', 'users.ts', 'password-reset.ts', 'team/'],
-  'api-keys': ['api-keys/'],
-  catalog: ['catalog/'],
-  checkout: ['carts/', 'checkout/'],
-  customers: ['customers/'],
-  discounts: ['discounts.ts'],
-  domains: ['domains/'],
-  email: ['email/'],
-  'external-system': ['external-system/'],
-  idempotency: ['idempotency/'],
-  issues: ['issues/'],
-  'job-history': ['job-history/'],
-  marketing: ['marketing/'],
-  orders: ['orders/'],
-  outbox: ['outbox/'],
-  payments: ['payments/'],
-  reviews: ['reviews/'],
-  'signed-requests': ['signed-requests.ts'],
-  stores: ['stores.ts'],
-  'storefront-tokens': ['storefront-tokens.ts'],
-  webhooks: ['webhooks/']
+  adapters: ['adapters/'],
+  accounts: ['services/auth.ts', 'services/users.ts', 'services/password-reset.ts', 'services/team/'],
+  'api-keys': ['services/api-keys/'],
+  catalog: ['services/catalog/'],
+  checkout: ['services/carts/', 'services/checkout/'],
+  customers: ['services/customers/'],
+  discounts: ['services/discounts.ts'],
+  domains: ['services/domains/'],
+  email: ['services/email/'],
+  'external-system': ['services/external-system/'],
+  idempotency: ['platform/idempotency/'],
+  issues: ['services/issues/'],
+  'job-history': ['services/job-history/'],
+  marketing: ['services/marketing/'],
+  orders: ['services/orders/'],
+  outbox: ['platform/outbox/'],
+  payments: ['services/payments/'],
+  reviews: ['services/reviews/'],
+  'signed-requests': ['platform/signed-requests.ts'],
+  stores: ['services/stores.ts'],
+  'storefront-tokens': ['services/storefront-tokens.ts'],
+  webhooks: ['services/webhooks/']
 } as const satisfies Record<string, readonly string[]>;
 
 export type OwningModule = keyof typeof MODULES_BY_PATH;

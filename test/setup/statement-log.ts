@@ -1,18 +1,25 @@
+import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 
 /**
+ * Test machinery, loaded into every process of a test run by `NODE_OPTIONS=--import <this file>`
+ * (test/setup/run-tap.ts sets both it and STATEMENT_LOG_DIR, and child processes inherit them).
  * Appends every distinct SQL text the app sends (builder, raw, prepared and pipelined statements all
- * pass knex's `query` event) to `<dir>/<pid>.sql`, one JSON string a line. Off unless
- * STATEMENT_LOG_DIR is set: npm test's runner (test/setup/run-tap.ts) sets it for the whole run and checks
- * that every statement on a store-scoped table names store_id.
+ * pass knex's `query` event) to `<dir>/<pid>.sql`, one JSON string a line; run-tap then checks that
+ * every statement on a store-scoped table names store_id.
  *
+ * The app's pool is announced by createContext on the `shopwright:db-pool` diagnostics channel (no
+ * subscriber outside a test run, so production does nothing): only that pool is logged, as before.
  * Statements a test file builds itself on the app's pool (fixtures, assertions) are left out: a
  * builder or raw query remembers, when created, whether its caller was under test/ rather than src/.
  * Not seen: statements run inside SQL functions and triggers, and COPY on a raw connection.
  */
-export function logStatements(db: Knex, dir: string): void {
+const dir = process.env.STATEMENT_LOG_DIR;
+if (dir) subscribe('shopwright:db-pool', (message) => logStatements((message as { db: Knex }).db, dir));
+
+function logStatements(db: Knex, dir: string): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${process.pid}.sql`);
   const seen = new Set<string>();
@@ -60,11 +67,11 @@ function markTestBuilders(db: Knex): Map<string, number> {
   return pending;
 }
 
-/** The first frame of ours outside src/db/ is in test/ (compiled or not). */
+/** The first frame of ours outside src/db/ and this file is in test/ (compiled or not). */
 function createdByTest(stack: string): boolean {
   for (const line of stack.split('\n').slice(1)) {
     if (line.includes('node_modules') || line.includes('node:')) continue;
-    if (/[/\\]src[/\\]db[/\\]/.test(line)) continue;
+    if (/[/\\]src[/\\]db[/\\]/.test(line) || /[/\\]test[/\\]setup[/\\]statement-log\.[jt]s/.test(line)) continue;
     if (/[/\\]test[/\\]/.test(line)) return true;
     if (/[/\\]src[/\\]/.test(line)) return false;
   }

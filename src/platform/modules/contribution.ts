@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { EmailTemplate } from '../email/templates.js';
 import type { DomainEvent, DomainEventType } from '../events/domain-event.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
@@ -26,6 +25,13 @@ export interface DashboardPart {
   setup?: Partial<DashboardSetup>;
   recentOrders?: unknown[];
   openIssues?: unknown[];
+}
+
+/** An email template's Liquid sources (a built-in one, or a store's own from marketing). */
+export interface EmailTemplate {
+  subject: string;
+  html: string;
+  text: string;
 }
 
 /** Resources other modules may ask for in the admin API's shape. */

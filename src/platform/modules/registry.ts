@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { EmailTemplate } from '../email/templates.js';
-import type { AdminResourceKind, DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
+import type { AdminResourceKind, EmailTemplate, DashboardPart, DashboardSetup, DashboardStats, PurchaseConditions, SqlCondition } from './contribution.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface Dashboard {
