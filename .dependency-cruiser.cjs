@@ -91,6 +91,13 @@ module.exports = {
       to: { path: '^src/(api|use-cases|services|platform|jobs|workers)/' }
     },
     {
+      name: 'vendor-sdks-in-adapters',
+      severity: 'error',
+      comment: 'Stripe, nodemailer and ioredis are reached through a port (src/adapters/payments, mail, redis) that createContext builds once and services find on the context.',
+      from: { path: '^src/', pathNot: '^src/adapters/' },
+      to: { path: 'node_modules/(stripe|nodemailer|ioredis)/' }
+    },
+    {
       name: 'kernel-below-layers',
       severity: 'error',
       comment: 'config, errors, logger and lifecycle are used by every layer and import none.',
@@ -100,7 +107,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^(src|test|bench|migrations)/',
+    // The vendor SDKs are included (not followed) so that vendor-sdks-in-adapters sees who imports them.
+    includeOnly: '^(src|test|bench|migrations)/|node_modules/(stripe|nodemailer|ioredis)/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },

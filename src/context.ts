@@ -1,5 +1,8 @@
 import { channel } from 'node:diagnostics_channel';
 import { createBackends, type Backends } from './adapters/index.js';
+import { createMail, type Mail } from './adapters/mail/index.js';
+import { createStripeGateway, type StripeGateway } from './adapters/payments/index.js';
+import { createStorage, type ObjectStorage } from './adapters/storage/index.js';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
 import { ReadReplica } from './db/read-replica.js';
@@ -29,6 +32,10 @@ export interface AppContext {
   replica: ReadReplica | null;
   /** Moves committed job intents (the outbox) into BullMQ; runs in every process that produces jobs. */
   outbox: OutboxRelay;
+  /** Vendor SDKs behind ports (src/adapters/), chosen once here: Stripe, mail transports, file storage. */
+  stripe: StripeGateway;
+  mail: Mail;
+  storage: ObjectStorage;
   /** The installed modules, handed over by the process (services ask them through services/modules/registry.ts). */
   modules: readonly Module[];
 }
@@ -63,7 +70,8 @@ export function createContext(config: Config, options: ContextOptions): AppConte
   const queues = new Queues(backends.queue, log);
   const cache = new LocalCache(backends.invalidation, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
-  return { config, log, db, replica, backends, queues, cache, outbox, modules: options.modules };
+  const adapters = { stripe: createStripeGateway(config), mail: createMail(config), storage: createStorage(config) };
+  return { config, log, db, replica, backends, queues, cache, outbox, ...adapters, modules: options.modules };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, signupOwner, unique, type Owner, type Teardownable, type TestApp } from './helpers/app.js';
 import { seedCustomers, waitForCampaign } from './helpers/marketing.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';

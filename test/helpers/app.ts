@@ -10,7 +10,7 @@ import { closeContext, createContext, openContext, type AppContext } from '../..
 import { MODULES } from '../../src/installed-modules.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
-import { clusterSeeds, type RedisTarget } from '../../src/redis.js';
+import { clusterSeeds, type RedisTarget } from '../../src/adapters/redis.js';
 import { createTestDatabase, dropTestDatabase } from './databases.js';
 
 export interface Teardownable {

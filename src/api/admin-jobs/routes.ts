@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import { storageFor } from '../../services/storage/index.js';
 import { getJob, jobFileKey, listJobs } from '../../services/job-history/job-runs.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../services/roles.js';
@@ -56,7 +55,7 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
       const { fileKey, createdAt } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);
-      const file = await storageFor(ctx).get(fileKey);
+      const file = await ctx.storage.get(fileKey);
       const name = `customers-${createdAt.toISOString().slice(0, 10)}.csv`;
       return h
         .response(file.body)

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { MAILER_PROVIDERS } from '../../services/email/transport.js';
+import { MAILER_PROVIDERS } from '../../adapters/mail/index.js';
 import { ISSUE_SEVERITIES } from '../../services/issues/issues.js';
 import { orderSummaryResource } from '../admin-orders/schemas.js';
 import { mediaResource } from '../admin-products/schemas.js';

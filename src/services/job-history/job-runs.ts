@@ -7,7 +7,6 @@ import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { raiseJobFailureIssue } from '../issues/failure-issues.js';
-import { storageFor } from '../storage/index.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
@@ -145,7 +144,7 @@ export async function recordJobFailure(ctx: AppContext, jobId: string, message: 
   });
   if (final && row) await raiseJobFailureIssue(ctx, row, message).catch(() => undefined);
   const inputFile = (row?.input as { fileKey?: unknown } | undefined)?.fileKey;
-  if (final && typeof inputFile === 'string') await storageFor(ctx).delete(inputFile);
+  if (final && typeof inputFile === 'string') await ctx.storage.delete(inputFile);
 }
 
 /**

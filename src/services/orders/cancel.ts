@@ -4,7 +4,7 @@ import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { releaseDiscountUse } from '../discounts.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
-import { callStripe, stripeClient } from '../payments/stripe-client.js';
+import { callStripe } from '../payments/stripe-calls.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { unitsOf } from './manual-payments.js';
 import { orderCancelledEmail } from './notifications.js';
@@ -52,7 +52,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
   if (current.paymentProvider === 'stripe' && current.paymentStatus === 'authorized' && current.paymentIntentId) {
     const account = await connectedStripeAccount(ctx.db, storeId);
     await callStripe('cancel the payment', () =>
-      stripeClient(ctx).paymentIntents.cancel(current.paymentIntentId!, { cancellation_reason: 'requested_by_customer' }, { stripeAccount: account ?? undefined, idempotencyKey: `order-cancel:${orderId}:void` })
+      ctx.stripe.cancelPaymentIntent(current.paymentIntentId!, { cancellation_reason: 'requested_by_customer' }, { stripeAccount: account ?? undefined, idempotencyKey: `order-cancel:${orderId}:void` })
     );
   } else if (refund && REFUNDABLE_STATES.includes(current.paymentStatus)) {
     const left = Number(current.total) - Number(current.amountRefunded);

@@ -4,7 +4,7 @@ import { lockVariants, restockUnits } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { type EmitEvent } from '../../platform/events/domain-events.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
-import { callStripe, stripeClient } from '../payments/stripe-client.js';
+import { callStripe } from '../payments/stripe-calls.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { toRefundDto } from './dto.js';
 import { orderRefundedEmail } from './notifications.js';
@@ -191,7 +191,7 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
     try {
       if (!account || !order.paymentIntentId) throw conflict('order_not_refundable', 'The order has no Stripe payment to refund', [{ path: 'orderId', message: 'no PaymentIntent or connected account' }]);
       stripeRefund = await callStripe('refund the payment', () =>
-        stripeClient(ctx).refunds.create(
+        ctx.stripe.createRefund(
           {
             payment_intent: order.paymentIntentId!,
             amount: Number(refund.amount),

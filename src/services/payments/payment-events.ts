@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type Stripe from 'stripe';
+import type { StripeCharge, StripeEvent, StripePaymentIntent } from '../../adapters/payments/index.js';
 import type { AppContext } from '../../context.js';
 import { confirmCheckoutSession } from '../checkout/confirm.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
@@ -69,7 +69,7 @@ interface SessionRef {
 const SESSION_REF = ['id', 'storeId', 'amount', 'currency', 'paymentIntentId', 'orderId', 'paymentStatus'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function sessionForIntent(ctx: AppContext, intent: Stripe.PaymentIntent): Promise<SessionRef | undefined> {
+async function sessionForIntent(ctx: AppContext, intent: StripePaymentIntent): Promise<SessionRef | undefined> {
   const byIntent = await ctx.db('checkoutSessions').comment('cross-store: stripe payment intent').where({ paymentIntentId: intent.id }).first(SESSION_REF);
   if (byIntent) return byIntent;
   // The session is given its PaymentIntent right after Stripe made it; until then the metadata names it.
@@ -85,7 +85,7 @@ const connectedAccountOf = async (db: Sql, storeId: string): Promise<string | nu
 /** Why an event about this store's payment cannot be trusted to change it, or null. */
 async function distrust(
   ctx: AppContext,
-  event: Stripe.Event,
+  event: StripeEvent,
   storeId: string,
   what: string,
   paid: { amount: number; currency: string },
@@ -99,17 +99,17 @@ async function distrust(
   return null;
 }
 
-const factOf = (event: Stripe.Event, state: PaymentState, amountRefunded?: number): PaymentFact => ({
+const factOf = (event: StripeEvent, state: PaymentState, amountRefunded?: number): PaymentFact => ({
   state,
   created: new Date(event.created * 1000),
   ...(amountRefunded === undefined ? {} : { amountRefunded })
 });
 
 /** A PaymentIntent event: authorised or paid makes the order (the shopper's confirm path), failed or canceled marks the payment. */
-export async function onPaymentIntentEvent(ctx: AppContext, event: Stripe.Event, type: IntentEventType): Promise<EventOutcome> {
+export async function onPaymentIntentEvent(ctx: AppContext, event: StripeEvent, type: IntentEventType): Promise<EventOutcome> {
   const { value, error } = intentObject.validate(event.data.object);
   if (error) return ignored(`malformed payment_intent: ${error.message}`);
-  const intent = value as Stripe.PaymentIntent;
+  const intent = value as StripePaymentIntent;
   // Sent also when the capturable amount changes otherwise: only a PaymentIntent awaiting capture is authorised.
   if (type === 'payment_intent.amount_capturable_updated' && intent.status !== 'requires_capture') {
     return ignored(`the PaymentIntent is ${intent.status}, not requires_capture`);
@@ -132,10 +132,10 @@ export async function onPaymentIntentEvent(ctx: AppContext, event: Stripe.Event,
 }
 
 /** `charge.refunded`: the order's payment becomes partially refunded or refunded, with the amount. */
-export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+export async function onChargeRefunded(ctx: AppContext, event: StripeEvent): Promise<EventOutcome> {
   const { value, error } = chargeObject.validate(event.data.object);
   if (error) return ignored(`malformed charge: ${error.message}`);
-  const charge = value as Stripe.Charge;
+  const charge = value as StripeCharge;
   const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
   if (!intentId) return ignored('the charge has no PaymentIntent');
   const order = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
@@ -162,7 +162,7 @@ export async function onChargeRefunded(ctx: AppContext, event: Stripe.Event): Pr
  * reconciles it with the order's refunds, so a refund made in Stripe's dashboard appears once and
  * one this API asked for settles (or is released if it failed).
  */
-export async function onRefundEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+export async function onRefundEvent(ctx: AppContext, event: StripeEvent): Promise<EventOutcome> {
   const { value, error } = refundObject.validate(event.data.object);
   if (error) return ignored(`malformed refund: ${error.message}`);
   const refund = value as { id: string; amount: number; currency: string; status: string | null; payment_intent?: string | { id: string } | null; metadata?: Record<string, string> | null };

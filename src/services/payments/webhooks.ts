@@ -1,4 +1,4 @@
-import type Stripe from 'stripe';
+import type { StripeEvent } from '../../adapters/payments/index.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { stripeEventJob } from '../../jobs/stripe-event.js';
@@ -41,7 +41,7 @@ export async function receiveStripeEvent(ctx: AppContext, rawBody: Buffer, signa
   return { received: true, duplicate: !stored };
 }
 
-async function handleStripeEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+async function handleStripeEvent(ctx: AppContext, event: StripeEvent): Promise<EventOutcome> {
   // Checked on receipt; a row stored before that check existed could lack it, and nothing orders without it.
   if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
   if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
@@ -59,7 +59,7 @@ export async function processStripeEvent(ctx: AppContext, eventId: string) {
   const row = await ctx.db('stripeEvents').where({ id: eventId }).first();
   if (!row || row.status === 'processed' || row.status === 'ignored') return { eventId, outcome: `already ${row?.status ?? 'gone'}` };
   await ctx.db('stripeEvents').where({ id: eventId }).update({ attempts: ctx.db.raw('attempts + 1') });
-  const result = await handleStripeEvent(ctx, row.payload as Stripe.Event);
+  const result = await handleStripeEvent(ctx, row.payload as StripeEvent);
   await ctx.db('stripeEvents')
     .where({ id: eventId })
     .update({ status: result.ignored ? 'ignored' : 'processed', reason: result.ignored ? result.reason.slice(0, 2000) : null, processedAt: ctx.db.fn.now(), error: null });
@@ -82,7 +82,7 @@ export async function stripeEventFailedForGood(ctx: AppContext, eventId: string,
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : (error as Error).message;
   await ctx.db('stripeEvents').where({ id: eventId }).update({ status: 'failed', error: message.slice(0, 2000) });
   const row = await ctx.db('stripeEvents').where({ id: eventId }).first('type', 'payload', 'accountId');
-  const object = (row?.payload as Stripe.Event | undefined)?.data?.object as { metadata?: Record<string, string> } | undefined;
+  const object = (row?.payload as StripeEvent | undefined)?.data?.object as { metadata?: Record<string, string> } | undefined;
   const storeId = await storeOfEvent(ctx, row?.accountId ?? null, object);
   if (!storeId || !/^[0-9a-f-]{36}$/i.test(storeId)) {
     ctx.log.error({ eventId, err: { message } }, 'stripe event failed for good and belongs to no known store');

@@ -3,35 +3,17 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../config.js';
-
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  secure: boolean;
-  user: string | null;
-  password: string | null;
-}
-
-/** The store's own SMTP server, the platform's SMTP_URL, or the local outbox when neither is set. */
-export const MAILER_PROVIDERS = ['smtp', 'platform', 'local'] as const;
-
-export interface Mailer {
-  provider: (typeof MAILER_PROVIDERS)[number];
-  transporter: Transporter;
-  /** Writes what the local outbox captured to disk (the local default has no server to send to). */
-  persist?: (messageId: string, raw: Buffer) => Promise<void>;
-}
+import type { Mail, Mailer, MailTransport, SmtpSettings } from './port.js';
 
 /**
- * The one mail transport module. Transactional mail gets a short-lived transport per message
- * (`storeSmtpMailer`, `platformDefaultMailer`); campaign mail, thousands of messages per batch,
- * reuses pooled connections (`pooledTransport`, resolved per store by `campaignSender` in
- * settings.ts).
+ * nodemailer behind the mail port (./port.ts): the one module that makes mail transports.
+ * Transactional mail gets a short-lived transport per message (`storeSmtpMailer`,
+ * `platformDefaultMailer`); campaign mail reuses pooled connections (`pooledTransport`).
  */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
 /** `address` is the checked address to connect to (see smtp-host-guard); TLS still verifies `smtp.host`. */
-export function storeSmtpMailer(smtp: SmtpSettings, rejectUnauthorized: boolean, address = smtp.host): Mailer {
+function storeSmtpMailer(smtp: SmtpSettings, rejectUnauthorized: boolean, address = smtp.host): Mailer {
   const transporter = nodemailer.createTransport({
     host: address,
     port: smtp.port,
@@ -40,7 +22,7 @@ export function storeSmtpMailer(smtp: SmtpSettings, rejectUnauthorized: boolean,
     tls: { rejectUnauthorized, ...(address !== smtp.host && !isIP(smtp.host) ? { servername: smtp.host } : {}) },
     ...TIMEOUTS
   });
-  return { provider: 'smtp', transporter };
+  return { provider: 'smtp', transporter: transporter as MailTransport };
 }
 
 let platformMailer: { url: string; mailer: Mailer } | null = null;
@@ -55,12 +37,12 @@ export function platformDefaultMailer(config: Config): Mailer {
   let mailer: Mailer;
   if (config.smtpUrl) {
     // The same timeouts as store transports (nodemailer waits minutes by default); the URL's own query wins.
-    mailer = { provider: 'platform', transporter: nodemailer.createTransport({ url: config.smtpUrl, ...TIMEOUTS } as Parameters<typeof nodemailer.createTransport>[0]) };
+    mailer = { provider: 'platform', transporter: nodemailer.createTransport({ url: config.smtpUrl, ...TIMEOUTS } as Parameters<typeof nodemailer.createTransport>[0]) as MailTransport };
   } else {
     const outbox = path.join(config.storageDir, 'outbox');
     mailer = {
       provider: 'local',
-      transporter: nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+      transporter: nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }) as MailTransport,
       persist: async (messageId, raw) => {
         await mkdir(outbox, { recursive: true });
         await writeFile(path.join(outbox, `${messageId.replace(/[^a-zA-Z0-9._-]/g, '_')}.eml`), raw);
@@ -99,7 +81,7 @@ function sweepIdle() {
 }
 
 /** The pooled transport kept under `key` (a digest of its settings), made with `create` the first time. */
-export function pooledTransport(key: string, create: () => Transporter): Transporter {
+function pooledTransport(key: string, create: () => Transporter): Transporter {
   let pool = pools.get(key);
   if (!pool) {
     pool = { transporter: create(), lastUsed: Date.now() };
@@ -119,4 +101,31 @@ export function closeCampaignTransports(): void {
   pools.clear();
   if (sweeper) clearInterval(sweeper);
   sweeper = null;
+}
+
+/**
+ * A pool like `like`: the store's SMTP transport's options (its checked address, TLS and
+ * timeouts) or the platform's SMTP_URL, with up to `maxConnections` connections. The local outbox
+ * needs no pool: its own transport is handed back.
+ */
+function pooledLike(config: Config, key: string, like: Mailer, maxConnections: number): MailTransport {
+  if (like.provider === 'smtp') {
+    like.transporter.close();
+    const options = (like.transporter as unknown as { options: Record<string, unknown> }).options;
+    return pooledTransport(key, () => nodemailer.createTransport({ ...options, pool: true, maxConnections, maxMessages: Infinity } as any)) as MailTransport;
+  }
+  if (like.provider === 'platform') {
+    const url = config.smtpUrl;
+    return pooledTransport(key, () => nodemailer.createTransport({ url, pool: true, maxConnections, maxMessages: Infinity } as any)) as MailTransport;
+  }
+  return like.transporter;
+}
+
+/** The mail port on nodemailer, for one process's context. */
+export function createMail(config: Config): Mail {
+  return {
+    platform: () => platformDefaultMailer(config),
+    store: (smtp, rejectUnauthorized, address) => storeSmtpMailer(smtp, rejectUnauthorized, address),
+    pooled: (key, like, maxConnections) => pooledLike(config, key, like, maxConnections)
+  };
 }
