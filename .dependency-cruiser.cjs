@@ -91,6 +91,20 @@ module.exports = {
       to: { path: '^src/(api|use-cases|services|platform|jobs|workers)/' }
     },
     {
+      name: 'module-through-its-face',
+      severity: 'error',
+      comment: 'A domain module (a folder under src/services/) is entered only through its index.ts, the functions, types and events it offers; its other files are private to it. (Tests may reach inside.)',
+      from: { path: '^src/services/([^/]+)/' },
+      to: { path: '^src/services/[^/]+/', pathNot: ['^src/services/$1/', '^src/services/[^/]+/index\\.ts$'] }
+    },
+    {
+      name: 'modules-through-their-faces',
+      severity: 'error',
+      comment: 'Routes, workers, use cases and the composition files reach a module through its index.ts only.',
+      from: { path: '^src/', pathNot: '^src/services/' },
+      to: { path: '^src/services/[^/]+/', pathNot: '^src/services/[^/]+/index\\.ts$' }
+    },
+    {
       name: 'vendor-sdks-in-adapters',
       severity: 'error',
       comment: 'Stripe, nodemailer and ioredis are reached through a port (src/adapters/payments, mail, redis) that createContext builds once and services find on the context.',

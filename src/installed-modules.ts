@@ -1,16 +1,25 @@
 import type { Module } from './context.js';
-import { catalogModule } from './services/catalog/module.js';
-import { customersModule } from './services/customers/module.js';
-import { domainsModule } from './services/domains/module.js';
-import { issuesModule } from './services/issues/module.js';
-import { marketingModule } from './services/marketing/module.js';
-import { ordersModule } from './services/orders/module.js';
-import { paymentsModule } from './services/payments/module.js';
-import { reviewsModule } from './services/reviews/module.js';
-import { webhooksModule } from './services/webhooks/module.js';
+import { accountsModule } from './services/accounts/index.js';
+import { apiKeysModule } from './services/api-keys/index.js';
+import { checkoutModule } from './services/checkout/index.js';
+import { discountsModule } from './services/discounts/index.js';
+import { emailModule } from './services/email/index.js';
+import { externalSystemModule } from './services/external-system/index.js';
+import { jobHistoryModule } from './services/job-history/index.js';
+import { storesModule } from './services/stores/index.js';
+import { catalogModule } from './services/catalog/index.js';
+import { customersModule } from './services/customers/index.js';
+import { domainsModule } from './services/domains/index.js';
+import { issuesModule } from './services/issues/index.js';
+import { marketingModule } from './services/marketing/index.js';
+import { ordersModule } from './services/orders/index.js';
+import { paymentsModule } from './services/payments/index.js';
+import { reviewsModule } from './services/reviews/index.js';
+import { webhooksModule } from './services/webhooks/index.js';
 
 /**
- * Every installed module's contribution. Add one line per module. Each process hands this list to
+ * Every module (a folder under src/services/) and its contribution, in the order the registry asks
+ * them (the first to answer a question answers it). Add one line per module. Each process hands this list to
  * `createContext`; services reach the modules through `ctx.modules`, never by importing this file.
  */
 export const MODULES: Module[] = [
@@ -22,5 +31,14 @@ export const MODULES: Module[] = [
   paymentsModule,
   domainsModule,
   marketingModule,
-  webhooksModule
+  webhooksModule,
+  // Modules that contribute nothing to the others yet; listed all the same (one meaning of "module").
+  accountsModule,
+  apiKeysModule,
+  checkoutModule,
+  discountsModule,
+  emailModule,
+  externalSystemModule,
+  jobHistoryModule,
+  storesModule
 ];

@@ -1,44 +1,33 @@
 /**
  * Who writes each table: every table is written (insert, update, delete, upsert, COPY) only by
- * its owning module; other modules call a function of that module. Reads are free. Checked, at
- * grep level, by test/table-ownership.test.ts, which also fails when a migration adds a table
- * that is not listed here. Paths are relative to src/.
+ * its owner; other modules call a function of the owner, or run a statement it exports. Reads are
+ * free. Checked, at grep level, by test/table-ownership.test.ts, which also fails when a migration
+ * adds a table that is not listed here.
+ *
+ * An owner is a domain module, named as its folder under src/services/ (the one meaning of
+ * "module": that folder, its index.ts face, its `Module` listed in src/installed-modules.ts), or
+ * one of the platform's parts below.
  */
-export const MODULES_BY_PATH = {
-  // The PostgreSQL adapters' own state (rate windows, slots, catalog versions): infrastructure, not a service.
-  adapters: ['adapters/'],
-  accounts: ['services/auth.ts', 'services/users.ts', 'services/password-reset.ts', 'services/team/'],
-  'api-keys': ['services/api-keys/'],
-  catalog: ['services/catalog/'],
-  checkout: ['services/carts/', 'services/checkout/'],
-  customers: ['services/customers/'],
-  discounts: ['services/discounts.ts'],
-  domains: ['services/domains/'],
-  email: ['services/email/'],
-  'external-system': ['services/external-system/'],
-  idempotency: ['platform/idempotency/'],
-  issues: ['services/issues/'],
-  'job-history': ['services/job-history/'],
-  marketing: ['services/marketing/'],
-  orders: ['services/orders/'],
-  outbox: ['platform/outbox/'],
-  payments: ['services/payments/'],
-  reviews: ['services/reviews/'],
-  'signed-requests': ['platform/signed-requests.ts'],
-  stores: ['services/stores.ts'],
-  'storefront-tokens': ['services/storefront-tokens.ts'],
-  webhooks: ['services/webhooks/']
-} as const satisfies Record<string, readonly string[]>;
+export const PLATFORM_OWNERS = {
+  // The PostgreSQL adapters' own state (rate windows, slots, catalog versions).
+  adapters: 'adapters/',
+  outbox: 'platform/outbox/',
+  idempotency: 'platform/idempotency/',
+  'signed-requests': 'platform/signed-requests.ts'
+} as const;
 
-export type OwningModule = keyof typeof MODULES_BY_PATH;
+export type PlatformOwner = keyof typeof PLATFORM_OWNERS;
 
-export const TABLE_OWNERS: Record<string, OwningModule> = {
+/** The source path (under src/) of an owner: its module folder, or its place in the platform. */
+export const ownerPath = (owner: string): string => (owner in PLATFORM_OWNERS ? PLATFORM_OWNERS[owner as PlatformOwner] : `services/${owner}/`);
+
+export const TABLE_OWNERS: Record<string, string> = {
   users: 'accounts',
   memberships: 'accounts',
   store_invites: 'accounts',
   password_resets: 'accounts',
   stores: 'stores',
-  storefront_tokens: 'storefront-tokens',
+  storefront_tokens: 'stores',
   api_keys: 'api-keys',
   products: 'catalog',
   product_variants: 'catalog',
@@ -53,7 +42,8 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   carts: 'checkout',
   cart_items: 'checkout',
   checkout_sessions: 'checkout',
-  stock_reservations: 'checkout',
+  // A checkout's holds on stock: taken, converted and given back through the catalog's statements (catalog/stock-holds.ts).
+  stock_reservations: 'catalog',
   orders: 'orders',
   order_items: 'orders',
   fulfillments: 'orders',
@@ -97,24 +87,3 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   webhook_events: 'webhooks',
   webhook_deliveries: 'webhooks'
 };
-
-/**
- * Writes that still happen outside a table's owner, each with why. The list may only shrink: the
- * ownership test fails on a foreign write not listed here, and on an entry that no longer writes.
- * Most sit on the checkout path, where the owner's write is one statement of a round trip the
- * caller composes; the way out is for the owner to export that statement (as catalog does with
- * `upsertExternalProducts`) and the caller to run it.
- */
-export const FOREIGN_WRITES: ReadonlyArray<{ table: string; file: string; why: string }> = [
-  {
-    table: 'customers',
-    file: 'orders/create-order.ts',
-    why: 'confirm creates or links the customer (counting orders and spend) in the statement that completes the order'
-  },
-  { table: 'outbox', file: 'orders/create-order.ts', why: 'the drawn order number is written into the confirmation email already in the outbox, in the same statement' },
-  { table: 'discounts', file: 'carts/discount-rules.ts', why: 'a checkout session counts its discount use under the session lock order (cart, session, variants, discount)' },
-  { table: 'product_variants', file: 'checkout/reservations.ts', why: 'a checkout session takes and gives back stock in its own statements (one round trip per step)' },
-  { table: 'inventory_ledger', file: 'checkout/reservations.ts', why: 'the ledger rows of those stock moves, in the same statements' },
-  { table: 'checkout_sessions', file: 'payments/payment-events.ts', why: 'a failed payment event marks the pending session failed' },
-  { table: 'jobs', file: 'customers/import-batch.ts', why: "each import partition's checkpoint is written in the batch's own transaction, on its COPY connection" }
-];

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { API_KEY_SCOPES } from '../../services/api-keys/scopes.js';
+import { API_KEY_SCOPES } from '../../services/api-keys/index.js';
 import { idValue, responseObject, text, timestamp } from '../schemas.js';
 
 const scope = Joi.string().valid(...API_KEY_SCOPES);

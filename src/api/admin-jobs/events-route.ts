@@ -1,5 +1,5 @@
-import { getJob } from '../../services/job-history/job-runs.js';
-import { ADMINS } from '../../services/roles.js';
+import { getJob } from '../../services/job-history/index.js';
+import { ADMINS } from '../../services/accounts/index.js';
 import { eventStream, eventStreamSuccess } from '../event-stream.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
-import { getCampaign } from '../../services/marketing/campaigns.js';
-import { ADMINS } from '../../services/roles.js';
+import { getCampaign } from '../../services/marketing/index.js';
+import { ADMINS } from '../../services/accounts/index.js';
 import { eventStream, eventStreamSuccess } from '../event-stream.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

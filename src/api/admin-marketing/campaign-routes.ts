@@ -1,9 +1,8 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
-import { previewAudience, type Audience } from '../../services/marketing/audience.js';
-import { CAMPAIGN_TYPES, cancelCampaign, createCampaign, getCampaign, listCampaigns, type CampaignInput, type CampaignType } from '../../services/marketing/campaigns.js';
+import { type Audience, CAMPAIGN_TYPES, type CampaignInput, type CampaignType, cancelCampaign, createCampaign, getCampaign, listCampaigns, previewAudience } from '../../services/marketing/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { ADMINS } from '../../services/accounts/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { idempotent } from '../idempotency.js';

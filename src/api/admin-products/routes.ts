@@ -1,9 +1,7 @@
 import Joi from 'joi';
-import { changeInventory } from '../../services/catalog/inventory.js';
-import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
-import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/product-rows.js';
+import { changeInventory, createProduct, deleteProduct, getProduct, listProducts, type ProductInput, type ProductStatus, setProductStatus, toAdminVariantDto, updateProduct } from '../../services/catalog/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { ANY_MEMBER } from '../../services/accounts/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,7 +1,6 @@
 import { forbidden } from '../../errors.js';
-import { cancelReturn, closeReturn, getReturn, receiveReturn, requestReturn } from '../../services/orders/returns.js';
-import { userActor } from '../../services/orders/timeline.js';
-import { ADMINS, ANY_MEMBER } from '../../services/roles.js';
+import { cancelReturn, closeReturn, getReturn, receiveReturn, requestReturn, userActor } from '../../services/orders/index.js';
+import { ADMINS, ANY_MEMBER } from '../../services/accounts/index.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { ADMINS } from '../../services/roles.js';
-import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/storefront-tokens.js';
+import { ADMINS } from '../../services/accounts/index.js';
+import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/stores/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery, text } from '../schemas.js';

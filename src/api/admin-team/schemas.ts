@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import { ROLES } from '../../services/roles.js';
-import { INVITE_STATUSES } from '../../services/team/invites.js';
+import { INVITE_STATUSES, ROLES } from '../../services/accounts/index.js';
 import { email, emailValue, idValue, responseObject, timestamp } from '../schemas.js';
 
 export const createInvitePayload = Joi.object({

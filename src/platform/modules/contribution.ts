@@ -71,6 +71,8 @@ export interface ModuleContribution<Ctx> {
   findTemplate?(ctx: Ctx, storeId: string, key: string): Promise<EmailTemplate | null>;
   /** Conditions on customers `c` for "has bought" audience filters (the orders module). */
   purchaseConditions?(filters: PurchaseConditions): SqlCondition[];
+  /** Whether the customer still takes marketing email (the customers module's consent), asked as each marketing email goes out. */
+  marketingConsent?(ctx: Ctx, storeId: string, customerId: string): Promise<boolean>;
   /** An unsubscribe through a link that names a campaign: marketing credits that campaign (in the caller's transaction). */
   creditUnsubscribe?(trx: Transaction, storeId: string, customerId: string, campaignId: string): Promise<void>;
   /** Reactions inside the transaction of the change, before it commits (webhook event rows: the transactional outbox). */

@@ -66,6 +66,12 @@ export function purchaseConditions(ctx: AppContext, filters: PurchaseConditions)
   return provider ? provider.purchaseConditions!(filters) : [{ sql: 'false', bindings: [] }];
 }
 
+/** Whether every module that keeps consent lets this customer receive marketing email. */
+export async function marketingConsent(ctx: AppContext, storeId: string, customerId: string): Promise<boolean> {
+  for (const module of ctx.modules) if (module.marketingConsent && !(await module.marketingConsent(ctx, storeId, customerId))) return false;
+  return true;
+}
+
 export async function creditUnsubscribe(ctx: AppContext, trx: Transaction, storeId: string, customerId: string, campaignId: string): Promise<void> {
   for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, storeId, customerId, campaignId);
 }

@@ -83,3 +83,15 @@ export function jobInsert<Payload>(kind: JobKind<Payload>, payload: Payload, opt
 export async function withdrawJob(db: Sql, jobId: string): Promise<boolean> {
   return (await db('outbox').where({ jobId }).delete()) > 0;
 }
+
+/**
+ * A job already in the outbox (not yet relayed) learns one more payload field from the statement
+ * that computes it: a CTE body for the caller's statement, `valueSql` a jsonb expression of it and
+ * `idBinding` the named binding of the outbox row's id (jobInsert's outboxId). The checkout's order
+ * insert writes the drawn order number into the confirmation email's job this way.
+ */
+export const setPayloadFieldSql = (field: string, valueSql: string, idBinding: string) =>
+  `update outbox set payload = jsonb_set(payload, '{${field}}', ${valueSql})
+      where id = ${idBinding}
+     returning 1`;
+

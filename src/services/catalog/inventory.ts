@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockStockHolds } from '../checkout/stock-holds.js';
+import { lockStockHolds } from './stock-holds.js';
 import type { InventoryPolicy, VariantRow } from './product-rows.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';

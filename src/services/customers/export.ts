@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { completeJob, findJobRow, reportJobProgress } from '../job-history/job-runs.js';
+import { completeJob, findJobRow, reportJobProgress } from '../job-history/index.js';
 import { EXPORT_COLUMNS } from './csv-columns.js';
 import { csvLine, TAG_SEPARATOR } from './csv-format.js';
 

@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../errors.js';
-import { completeJob, findJobRow } from '../job-history/job-runs.js';
+import { completeJob, findJobRow } from '../job-history/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
 import { findQuoteProblem, type QuoteProblem } from './csv-quotes.js';
 import {

@@ -7,9 +7,11 @@
  */
 import type { Module } from '../../context.js';
 import { findCustomerRow, toCustomerDto } from './customers.js';
+import { isSubscribed } from './unsubscribe.js';
 
 export const customersModule: Module = {
   name: 'customers',
+  marketingConsent: isSubscribed,
   adminResource: {
     customer: async (_ctx, db, storeId, id) => {
       const row = await findCustomerRow(db, storeId, id);

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { enqueueEmail } from '../email/outbox.js';
+import { enqueueEmail } from '../email/index.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { consumeRateLimit } from '../../platform/rate-limit.js';
 import type { CustomerRow } from './customers.js';

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { externalSystemBackfillJob } from '../../jobs/external-system-backfill.js';
-import { createJob, toJobDto } from '../job-history/job-runs.js';
-import type { Tenant } from '../roles.js';
+import { createJob, toJobDto } from '../job-history/index.js';
+import type { Tenant } from '../accounts/index.js';
 import { decryptSecret, encryptSecret, randomSecret } from '../../platform/secrets.js';
 import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './client.js';
 import { withTransaction } from '../../platform/with-transaction.js';

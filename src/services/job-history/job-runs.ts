@@ -6,7 +6,7 @@ import type { TrackedJobPayload } from '../../jobs/tracked.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
-import { raiseJobFailureIssue } from '../issues/failure-issues.js';
+import { raiseJobFailureIssue } from '../issues/index.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 

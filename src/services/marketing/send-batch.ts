@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
-import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/unsubscribe.js';
+import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/index.js';
 import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
 import { compileContent, renderCompiledSync, type CompiledContent } from '../../platform/liquid/email-content.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
-import { campaignSender, type CampaignSender } from '../email/settings.js';
+import { campaignSender, type CampaignSender } from '../email/index.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';

@@ -1,10 +1,9 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
-import { releaseDiscountUse } from '../discounts.js';
-import { enqueueEmail } from '../email/outbox.js';
-import { connectedStripeAccount } from '../payments/accounts.js';
-import { callStripe } from '../payments/stripe-calls.js';
+import { lockVariants, restockUnits } from '../catalog/index.js';
+import { releaseDiscountUse } from '../discounts/index.js';
+import { enqueueEmail } from '../email/index.js';
+import { callStripe, connectedStripeAccount } from '../payments/index.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { unitsOf } from './manual-payments.js';
 import { orderCancelledEmail } from './notifications.js';

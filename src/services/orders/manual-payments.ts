@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
-import { enqueueEmail } from '../email/outbox.js';
+import { lockVariants, restockUnits } from '../catalog/index.js';
+import { enqueueEmail } from '../email/index.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { orderCancelledEmail } from './notifications.js';

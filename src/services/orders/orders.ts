@@ -1,4 +1,4 @@
-import { PAYMENT_STATES } from '../payments/payment-state.js';
+import { PAYMENT_STATES } from '../payments/index.js';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';

@@ -1,10 +1,9 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
-import { enqueueEmail } from '../email/outbox.js';
+import { lockVariants, restockUnits } from '../catalog/index.js';
+import { enqueueEmail } from '../email/index.js';
 import { type EmitEvent } from '../../platform/events/domain-events.js';
-import { connectedStripeAccount } from '../payments/accounts.js';
-import { callStripe } from '../payments/stripe-calls.js';
+import { callStripe, connectedStripeAccount } from '../payments/index.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { toRefundDto } from './dto.js';
 import { orderRefundedEmail } from './notifications.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
+import { lockVariants, restockUnits } from '../catalog/index.js';
 import type { OrderItemRow } from './dto.js';
 import { loadOrder } from './orders.js';
 import { createRefund } from './refunds.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound, unprocessable } from '../../errors.js';
-import { noteCatalogWrite, readCatalog } from '../catalog/replica-routing.js';
+import { noteCatalogWrite, readCatalog } from '../catalog/index.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';

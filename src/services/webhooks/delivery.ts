@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
-import { enqueueEmail } from '../email/outbox.js';
+import { enqueueEmail } from '../email/index.js';
 import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.js';
 import { disableAfterMs, nextRetryDelayMs, retryWindowMs } from './retry-schedule.js';

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { validationFailed } from '../../errors.js';
-import { isInternalAddress } from '../email/smtp-host-guard.js';
+import { isInternalAddress } from '../email/index.js';
 
 /**
  * Webhook URLs are chosen by store admins and called from inside our network, so they get the store

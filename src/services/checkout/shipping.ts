@@ -1,4 +1,4 @@
-import type { ShippingMethod } from '../stores.js';
+import type { ShippingMethod } from '../stores/index.js';
 import { shippingPrice } from './totals.js';
 
 /**

@@ -1,23 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Sql } from '../../db/transaction.js';
-import { defineStatement, runStatement, runStatementsAndCommit } from '../../db/prepared-statements.js';
-import type { AppContext } from '../../context.js';
-import { conflict, notFound } from '../../errors.js';
-import { cartNotOpen } from '../carts/carts.js';
-import { redeemDiscount } from '../carts/discount-rules.js';
-import { emailInsert } from '../email/outbox.js';
-import { customerBindings, draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, UPSERT_CUSTOMER_SQL, type NewOrder } from '../orders/create-order.js';
-import { toOrderDto } from '../orders/dto.js';
-import { ensureOrderNumberSequence } from '../orders/order-numbers.js';
-import { orderConfirmationEmail } from '../orders/notifications.js';
-import { loadOrder } from '../orders/orders.js';
-import { orderMailStore, trackingUrlFor } from '../orders/tracking-url.js';
-import { PROVIDERS, type PaymentCheck } from '../payments/providers.js';
-import { orderEventsCall } from '../webhooks/events.js';
-import type { WebhookTopic } from '../webhooks/topics.js';
-import { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';
-import { SESSION_COLUMNS, type SessionRow } from './sessions.js';
-import { withTransaction } from '../../platform/with-transaction.js';
+import type { Sql } from '../db/transaction.js';
+import { runStatementsAndCommit } from '../db/prepared-statements.js';
+import type { AppContext } from '../context.js';
+import { conflict } from '../errors.js';
+import { cancelPendingSessions, cartNotOpen, completeSession, lockSessionAndCart, reserveStock, stockChanged } from '../services/checkout/index.js';
+import { redeemDiscount } from '../services/discounts/index.js';
+import { emailInsert } from '../services/email/index.js';
+import { customerBindings } from '../services/customers/index.js';
+import { draftOrderForEmail, ensureOrderNumberSequence, insertedOrder, loadOrder, type NewOrder, newTrackingToken, orderConfirmationEmail, orderDtoBeforeInsert, orderInsert, orderMailStore, toOrderDto, trackingUrlFor } from '../services/orders/index.js';
+import { PROVIDERS, type PaymentCheck } from '../services/payments/index.js';
+import { orderEventsCall } from '../services/webhooks/index.js';
+import type { WebhookTopic } from '../services/webhooks/index.js';
+import type { SessionRow } from '../services/checkout/index.js';
+import { withTransaction } from '../platform/with-transaction.js';
 
 export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);
@@ -38,27 +33,6 @@ type Created =
     }
   /** The provider must be asked over the network first: no row lock may be held meanwhile. */
   | { kind: 'ask-provider'; session: SessionRow };
-
-const LOCK_SESSION_AND_CART = defineStatement(`select c.status as cart_status, ${SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')}
-  from checkout_sessions s join carts c on c.id = s.cart_id
- where s.id = :sessionId and s.store_id = :storeId
-   for update of c, s`);
-
-/**
- * The customer is made or counted, the held stock becomes the order's, the session and the cart
- * complete: one statement (the session, cart and reservation rows are all locked before it).
- */
-const COMPLETE_SESSION = defineStatement(`with customer as (
-     ${UPSERT_CUSTOMER_SQL}
-   ), held as (
-     update stock_reservations set state = 'converted' where session_id = :sessionId and state = 'held' returning 1
-   ), session as (
-     update checkout_sessions set status = 'completed', order_id = :orderId, payment_status = :sessionPaymentStatus, updated_at = now()
-      where id = :sessionId returning 1
-   ), cart as (
-     update carts set status = 'completed', order_id = :orderId, updated_at = now() where id = :cartId returning 1
-   )
-   select id, first_name, last_name from customer`);
 
 /**
  * Turns a checkout session into an order, exactly once, whoever calls first: the shopper's
@@ -85,14 +59,6 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
   }
 }
 
-/** The session, locked after its cart (the order every checkout path uses; a cart's sessions are deleted with it). */
-async function lockSession(trx: Sql, storeId: string, sessionId: string): Promise<{ locked: SessionRow; cartStatus: string }> {
-  const row = (await runStatement<SessionRow & { cartStatus: string }>(trx, LOCK_SESSION_AND_CART, { sessionId, storeId })).rows[0];
-  if (!row) throw notFound('Checkout session');
-  const { cartStatus, ...locked } = row;
-  return { locked, cartStatus };
-}
-
 async function convert(
   ctx: AppContext,
   trx: Sql,
@@ -102,7 +68,7 @@ async function convert(
   sequence: string,
   store: { name: string; trackingBase: string }
 ): Promise<Created> {
-  const { locked, cartStatus } = await lockSession(trx, storeId, sessionId);
+  const { locked, cartStatus } = await lockSessionAndCart(trx, storeId, sessionId);
   if (locked.orderId) return { kind: 'existing', orderId: locked.orderId, stockChanged: [] };
   if (cartStatus !== 'open') throw cartNotOpen();
   const provider = PROVIDERS[locked.provider];
@@ -144,14 +110,12 @@ async function convert(
   // Everything but the numbered order first; the order, its items and a revenue shard go last, in
   // one statement, so rows shared with other checkouts are held only until the commit that follows.
   const orderId = randomUUID();
-  const completed = await runStatement<{ id: string; firstName: string | null; lastName: string | null }>(trx, COMPLETE_SESSION, {
-    ...customerBindings(newOrder),
+  const customer = await completeSession(trx, customerBindings(newOrder), {
     sessionId: locked.id,
     orderId,
     sessionPaymentStatus: paymentStatus === 'pending' ? locked.paymentStatus : paymentStatus,
     cartId: locked.cartId
   });
-  const customer = completed.rows[0]!;
   // Any other pending session of this cart gives its stock back now: the cart is sold. Only a
   // session that was no longer pending can have one (opening a session cancels the cart's others,
   // under the cart lock), so the usual confirm skips the look.

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
-import type { ShippingMethod } from '../stores.js';
-import { discountProblem, type DiscountRecord } from './discount-rules.js';
+import type { ShippingMethod } from '../stores/index.js';
+import { discountProblem, type DiscountRecord } from '../discounts/index.js';
 import { shipsTo } from './shipping.js';
 import { computeTotals, lineTotal, shippingPrice, type Totals } from './totals.js';
 

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { conflict, notFound } from '../errors.js';
-import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
-import { bumpStorefrontVersion } from './catalog/catalog-version.js';
-import { dashboardFigures, storeCurrencyLocked } from '../platform/modules/registry.js';
-import { SingleFlight } from '../platform/cache/single-flight.js';
-import { checkedSmtpAddress } from './email/smtp-host-guard.js';
-import { withTransaction } from '../platform/with-transaction.js';
-import type { Transaction } from '../db/transaction.js';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound } from '../../errors.js';
+import { checkedSmtpAddress, type EmailSettingsInput, readEmailSettings, toEmailSettingsDto, writeEmailSettings } from '../email/index.js';
+import { bumpStorefrontVersion } from '../catalog/index.js';
+import { dashboardFigures, storeCurrencyLocked } from '../../platform/modules/registry.js';
+import { SingleFlight } from '../../platform/cache/single-flight.js';
+import { withTransaction } from '../../platform/with-transaction.js';
+import type { Transaction } from '../../db/transaction.js';
 
 export interface ShippingMethod {
   id: string;

@@ -2,11 +2,11 @@ import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { PREPARED } from '../../db/prepared-statements.js';
-import { cancelSessions, stockChanged } from '../checkout/reservations.js';
+import { cancelSessions, stockChanged } from './reservations.js';
 import { addToOpenCart, assertLive, insertCart, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
-import { cachedStore, type StoreRow } from '../stores.js';
+import { cachedStore, type StoreRow } from '../stores/index.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
-import { discountProblem, findDiscountByCode, notApplicable } from './discount-rules.js';
+import { discountProblem, findDiscountByCode, notApplicable } from '../discounts/index.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { AppError, conflict, uniqueViolation, unprocessable, validationFailed } from '../../errors.js';
-import { issueAccessToken } from '../access-tokens.js';
+import { issueAccessToken } from './access-tokens.js';
 import { hashPassword, hashToken, maskEmail, verifyPassword } from '../../platform/secrets.js';
-import { findUserByEmail, membershipsOf, toUserDto, type UserRow } from '../users.js';
+import { findUserByEmail, membershipsOf, toUserDto, type UserRow } from './users.js';
 import type { InviteRow } from './invites.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 

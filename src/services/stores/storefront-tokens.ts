@@ -1,8 +1,8 @@
-import type { AppContext } from '../context.js';
-import { conflict, notFound } from '../errors.js';
-import { keysetPage, type PageRequest } from '../platform/pagination.js';
-import { hashToken, randomSecret } from '../platform/secrets.js';
-import type { Sql } from '../db/transaction.js';
+import type { AppContext } from '../../context.js';
+import { conflict, notFound } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { hashToken, randomSecret } from '../../platform/secrets.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const STOREFRONT_TOKEN_PREFIX = 'swsf_';
 const DISPLAY_PREFIX_LENGTH = 12;

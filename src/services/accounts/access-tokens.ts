@@ -1,5 +1,5 @@
 import Jwt from '@hapi/jwt';
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 
 export const JWT_ALGORITHM = 'HS256';
 

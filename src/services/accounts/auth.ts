@@ -1,15 +1,14 @@
-import type { AppContext } from '../context.js';
-import { PREPARED } from '../db/prepared-statements.js';
-import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../errors.js';
+import type { AppContext } from '../../context.js';
+import { PREPARED } from '../../db/prepared-statements.js';
+import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../../errors.js';
 import { issueAccessToken } from './access-tokens.js';
 import { authAttemptBuckets } from './auth-limits.js';
-import { consumeRateLimit } from '../platform/rate-limit.js';
+import { consumeRateLimit } from '../../platform/rate-limit.js';
 import type { Role } from './roles.js';
-import { hashPassword, randomSecret, verifyPassword } from '../platform/secrets.js';
-import { insertStore } from './stores.js';
-import { insertStorefrontToken, newStorefrontSecret } from './storefront-tokens.js';
+import { hashPassword, randomSecret, verifyPassword } from '../../platform/secrets.js';
+import { insertStore, insertStorefrontToken, newStorefrontSecret } from '../stores/index.js';
 import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
-import { withTransaction } from '../platform/with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface SignupInput {
   firstName: string;

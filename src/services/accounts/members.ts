@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
-import type { Role, Tenant } from '../roles.js';
+import type { Role, Tenant } from './roles.js';
 import { listOpenInvites } from './invites.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { unprocessable } from '../errors.js';
-import { passwordResetRequestJob, type PasswordResetRequest } from '../jobs/password-reset-request.js';
-import { deliverEmail, logQueuedEmail } from './email/delivery.js';
-import { enqueueJob } from '../platform/outbox/enqueue.js';
-import { sealEmailMessage } from './email/sealed-message.js';
-import { decryptSecret, encryptSecret, hashPassword, hashToken, randomSecret } from '../platform/secrets.js';
+import type { AppContext } from '../../context.js';
+import { unprocessable } from '../../errors.js';
+import { passwordResetRequestJob, type PasswordResetRequest } from '../../jobs/password-reset-request.js';
+import { deliverEmail, logQueuedEmail, sealEmailMessage } from '../email/index.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import { decryptSecret, encryptSecret, hashPassword, hashToken, randomSecret } from '../../platform/secrets.js';
 import { findUserByEmail, toUserDto } from './users.js';
-import { withTransaction } from '../platform/with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 const RESET_TTL_MS = 3600_000;
 

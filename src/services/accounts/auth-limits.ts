@@ -1,5 +1,5 @@
-import type { AppContext } from '../context.js';
-import { assertUnderRateLimits, consumeRateLimit } from '../platform/rate-limit.js';
+import type { AppContext } from '../../context.js';
+import { assertUnderRateLimits, consumeRateLimit } from '../../platform/rate-limit.js';
 
 /**
  * The brute-force limits of everything that checks a password (RATE_LIMIT_AUTH_*): per client IP,

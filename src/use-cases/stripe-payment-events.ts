@@ -1,15 +1,13 @@
 import Joi from 'joi';
-import type { StripeCharge, StripeEvent, StripePaymentIntent } from '../../adapters/payments/index.js';
-import type { AppContext } from '../../context.js';
-import { confirmCheckoutSession } from '../checkout/confirm.js';
-import { reactInTransaction } from '../../platform/events/domain-events.js';
-import { moveOrderPayment } from '../orders/payment-moves.js';
-import { reconcileStripeRefund } from '../orders/stripe-refunds.js';
-import { WEBHOOK } from '../orders/timeline.js';
-import { applied, ignored, type EventOutcome } from './event-outcome.js';
-import { decidePayment, type PaymentFact, type PaymentState } from './payment-state.js';
-import { withTransaction } from '../../platform/with-transaction.js';
-import type { Sql, Transaction } from '../../db/transaction.js';
+import type { StripeCharge, StripeEvent, StripePaymentIntent } from '../adapters/payments/index.js';
+import type { AppContext } from '../context.js';
+import { confirmCheckoutSession } from './confirm-checkout.js';
+import { reactInTransaction } from '../platform/events/domain-events.js';
+import { moveOrderPayment, reconcileStripeRefund, WEBHOOK } from '../services/orders/index.js';
+import { applied, decidePayment, type EventOutcome, ignored, INTENT_EVENT_STATES, type IntentEventType, type PaymentFact, type PaymentState } from '../services/payments/index.js';
+import { lockSessionPayment, setSessionPaymentStatus } from '../services/checkout/index.js';
+import { withTransaction } from '../platform/with-transaction.js';
+import type { Sql, Transaction } from '../db/transaction.js';
 
 /**
  * PaymentIntent and charge events. A signed event is Stripe's word, but any connected account's
@@ -17,15 +15,6 @@ import type { Sql, Transaction } from '../../db/transaction.js';
  * connected account and its amount and currency are the checkout's. Every status change then goes
  * through the payment state machine, so events arriving late or out of order never move a payment back.
  */
-
-/** The payment state each PaymentIntent event reports. */
-export const INTENT_EVENT_STATES = {
-  'payment_intent.amount_capturable_updated': 'authorized',
-  'payment_intent.succeeded': 'paid',
-  'payment_intent.payment_failed': 'failed',
-  'payment_intent.canceled': 'voided'
-} as const satisfies Record<string, PaymentState>;
-export type IntentEventType = keyof typeof INTENT_EVENT_STATES;
 
 const stripeId = Joi.string().max(255);
 const intentObject = Joi.object({
@@ -53,8 +42,6 @@ const refundObject = Joi.object({
   metadata: Joi.object().pattern(Joi.string(), Joi.string().allow('')).allow(null)
 }).unknown(true);
 
-/** The refund events reconciled with the order's refunds. */
-export const REFUND_EVENTS = ['refund.created', 'refund.updated', 'charge.refund.updated'] as const;
 
 interface SessionRef {
   id: string;
@@ -181,14 +168,12 @@ export async function onRefundEvent(ctx: AppContext, event: StripeEvent): Promis
 
 /** The session's payment, under its row lock: its order's once it has one, else the session's own status. */
 async function applyToSessionPayment(ctx: AppContext, trx: Transaction, ref: SessionRef, fact: PaymentFact, eventId: string): Promise<EventOutcome> {
-  const session = (await trx('checkoutSessions').where({ id: ref.id, storeId: ref.storeId }).forUpdate().first('orderId', 'paymentStatus')) as
-    | Pick<SessionRef, 'orderId' | 'paymentStatus'>
-    | undefined;
+  const session = await lockSessionPayment(trx, ref.storeId, ref.id);
   if (!session) return ignored('the checkout session is gone');
   if (session.orderId) return applyToOrderPayment(ctx, trx, ref.storeId, session.orderId, fact, eventId);
   const decision = decidePayment({ state: session.paymentStatus, amountRefunded: 0, lastEventCreated: null }, fact);
   if (!decision.apply) return ignored(`checkout session: ${decision.reason}`);
-  if (decision.changed) await trx('checkoutSessions').where({ storeId: ref.storeId, id: ref.id }).update({ paymentStatus: decision.state, updatedAt: trx.fn.now() });
+  if (decision.changed) await setSessionPaymentStatus(trx, ref.storeId, ref.id, decision.state);
   return applied(`checkout session payment ${decision.changed ? '' : 'already '}${decision.state}`);
 }
 

@@ -1,6 +1,6 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import type { Role } from './roles.js';
-import type { Sql } from '../db/transaction.js';
+import type { Sql } from '../../db/transaction.js';
 
 /** A `users` row (the columns sign-in and the token check read). */
 export interface UserRow {

@@ -1,9 +1,9 @@
-import type { AppContext } from '../context.js';
-import { containsPattern } from '../db/like-patterns.js';
-import { conflict, notFound, uniqueViolation, validationFailed } from '../errors.js';
-import { keysetPage, type PageRequest } from '../platform/pagination.js';
-import { withTransaction } from '../platform/with-transaction.js';
-import type { Sql } from '../db/transaction.js';
+import type { AppContext } from '../../context.js';
+import { containsPattern } from '../../db/like-patterns.js';
+import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { withTransaction } from '../../platform/with-transaction.js';
+import type { Sql } from '../../db/transaction.js';
 
 export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const;
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];

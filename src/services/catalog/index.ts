@@ -1,0 +1,16 @@
+/**
+ * The face of module catalog: products, variants, media, collections, the storefront's catalog, and stock (inventory, the ledger, checkout holds).
+ * Other modules, use cases, routes and workers import only this file; the rest is private.
+ */
+export { bumpStorefrontVersion, storefrontHttpState, type StorefrontHttpState } from './catalog-version.js';
+export { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from './collections.js';
+export { upsertExternalProducts, type ExternalProductRow } from './external-products.js';
+export { changeInventory, lockVariants, restockUnits } from './inventory.js';
+export { ALLOWED_IMAGE_TYPES, MEDIA_MAX_BYTES, createMedia, mediaUrl, openMedia, payloadTooLarge } from './media.js';
+export { LOW_STOCK_THRESHOLD, catalogModule } from './module.js';
+export { INVENTORY_POLICIES, PRODUCT_STATUSES, toAdminVariantDto, type ProductStatus } from './product-rows.js';
+export { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from './products.js';
+export { noteCatalogWrite, readCatalog } from './replica-routing.js';
+export { CONVERT_HOLDS_SQL, TAKE_STOCK_CTES, availabilityFlipped, releaseHolds, takeReason } from './stock-holds.js';
+export { cachedStorefrontBody, type CachedBody } from './storefront-cache.js';
+export { STOREFRONT_SORTS, getStorefrontCollection, getStorefrontProduct, listStorefrontCollections, listStorefrontProducts, type StorefrontProductFilters } from './storefront.js';
