@@ -76,6 +76,8 @@ export interface Config {
   trustProxy: number;
   /** Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in production), first retry delay, in-flight cap per endpoint. */
   webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number };
+  /** Server-sent event streams open at once (across every process): per user or API key, and per store. */
+  eventStreams: { perPrincipal: number; perStore: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
   allowPrivateSmtpHosts: boolean;
   /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
@@ -193,6 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateHosts: nodeEnv !== 'production' && env.ALLOW_PRIVATE_WEBHOOK_HOSTS === 'true',
       retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
       endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4))
+    },
+    eventStreams: {
+      perPrincipal: Math.max(1, int(env.EVENT_STREAMS_PER_PRINCIPAL, 5)),
+      perStore: Math.max(1, int(env.EVENT_STREAMS_PER_STORE, 50))
     },
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),

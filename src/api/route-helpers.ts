@@ -1,6 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import type { Role } from '../services/accounts/index.js';
+import type { Role } from '../platform/roles.js';
 import { apiKeyScopeFor } from './api-key-scopes.js';
 import { isCacheableStorefrontGet, revalidateStorefrontGet } from './storefront/http-cache.js';
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { registerEncoders, COMPRESSION_MIN_BYTES, ROUTE_COMPRESSION } from './compression.js';
 import { accountPageRoutes } from './account-pages/index.js';
 import { consoleRoutes } from './console/routes.js';
+import { installEventStreams } from './event-stream.js';
 import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
@@ -48,6 +49,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
   });
   registerEncoders(server);
   server.app.ctx = ctx;
+  installEventStreams(server);
   server.validator(Joi);
 
   await server.register([responseContractPlugin, envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin, uploadCleanupPlugin]);

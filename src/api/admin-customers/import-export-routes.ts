@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { badRequest } from '../../errors.js';
 import { startCustomerExport, startCustomerImport } from '../../services/customers/index.js';
-import { ADMINS } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

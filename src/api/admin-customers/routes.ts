@@ -7,7 +7,7 @@ import {
   type CustomerPatch
 } from '../../services/customers/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ANY_MEMBER } from '../../services/accounts/index.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

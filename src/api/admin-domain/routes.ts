@@ -1,5 +1,5 @@
 import { getDomain, requestDomainCheck, startDomainOnboarding } from '../../services/domains/index.js';
-import { ADMINS } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

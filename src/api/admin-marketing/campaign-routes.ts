@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { type Audience, CAMPAIGN_TYPES, type CampaignInput, type CampaignType, cancelCampaign, createCampaign, getCampaign, listCampaigns, previewAudience } from '../../services/marketing/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ADMINS } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { idempotent } from '../idempotency.js';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ADMINS } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import {
   createTemplate,
   deleteTemplate,

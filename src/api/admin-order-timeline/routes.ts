@@ -1,6 +1,6 @@
 import { addOrderNote, deleteOrderNote, listTimeline, type NoteInput, updateOrderNote } from '../../services/orders/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ANY_MEMBER } from '../../services/accounts/index.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

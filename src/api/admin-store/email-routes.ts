@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { sendTestEmail, sendTestTemplateEmail, verifyEmailProvider } from '../../services/email/index.js';
-import { ADMINS } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { email } from '../schemas.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ADMINS } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/stores/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

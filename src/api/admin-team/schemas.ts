@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { INVITE_STATUSES, ROLES } from '../../services/accounts/index.js';
+import { INVITE_STATUSES } from '../../services/accounts/index.js';
+import { ROLES } from '../../platform/roles.js';
 import { email, emailValue, idValue, responseObject, timestamp } from '../schemas.js';
 
 export const createInvitePayload = Joi.object({
@@ -41,6 +42,8 @@ export const teamResponse = responseObject({
   invites: Joi.array().items(inviteResource).required().description('invites not yet accepted or revoked')
 });
 export const inviteResponse = responseObject({ invite: inviteResource.required() });
+export const changeRolePayload = Joi.object({ role: Joi.string().valid(...ROLES).required() });
+export const memberResponse = responseObject({ member: memberResource.required() });
 export const revokedMemberResponse = responseObject({
   member: responseObject({
     userId: idValue().required(),

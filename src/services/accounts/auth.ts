@@ -4,7 +4,7 @@ import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } f
 import { issueAccessToken } from './access-tokens.js';
 import { authAttemptBuckets } from './auth-limits.js';
 import { consumeRateLimit } from '../../platform/rate-limit.js';
-import type { Role } from './roles.js';
+import type { Role } from '../../platform/roles.js';
 import { hashPassword, randomSecret, verifyPassword } from '../../platform/secrets.js';
 import { insertStore, insertStorefrontToken, newStorefrontSecret } from '../stores/index.js';
 import { findUserByEmail, findUserById, membershipsOf, toUserDto, type UserRow } from './users.js';
@@ -109,4 +109,22 @@ export async function userForAccessToken(
   const row = result.rows[0] as { id: string; email: string; sessionVersion: number; role: Role | null } | undefined;
   if (!row || row.sessionVersion !== sessionVersion) return null;
   return { id: row.id, email: row.email, role: row.role };
+}
+
+/**
+ * Which of these (store, user) pairs are still a member, with their role and session version now:
+ * one statement for every person an event-stream check holds (src/api/event-streams/), however
+ * many streams they have open. Keyed `${storeId}|${userId}`.
+ */
+export async function liveMemberships(
+  ctx: AppContext,
+  refs: Array<{ storeId: string; userId: string }>
+): Promise<Map<string, { role: Role; sessionVersion: number }>> {
+  if (refs.length === 0) return new Map();
+  const rows: Array<{ storeId: string; userId: string; role: Role; sessionVersion: number }> = await ctx
+    .db('memberships as m')
+    .join('users as u', 'u.id', 'm.userId')
+    .whereIn(['m.storeId', 'm.userId'], refs.map((ref) => [ref.storeId, ref.userId]))
+    .select('m.storeId', 'm.userId', 'm.role', 'u.sessionVersion');
+  return new Map(rows.map((row) => [`${row.storeId}|${row.userId}`, { role: row.role, sessionVersion: row.sessionVersion }]));
 }

@@ -5,10 +5,9 @@
 export { acceptInvite, describeInvite, type AcceptInviteInput } from './accept.js';
 export { JWT_ALGORITHM } from './access-tokens.js';
 export { assertCredentialFailuresUnderLimit, countCredentialFailure } from './auth-limits.js';
-export { currentUser, limitAuthAttempt, login, signup, userForAccessToken } from './auth.js';
+export { currentUser, limitAuthAttempt, liveMemberships, login, signup, userForAccessToken } from './auth.js';
 export { INVITE_STATUSES, createInvite, resendInvite } from './invites.js';
-export { listTeam, revokeMember } from './members.js';
+export { changeMemberRole, listTeam, revokeMember } from './members.js';
 export { accountsModule } from './module.js';
 export { forgotPassword, isResetTokenLive, resetPassword, sendPasswordReset } from './password-reset.js';
-export { ADMINS, ANY_MEMBER, OWNERS, ROLES, type Role, type Tenant } from './roles.js';
 export { findMembership } from './users.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { conflict, forbidden, notFound, uniqueViolation } from '../../errors.js';
 import { enqueueEmail } from '../email/index.js';
-import type { Role, Tenant } from './roles.js';
+import type { Role, Tenant } from '../../platform/roles.js';
 import { hashToken, randomSecret } from '../../platform/secrets.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { Role } from './roles.js';
+import type { Role } from '../../platform/roles.js';
 import type { Sql } from '../../db/transaction.js';
 
 /** A `users` row (the columns sign-in and the token check read). */

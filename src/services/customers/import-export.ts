@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AppContext } from '../../context.js';
-import type { Tenant } from '../accounts/index.js';
+import type { Tenant } from '../../platform/roles.js';
 import { customersExportJob } from '../../jobs/customers-export.js';
 import { customersImportJob } from '../../jobs/customers-import.js';
 import { createJob } from '../job-history/index.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { domainCheckJob } from '../../jobs/domain-check.js';
 import { createJob } from '../job-history/index.js';
-import type { Tenant } from '../accounts/index.js';
+import type { Tenant } from '../../platform/roles.js';
 import { DOMAIN_CHECK_JOB_TYPE } from './check-job.js';
 import { findDomain, toDomainDto } from './domains.js';
 import { withTransaction } from '../../platform/with-transaction.js';

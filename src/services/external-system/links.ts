@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { externalSystemBackfillJob } from '../../jobs/external-system-backfill.js';
 import { createJob, toJobDto } from '../job-history/index.js';
-import type { Tenant } from '../accounts/index.js';
+import type { Tenant } from '../../platform/roles.js';
 import { decryptSecret, encryptSecret, randomSecret } from '../../platform/secrets.js';
 import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './client.js';
 import { withTransaction } from '../../platform/with-transaction.js';

@@ -173,6 +173,12 @@ export async function getJob(ctx: AppContext, storeId: string, jobId: string): P
   return toJobDto(row);
 }
 
+/** Some jobs of one store by id (missing ids are absent): one statement for every stream following them. */
+export async function getJobsByIds(ctx: AppContext, storeId: string, jobIds: string[]): Promise<Map<string, JobDto>> {
+  const rows: JobRow[] = await ctx.db('jobs').where({ storeId }).whereIn('id', jobIds);
+  return new Map(rows.map((row) => [row.id, toJobDto(row)]));
+}
+
 /** The stored file of a completed job of this store (exports); 404 otherwise. */
 export async function jobFileKey(ctx: AppContext, storeId: string, jobId: string): Promise<{ fileKey: string; type: string; createdAt: Date }> {
   const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();

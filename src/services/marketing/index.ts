@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { previewAudience, type Audience } from './audience.js';
-export { CAMPAIGN_TYPES, cancelCampaign, createCampaign, getCampaign, listCampaigns, type CampaignInput, type CampaignType } from './campaigns.js';
+export { CAMPAIGN_TYPES, cancelCampaign, createCampaign, getCampaign, getCampaignsByIds, listCampaigns, type CampaignInput, type CampaignType } from './campaigns.js';
 export { followClick } from './clicks.js';
 export { createList, deleteList, getList, listLists, replaceList, type ListInput } from './lists.js';
 export { marketingModule } from './module.js';
