@@ -1,4 +1,5 @@
-import { type CancelInput, cancelOrder, createFulfillment, type FulfillmentInput, getOrder, listOrders, markOrderPaid, type OrderListFilters, userActor } from '../../services/orders/index.js';
+import { cancelOrder } from '../../use-cases/cancel-order.js';
+import { type CancelInput, createFulfillment, type FulfillmentInput, getOrder, listOrders, markOrderPaid, type OrderListFilters, userActor } from '../../services/orders/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';

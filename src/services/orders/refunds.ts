@@ -3,7 +3,7 @@ import { conflict, notFound } from '../../errors.js';
 import { lockVariants } from '../catalog/index.js';
 import { enqueueEmail } from '../email/index.js';
 import { type EmitEvent } from '../../platform/events/domain-events.js';
-import { callStripe, connectedStripeAccount } from '../payments/index.js';
+import { refundStripePayment } from '../payments/index.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { toRefundDto } from './dto.js';
 import { orderRefundedEmail } from './notifications.js';
@@ -196,22 +196,14 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
 
   if (reserved.order.paymentProvider === 'stripe') {
     const { refund, order } = reserved;
-    const account = await connectedStripeAccount(ctx.db, storeId);
     let stripeRefund: { id: string; status: string | null };
     try {
-      if (!account || !order.paymentIntentId) throw conflict('order_not_refundable', 'The order has no Stripe payment to refund', [{ path: 'orderId', message: 'no PaymentIntent or connected account' }]);
-      stripeRefund = await callStripe('refund the payment', () =>
-        ctx.stripe.createRefund(
-          {
-            payment_intent: order.paymentIntentId!,
-            amount: Number(refund.amount),
-            refund_application_fee: true,
-            reason: 'requested_by_customer',
-            metadata: { storeId, orderId, refundId: refund.id }
-          },
-          { stripeAccount: account, idempotencyKey: `order-refund:${refund.id}` }
-        )
-      );
+      stripeRefund = await refundStripePayment(ctx, storeId, {
+        paymentIntentId: order.paymentIntentId,
+        amount: Number(refund.amount),
+        metadata: { storeId, orderId, refundId: refund.id },
+        idempotencyKey: `order-refund:${refund.id}`
+      });
     } catch (error) {
       await failPendingRefund(ctx, storeId, refund.id, actor, (error as Error).message);
       throw error;
