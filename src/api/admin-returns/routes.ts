@@ -1,5 +1,6 @@
 import { forbidden } from '../../errors.js';
-import { cancelReturn, closeReturn, getReturn, receiveReturn, requestReturn, userActor } from '../../services/orders/index.js';
+import { cancelReturn, closeReturn, getReturn, requestReturn, userActor } from '../../services/orders/index.js';
+import { receiveReturn } from '../../use-cases/receive-return.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';

@@ -16,7 +16,7 @@ export { moveOrderPayment } from './payment-moves.js';
 export { trackOrder } from './public-tracking.js';
 export { REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
 export { createRefund, previewRefund } from './refunds.js';
-export { RETURN_STATUSES, cancelReturn, closeReturn, getReturn, receiveReturn, requestReturn } from './returns.js';
+export { RETURN_STATUSES, cancelReturn, closeReturn, closeReturnRow, findReturn, getReturn, markReturnReceived, requestReturn, returnVariantIds, toReturnDto, type ReturnLine } from './returns.js';
 export { reconcileStripeRefund } from './stripe-refunds.js';
 export { ACTOR_TYPES, ORDER_EVENT_TYPES, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';
