@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { createDb } from '../src/db/knex.js';
 import { listStorefrontProducts, type StorefrontProductFilters } from '../src/services/catalog/storefront.js';
-import { encodeCursor } from '../src/services/pagination.js';
+import { encodeCursor } from '../src/platform/pagination.js';
 import { seedCatalog } from './lib/catalog-seed.js';
 import { freshBenchDatabase } from './lib/database.js';
 

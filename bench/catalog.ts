@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { encodeCursor } from '../src/services/pagination.js';
+import { encodeCursor } from '../src/platform/pagination.js';
 import { seedCatalog, signupBenchStore } from './lib/catalog-seed.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { measure, ratio, startBenchServer, wireBytes, type Measurement } from './lib/http.js';

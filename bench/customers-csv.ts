@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, type AppContext } from '../src/context.js';
-import { MODULES } from '../src/services/modules/index.js';
+import { MODULES } from '../src/installed-modules.js';
 import { freshBenchDatabase } from './lib/database.js';
 
 /**

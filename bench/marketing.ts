@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../src/context.js';
-import { MODULES } from '../src/services/modules/index.js';
+import { MODULES } from '../src/installed-modules.js';
 import { createCampaign } from '../src/services/marketing/campaigns.js';
 import { freshBenchDatabase } from './lib/database.js';
 

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { createQueueBackend, type QueueBackend } from '../src/adapters/queue/index.js';
 import { DEFAULT_JOB_OPTIONS } from '../src/jobs/queues.js';
-import { createFailFastRedis, waitForReady } from '../src/redis.js';
+import { createFailFastRedis, waitForReady } from '../src/adapters/redis.js';
 import { freshBenchDatabase } from './lib/database.js';
 
 const JOBS = Number(process.env.BENCH_QUEUE_JOBS ?? 20_000);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../src/context.js';
-import { MODULES } from '../src/services/modules/index.js';
+import { MODULES } from '../src/installed-modules.js';
 import { recheckDueDomains } from '../src/services/domains/recheck.js';
 import { runBackfill } from '../src/services/external-system/backfill.js';
 import { connectLink, requestSync } from '../src/services/external-system/links.js';

@@ -24,7 +24,7 @@ export async function up(knex: Knex): Promise<void> {
 
     -- No NOTIFY trigger: PostgreSQL serialises the commits of notifying transactions on one global
     -- lock, which capped producers at a few hundred commits a second. Producers wake their own
-    -- process's relay after commit instead (src/services/outbox/wake.ts).
+    -- process's relay after commit instead (src/platform/outbox/wake.ts).
 
     CREATE TABLE store_issues (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
  * - The storefront triggers' upserts name the new keys.
  *
  * The list of store-scoped tables is frozen here (a later classification in
- * src/services/table-distribution.ts does not change what this migration did).
+ * src/platform/table-distribution.ts does not change what this migration did).
  */
 const STORE_TABLES = [
   'products', 'product_variants', 'product_media', 'media', 'collections', 'collection_products', 'inventory_ledger',

@@ -46,8 +46,6 @@ export interface Config {
   passwordHashCost: number;
   /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
   outboxPollMs: number;
-  /** STATEMENT_LOG_DIR: every SQL text the app's pool sends, once per process, appended to <dir>/<pid>.sql (the Citus query check). */
-  statementLogDir: string;
   /** Carts, checkout sessions and Stripe Connect. */
   checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
   /**
@@ -175,7 +173,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',
     passwordHashCost: int(env.PASSWORD_HASH_COST, 16384),
     outboxPollMs: Math.max(50, int(env.OUTBOX_POLL_MS, 2_000)),
-    statementLogDir: env.STATEMENT_LOG_DIR ?? '',
     rateLimits: {
       authPerIpPerMinute: int(env.RATE_LIMIT_AUTH_PER_IP, 300),
       authPerEmailPerMinute: int(env.RATE_LIMIT_AUTH_PER_EMAIL, 10),

@@ -1,15 +1,18 @@
+import { channel } from 'node:diagnostics_channel';
 import { createBackends, type Backends } from './adapters/index.js';
+import { createMail, type Mail } from './adapters/mail/index.js';
+import { createStripeGateway, type StripeGateway } from './adapters/payments/index.js';
+import { createStorage, type ObjectStorage } from './adapters/storage/index.js';
 import type { Config } from './config.js';
-import { logStatements } from './db/statement-log.js';
 import { createDb, type Db } from './db/knex.js';
 import { ReadReplica } from './db/read-replica.js';
 import { Queues } from './jobs/queues.js';
 import { createLogger, knexLog, type Logger } from './logger.js';
-import { LocalCache } from './services/cache/local-cache.js';
-import { OutboxRelay } from './services/outbox/relay.js';
-import { registerPool } from './services/outbox/wake.js';
-import { securePrivateRoot } from './services/storage/private-files.js';
-import type { ModuleContribution } from './services/modules/contribution.js';
+import { LocalCache } from './platform/cache/local-cache.js';
+import { OutboxRelay } from './platform/outbox/relay.js';
+import { registerPool } from './platform/outbox/wake.js';
+import type { ModuleContribution } from './platform/modules/contribution.js';
+import { securePrivateRoot } from './adapters/storage/private-files.js';
 
 /** An installed module (src/services/modules/index.ts lists them): what it offers the others. */
 export type Module = ModuleContribution<AppContext>;
@@ -30,9 +33,19 @@ export interface AppContext {
   replica: ReadReplica | null;
   /** Moves committed job intents (the outbox) into BullMQ; runs in every process that produces jobs. */
   outbox: OutboxRelay;
+  /** Vendor SDKs behind ports (src/adapters/), chosen once here: Stripe, mail transports, file storage. */
+  stripe: StripeGateway;
+  mail: Mail;
+  storage: ObjectStorage;
   /** The installed modules, handed over by the process (services ask them through services/modules/registry.ts). */
   modules: readonly Module[];
 }
+
+/**
+ * The app's primary pool, announced once built: test machinery subscribes (test/setup/statement-log.ts
+ * logs its statements for the Citus check); with no subscriber, nothing happens.
+ */
+const poolChannel = channel('shopwright:db-pool');
 
 export interface ContextOptions {
   /** Usually MODULES from services/modules/index.ts: passed in, because those modules import this file. */
@@ -53,12 +66,13 @@ export function createContext(config: Config, options: ContextOptions): AppConte
   );
   const replica = config.replicaDatabaseUrl && options.readReplica !== false ? createReplica(config, db, log, options.dbPoolMax ?? 10) : null;
   registerPool(db);
-  if (config.statementLogDir) logStatements(db, config.statementLogDir);
+  if (poolChannel.hasSubscribers) poolChannel.publish({ db });
   const backends = createBackends(config, db, log);
   const queues = new Queues(backends.queue, log);
   const cache = new LocalCache(backends.invalidation, log, config.storefrontCacheTtlMs);
   const outbox = new OutboxRelay(db, queues, config.databaseUrl, log, { pollMs: config.outboxPollMs, batchSize: 500 });
-  return { config, log, db, replica, backends, queues, cache, outbox, modules: options.modules };
+  const adapters = { stripe: createStripeGateway(config), mail: createMail(config), storage: createStorage(config) };
+  return { config, log, db, replica, backends, queues, cache, outbox, ...adapters, modules: options.modules };
 }
 
 /**

@@ -14,7 +14,7 @@ runMain(async () => {
     import('./api/server.js'),
     import('./api/addresses.js'),
     import('./context.js'),
-    import('./services/modules/index.js'),
+    import('./installed-modules.js'),
     import('./db/migrate.js'),
     import('./workers/run-workers.js'),
     import('./api/console/ensure-built.js')

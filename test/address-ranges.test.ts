@@ -1,6 +1,6 @@
 import t from 'tap';
-import { embeddedIpv4, ipv6Groups, refusedKind } from '../src/services/address-ranges.js';
-import { refusedAddress } from '../src/services/webhooks/url-guard.js';
+import { embeddedIpv4, ipv6Groups, refusedKind } from '../src/platform/address-ranges.js';
+import { refusedAddress } from '../src/platform/url-guard.js';
 
 // Teredo: 2001:0:<server IPv4>:<flags>:<port ^ ffff>:<client IPv4 ^ ffffffff>; the server here is public (65.54.227.120).
 const teredo = (client: [number, number, number, number]) => {

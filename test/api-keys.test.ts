@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { createServer } from '../src/api/server.js';
 import { closeContext, createContext, openContext } from '../src/context.js';
-import { MODULES } from '../src/services/modules/index.js';
+import { MODULES } from '../src/installed-modules.js';
 import { addMember, buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 
 const admin = (owner: Owner) => ({ token: owner.accessToken, storeId: owner.store.id });

@@ -142,8 +142,8 @@ t.test('the table refuses UPDATE and DELETE; a forced edit is reported by verify
     // created_at is hashed: move the rows back in time, then re-chain them as if written then.
     await trx.raw(`update stores set audit_retention_days = 30 where id = ?`, [other.store.id]);
   });
-  const { entryHash, GENESIS_HASH } = await import('../src/services/audit/chain.js');
-  const { chainedFields } = await import('../src/services/audit/read.js');
+  const { entryHash, GENESIS_HASH } = await import('../src/services/audit/index.js');
+  const { chainedFields } = await import('../src/services/audit/index.js');
   await app.ctx.db.transaction(async (trx) => {
     await trx.raw(`set local session_replication_role = replica`);
     let prev = GENESIS_HASH;
@@ -156,7 +156,7 @@ t.test('the table refuses UPDATE and DELETE; a forced edit is reported by verify
     }
   });
   t.equal((await verify(app, other)).valid, true, 'valid before the purge');
-  const { purgeExpiredAuditEntries } = await import('../src/services/audit/retention.js');
+  const { purgeExpiredAuditEntries } = await import('../src/services/audit/index.js');
   t.equal(await purgeExpiredAuditEntries(app.ctx), 2);
   const left = await app.ctx.db('auditLog').where({ storeId: other.store.id }).orderBy('seq').pluck('seq');
   t.same(left.map(Number), [3]);
@@ -198,7 +198,7 @@ t.test('a mistyped checksummed API key is refused before any database lookup; ol
   t.same(statements.filter((sql) => /api_keys/.test(sql)), [], 'no api_keys statement for the typo');
   t.equal((await app.request({ url: '/admin/products', headers: { authorization: `Bearer ${secret}` } })).status, 200);
 
-  const { hashToken } = await import('../src/services/secrets.js');
+  const { hashToken } = await import('../src/platform/secrets.js');
   const legacy = 'swk_' + 'A1b2-C3d4_'.repeat(4) + 'xyz';
   await app.ctx.db('apiKeys').insert({ storeId: owner.store.id, name: 'old', scopes: ['read_products'], createdBy: owner.user.id, prefix: legacy.slice(0, 12), keyHash: hashToken(legacy) });
   t.equal((await app.request({ url: '/admin/products', headers: { authorization: `Bearer ${legacy}` } })).status, 200, 'a key issued before checksums still works');

@@ -89,7 +89,7 @@ t.test('forgot-password emails a single-use link that resets the password and en
 t.test('an expired reset link is refused', async (t) => {
   const app = await buildApp(t);
   const owner = await signupOwner(app);
-  const { hashToken } = await import('../src/services/secrets.js');
+  const { hashToken } = await import('../src/platform/secrets.js');
   await app.ctx.db('passwordResets').insert({ userId: owner.user.id, tokenHash: hashToken('expired-token'), expiresAt: new Date(Date.now() - 1000) });
   const response = await app.request({ method: 'POST', url: '/auth/reset-password', payload: { token: 'expired-token', password: 'a brand new password' } });
   t.equal(response.status, 422);

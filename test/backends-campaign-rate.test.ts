@@ -1,5 +1,5 @@
 import t from 'tap';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { NO_REDIS_ENV, REDIS_ENV, redisConfigured } from './helpers/backends.js';
 import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import t from 'tap';
 import { campaignSweepJob } from '../src/jobs/campaign-sweep.js';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { batchJobId, startJobId } from '../src/services/marketing/scheduling.js';
 import { batchRange, startCampaign } from '../src/services/marketing/start.js';
 import { MAX_REQUEUES, sweepStuckCampaigns } from '../src/services/marketing/sweep.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MAX_LINE_QUANTITY } from '../src/services/carts/carts.js';
+import { MAX_LINE_QUANTITY } from '../src/services/checkout/carts.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { sellable, setupShop, sf } from './helpers/checkout.js';
 

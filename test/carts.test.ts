@@ -124,7 +124,7 @@ t.test('carts: lines, merging, totals, discounts, shipping, isolation, closing',
   await app.ctx.db('carts').where({ id: empty.body.data.cart.id }).update({ expiresAt: new Date(Date.now() - 1000) });
   const expired = await app.request({ url: `/storefront/carts/${empty.body.data.cart.id}`, ...sf(owner) });
   t.equal(expired.status, 404);
-  const { deleteExpiredCarts } = await import('../src/services/carts/carts.js');
+  const { deleteExpiredCarts } = await import('../src/services/checkout/carts.js');
   const cleaned = await deleteExpiredCarts(app.ctx);
   t.equal(cleaned.deleted, 1);
 });

@@ -44,7 +44,7 @@ t.test('the catalog check fails on a planted violation of each kind', async (t) 
 
 /*
  * The query half runs over the whole suite, not here: test/setup/run-tap.ts sets STATEMENT_LOG_DIR for
- * every process of the run (src/db/statement-log.ts) and, after the last file, fails `npm test` on a
+ * every process of the run (test/setup/statement-log.ts) and, after the last file, fails `npm test` on a
  * statement that touches a store-scoped table without naming store_id (statementViolations below).
  */
 

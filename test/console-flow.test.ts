@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, unique, type Owner } from './helpers/app.js';
 import { hasChromium, launchBrowser, screenshot, seriousViolations, watchPageErrors } from './helpers/browser.js';
 import { confirm, openSession, setupShop } from './helpers/checkout.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { addMember, buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { DnsServer } from './helpers/dns-server.js';
 import { waitForJob } from './helpers/jobs.js';
-import { signRequest } from '../src/services/signed-requests.js';
+import { signRequest } from '../src/platform/signed-requests.js';
 
 const TARGET = 'stores.shopwright.test';
 const SECRET = 'hosted-domain-test-secret-0123456789abcdef';

@@ -3,7 +3,7 @@ import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.j
 import { admin } from './helpers/catalog.js';
 import { ExternalSystemServer, makeCustomers, makeProducts } from './helpers/external-system-server.js';
 import { waitForJob } from './helpers/jobs.js';
-import { signRequest } from '../src/services/signed-requests.js';
+import { signRequest } from '../src/platform/signed-requests.js';
 
 const PRIVATE_OK = { ALLOW_PRIVATE_EXTERNAL_HOSTS: 'true' };
 

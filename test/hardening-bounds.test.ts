@@ -7,7 +7,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import t from 'tap';
 import { storefrontCacheUsage } from '../src/services/catalog/storefront-cache.js';
-import { platformDefaultMailer } from '../src/services/email/transport.js';
+import { platformDefaultMailer } from '../src/adapters/mail/index.js';
 import { addMember, buildApp, signupOwner } from './helpers/app.js';
 import { admin, createProduct, multipart, TINY_PNG } from './helpers/catalog.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { purgeExpiredIdempotencyKeys } from '../src/services/idempotency/idempotency.js';
+import { purgeExpiredIdempotencyKeys } from '../src/platform/idempotency/idempotency.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 
 t.setTimeout(120_000);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { sendCampaignBatch } from '../src/services/marketing/send-batch.js';
 import { startCampaign } from '../src/services/marketing/start.js';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, signupOwner, type Teardownable, type TestApp } from './helpers/app.js';
 import { seedCustomers, waitForCampaign } from './helpers/marketing.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';

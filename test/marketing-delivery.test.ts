@@ -1,6 +1,6 @@
 import t from 'tap';
 import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { settled } from './helpers/jobs.js';
 import { CampaignSmtp, campaignShop, seedCustomers, waitForCampaign } from './helpers/marketing.js';

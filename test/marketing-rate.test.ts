@@ -1,5 +1,5 @@
 import t from 'tap';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { CampaignSmtp, seedCustomers, waitForCampaign } from './helpers/marketing.js';
 

@@ -69,7 +69,7 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
   const { enqueueEmail } = await import('../src/services/email/outbox.js');
   // Listen before enqueuing: QueueEvents only sees events published after it connects.
   const emailEvents = await app.ctx.queues.eventsFor('email');
-  const { waitForJob } = await import('../src/services/outbox/wait-for-job.js');
+  const { waitForJob } = await import('../src/platform/outbox/wait-for-job.js');
   const queued = await enqueueEmail(app.ctx, {
     storeId: owner.store.id,
     to: 'jane@example.com',

@@ -16,8 +16,8 @@ function sourceFiles(dir: string): string[] {
 /** Where a transaction may be opened other than through `withTransaction`. */
 const PRIMITIVE_USERS = new Set([
   'src/db/transaction.ts', // the primitive itself
-  'src/services/with-transaction.ts', // the one helper of the services
-  'src/services/outbox/relay.ts' // the relay runs beside the services with a bare pool, no context
+  'src/platform/with-transaction.ts', // the one helper of the services
+  'src/platform/outbox/relay.ts' // the relay runs beside the services with a bare pool, no context
 ]);
 /** Infrastructure below the services (adapters) uses the primitive too, never knex's. */
 const usesPrimitive = (file: string) => PRIMITIVE_USERS.has(file) || file.startsWith('src/adapters/');

@@ -4,8 +4,8 @@ import { buildApp, signupOwner } from './helpers/app.js';
 import { needsSingleRedis } from './helpers/backends.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 import { TcpProxy } from './helpers/tcp-proxy.js';
-import { OutboxRelay } from '../src/services/outbox/relay.js';
-import { enqueueJob } from '../src/services/outbox/enqueue.js';
+import { OutboxRelay } from '../src/platform/outbox/relay.js';
+import { enqueueJob } from '../src/platform/outbox/enqueue.js';
 import { sendEmailJob } from '../src/jobs/send-email.js';
 import type { Queues } from '../src/jobs/queues.js';
 
@@ -166,7 +166,7 @@ t.test('a producer without a running relay wakes the relay of another process by
   const owner = await signupOwner(app);
   // A second process on the same database: its own pool and relay.
   const { createContext, openContext, closeContext } = await import('../src/context.js');
-  const { MODULES } = await import('../src/services/modules/index.js');
+  const { MODULES } = await import('../src/installed-modules.js');
   const other = createContext(app.ctx.config, { modules: MODULES, dbPoolMax: 2 });
   await openContext(other);
   t.teardown(() => closeContext(other));

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { TEMPLATE_LIMITS } from '../src/services/liquid/sandboxed-engine.js';
+import { TEMPLATE_LIMITS } from '../src/platform/liquid/sandboxed-engine.js';
 
 // Read from the repository (tests run from its root), not from dist/.
 const ROOT = process.cwd();

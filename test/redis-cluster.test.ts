@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Cluster } from 'ioredis';
 import t from 'tap';
 import { QUEUE_NAMES } from '../src/jobs/queues.js';
-import { clusterSeeds } from '../src/redis.js';
+import { clusterSeeds } from '../src/adapters/redis.js';
 import { buildApp, signupOwner, type Teardownable } from './helpers/app.js';
 import { clusterUnavailable, startRedisCluster, type LocalRedisCluster } from './helpers/redis-cluster.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';

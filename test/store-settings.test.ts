@@ -1,7 +1,7 @@
 import t from 'tap';
 import { addMember, buildApp, signupOwner } from './helpers/app.js';
 import { admin, createProduct } from './helpers/catalog.js';
-import { MODULES } from '../src/services/modules/index.js';
+import { MODULES } from '../src/installed-modules.js';
 
 t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips through GET', async (t) => {
   const app = await buildApp(t, { workers: false, env: { MARKETING_SEND_RATE_CAP: '20' } });

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { closeCampaignTransports } from '../src/services/email/transport.js';
+import { closeCampaignTransports } from '../src/adapters/mail/index.js';
 import { buildApp, signupOwner, unique, type Owner, type Teardownable, type TestApp } from './helpers/app.js';
 import { seedCustomers, waitForCampaign } from './helpers/marketing.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
@@ -244,7 +244,7 @@ t.test('a campaign over a limit fails with the reason; a campaign of another sto
  * "On every Liquid engine in the code base": the sandbox is the only place that imports liquidjs or
  * makes an engine, so no other engine (with liquidjs's default file system loader) can appear.
  */
-t.test('every Liquid engine comes from the sandbox: liquidjs is imported only by src/services/liquid/', async (t) => {
+t.test('every Liquid engine comes from the sandbox: liquidjs is imported only by src/platform/liquid/', async (t) => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const sourceFiles = (dir: string): string[] =>
     readdirSync(path.join(process.cwd(), dir), { withFileTypes: true }).flatMap((entry) => {
@@ -253,14 +253,14 @@ t.test('every Liquid engine comes from the sandbox: liquidjs is imported only by
       return /\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) ? [rel] : [];
     });
   const files = ['src', 'test', 'bench', 'migrations', 'scripts', 'console'].flatMap(sourceFiles);
-  t.ok(files.includes('src/services/liquid/sandboxed-engine.ts'), `the sources are read (${files.length} files)`);
+  t.ok(files.includes('src/platform/liquid/sandboxed-engine.ts'), `the sources are read (${files.length} files)`);
   const importsLiquid = /\bfrom\s+['"]liquidjs['"]|\b(?:require|import)\(\s*['"]liquidjs['"]\s*\)/;
   const makesEngine = /\bnew\s+Liquid\s*\(/;
   const offenders = files.flatMap((file) => {
     const text = readFileSync(path.join(process.cwd(), file), 'utf8');
     return [
-      ...(importsLiquid.test(text) && !file.startsWith('src/services/liquid/') ? [`${file}: imports liquidjs`] : []),
-      ...(makesEngine.test(text) && file !== 'src/services/liquid/sandboxed-engine.ts' ? [`${file}: makes a Liquid engine`] : [])
+      ...(importsLiquid.test(text) && !file.startsWith('src/platform/liquid/') ? [`${file}: imports liquidjs`] : []),
+      ...(makesEngine.test(text) && file !== 'src/platform/liquid/sandboxed-engine.ts' ? [`${file}: makes a Liquid engine`] : [])
     ];
   });
   t.same(offenders, [], 'createSandboxedLiquid() is the only way to a Liquid engine');

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { freshBenchDatabase } from './database.js';
 import { STEPS, type Step } from './shoppers.js';
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { runCustomerExport } from '../../src/services/customers/export.js';
 import { runCustomerImport } from '../../src/services/customers/import.js';
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
-import { closeCampaignTransports } from '../../src/services/email/transport.js';
+import { MODULES } from '../../src/installed-modules.js';
+import { closeCampaignTransports } from '../../src/adapters/mail/index.js';
 import { startWorkers } from '../../src/workers/run-workers.js';
 
 // A worker process for the marketing benchmark: the campaigns queue only, as the `worker` process

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { runProductBulk } from '../../src/services/catalog/bulk.js';
 import { runProductExport } from '../../src/services/catalog/csv/product-export.js';
 import { runProductImport } from '../../src/services/catalog/csv/product-import.js';

@@ -2,7 +2,7 @@ import Hapi from '@hapi/hapi';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext, openContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { registerDirectSubscribe } from './direct-subscribe.js';
 
 // Child process for HTTP benchmarks: the real API and a bare hapi route, side by side in one

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { startWorkers } from '../../src/workers/run-workers.js';
 
 // One worker process for the webhooks benchmark: the `webhooks` queue only, as the `worker`

@@ -10,7 +10,7 @@ import { buildOpenApiDocument } from '../../src/api/openapi/build-document.js';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.resolve(here, '../generated/openapi.json');

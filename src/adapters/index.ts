@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
-import { createFailFastRedis, redisTargetConfigured, waitForReady, type RedisClient, type RedisTarget } from '../redis.js';
+import { createFailFastRedis, redisTargetConfigured, waitForReady, type RedisClient, type RedisTarget } from './redis.js';
 import { createInvalidationBus, type InvalidationBus } from './invalidation/index.js';
 import { createQueueBackend, type QueueBackend } from './queue/index.js';
 import { createRateLimitStore, type RateLimitStore } from './rate-limits/index.js';

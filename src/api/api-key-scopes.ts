@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../services/api-keys/scopes.js';
+import type { ApiKeyScope } from '../services/api-keys/index.js';
 
 type Access = { read: ApiKeyScope; write: ApiKeyScope } | null;
 

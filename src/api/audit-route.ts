@@ -1,7 +1,7 @@
 import type { Lifecycle, Request, ResponseToolkit } from '@hapi/hapi';
-import { runWithAuditRequest, type AuditActor, type AuditRequest } from '../services/audit/context.js';
-import { recordAudit } from '../services/audit/record.js';
-import { withTransaction } from '../services/with-transaction.js';
+import { runWithAuditRequest, type AuditActor, type AuditRequest } from '../services/audit/index.js';
+import { recordAudit } from '../services/audit/index.js';
+import { withTransaction } from '../platform/with-transaction.js';
 import { clientIp } from './client-ip.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

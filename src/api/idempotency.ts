@@ -5,7 +5,7 @@ import {
   beginIdempotentRequest,
   completeIdempotentRequest,
   requestHash
-} from '../services/idempotency/idempotency.js';
+} from '../platform/idempotency/idempotency.js';
 import { Enveloped, successBody } from './plugins/envelope.js';
 
 declare module '@hapi/hapi' {
@@ -55,7 +55,7 @@ const onPreResponse: Lifecycle.Method = async (request: Request, h: ResponseTool
 };
 
 /**
- * Makes a POST route honour `Idempotency-Key` (see services/idempotency). Wrap the route:
+ * Makes a POST route honour `Idempotency-Key` (see platform/idempotency). Wrap the route:
  * `idempotent(adminRoute(ROLES, { ... }))`. Any route group may use it (campaigns, fulfilments, orders).
  */
 export function idempotent(route: ServerRoute): ServerRoute {

@@ -1,5 +1,5 @@
 import type { ResponseToolkit } from '@hapi/hapi';
-import type { CachedBody } from '../services/catalog/storefront-cache.js';
+import type { CachedBody } from '../services/catalog/index.js';
 import { compressBody, COMPRESSION_MIN_BYTES } from './compression.js';
 
 const serialized = new WeakMap<object, CachedBody>();

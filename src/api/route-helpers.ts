@@ -1,6 +1,6 @@
 import type { Lifecycle, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import type { Role } from '../services/roles.js';
+import type { Role } from '../platform/roles.js';
 import { apiKeyScopeFor } from './api-key-scopes.js';
 import { auditedHandler } from './audit-route.js';
 import { isCacheableStorefrontGet, revalidateStorefrontGet } from './storefront/http-cache.js';

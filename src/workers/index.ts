@@ -1,6 +1,6 @@
 import { boot } from '../boot.js';
 import { closeContext, createContext, openContext } from '../context.js';
-import { MODULES } from '../services/modules/index.js';
+import { MODULES } from '../installed-modules.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
 import { startWorkers } from './run-workers.js';
 

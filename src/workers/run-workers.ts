@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { JOB_KINDS } from '../jobs/registry.js';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queues.js';
 import type { TrackedJobPayload } from '../jobs/tracked.js';
-import { recordJobFailure } from '../services/job-history/job-runs.js';
+import { recordJobFailure } from '../services/job-history/index.js';
 import { isFinalAttempt } from './final-attempt.js';
 import type { JobProcessor } from './processor.js';
 import { PROCESSORS } from './processors/index.js';

@@ -7,10 +7,10 @@ import { Cluster, Redis } from 'ioredis';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext, type AppContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
-import { clusterSeeds, type RedisTarget } from '../../src/redis.js';
+import { clusterSeeds, type RedisTarget } from '../../src/adapters/redis.js';
 import { createTestDatabase, dropTestDatabase } from './databases.js';
 
 export interface Teardownable {

@@ -1,6 +1,6 @@
 import { redisConnectionOf } from '../../src/adapters/index.js';
 import type { AppContext } from '../../src/context.js';
-import type { RedisClient, RedisTarget } from '../../src/redis.js';
+import type { RedisClient, RedisTarget } from '../../src/adapters/redis.js';
 
 /**
  * Which backends this run tests: with REDIS_URL set (CI's first run), Redis behind the queues and

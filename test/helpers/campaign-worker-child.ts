@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { createContext, openContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import { startWorkers } from '../../src/workers/run-workers.js';
 
 // A separate process running the campaign workers until the test kills it (SIGKILL: no cleanup, no

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { TABLE_DISTRIBUTION } from '../../src/services/table-distribution.js';
+import { TABLE_DISTRIBUTION } from '../../src/platform/table-distribution.js';
 
 /**
  * The catalog half of the Citus rules (docs/scaling.md), read from a migrated database: each
@@ -13,7 +13,7 @@ export async function catalogViolations(db: Knex): Promise<string[]> {
   const tables = (
     await db.raw(`select c.relname as name from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`)
   ).rows.map((r: { name: string }) => r.name) as string[];
-  for (const table of tables) if (!TABLE_DISTRIBUTION[table]) found.push(`${table}: not classified in src/services/table-distribution.ts`);
+  for (const table of tables) if (!TABLE_DISTRIBUTION[table]) found.push(`${table}: not classified in src/platform/table-distribution.ts`);
   for (const table of Object.keys(TABLE_DISTRIBUTION)) if (!tables.includes(table)) found.push(`${table}: classified but no such table`);
   const kind = (table: string) => TABLE_DISTRIBUTION[table];
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { STORE_SCOPED_TABLES, TABLE_DISTRIBUTION } from '../../src/services/table-distribution.js';
+import { STORE_SCOPED_TABLES, TABLE_DISTRIBUTION } from '../../src/platform/table-distribution.js';
 
 /**
  * The query half of the Citus rules (docs/scaling.md): every statement the app sent that reads or
@@ -9,7 +9,7 @@ import { STORE_SCOPED_TABLES, TABLE_DISTRIBUTION } from '../../src/services/tabl
  * names after FROM, JOIN, UPDATE, INTO, USING and in comma lists of FROM; one `store_id` outside the
  * output lists (a select list, RETURNING) satisfies every table in the statement (a subquery on a
  * second table without its own filter is not caught). The statements come from STATEMENT_LOG_DIR
- * (src/db/statement-log.ts).
+ * (test/setup/statement-log.ts).
  */
 
 /**

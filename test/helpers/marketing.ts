@@ -1,5 +1,5 @@
 import { SMTPServer } from 'smtp-server';
-import { closeCampaignTransports } from '../../src/services/email/transport.js';
+import { closeCampaignTransports } from '../../src/adapters/mail/index.js';
 import { buildApp, signupOwner, type Owner, type Teardownable, type TestApp } from './app.js';
 
 /** Inserts `count` customers in one statement; emails are `${prefix}${n}@example.com`. */

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import { OutboxRelay } from '../../src/services/outbox/relay.js';
+import { OutboxRelay } from '../../src/platform/outbox/relay.js';
 
 // A separate process that relays the outbox in small batches until the test kills it (SIGKILL:
 // no cleanup, no shutdown hooks, exactly like a crash). It runs no service, so it installs no module.

@@ -1,6 +1,6 @@
 import { createServer } from '../../src/api/server.js';
 import { closeContext, createContext, openContext, type AppContext } from '../../src/context.js';
-import { MODULES } from '../../src/services/modules/index.js';
+import { MODULES } from '../../src/installed-modules.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
 import type { ApiResponse, RequestOptions, Teardownable, TestApp } from './app.js';

@@ -5,7 +5,7 @@ import { hydrateProducts, IN_STOCK_SQL, productColumns, STOREFRONT_VARIANT_COLUM
 import { toMediaDto, type MediaRow } from '../../src/services/catalog/media.js';
 import { storefrontSearchTerms } from '../../src/services/catalog/search-terms.js';
 import { STOREFRONT_TSQUERY, type StorefrontProductFilters, type StorefrontSort } from '../../src/services/catalog/storefront.js';
-import { decodeCursor, encodeCursor, keysetPage, paginationMeta, type PageRequest } from '../../src/services/pagination.js';
+import { decodeCursor, encodeCursor, keysetPage, paginationMeta, type PageRequest } from '../../src/platform/pagination.js';
 
 /**
  * The storefront reads as they were built before the SQL-built documents (row queries, hydration

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { acquireEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres/index.js';
 
 /**
@@ -41,12 +42,18 @@ process.env.TEST_TEMPLATE_DATABASE = template;
 // Imported after the name is set: the helpers read it once, at import.
 const { adminQuery, quoteIdentifier } = await import('../helpers/databases.js');
 
-// Every statement the app sends during the run is logged (src/db/statement-log.ts) and checked after
-// the last file: on a store-scoped table it names store_id (issue #27's Citus rules). Off with
-// TEST_STATEMENT_CHECK=off, or when the caller logs somewhere else itself.
+// Every statement the app sends during the run is logged and checked after the last file: on a
+// store-scoped table it names store_id (issue #27's Citus rules). The logger is a preload
+// (./statement-log.ts) that every process of the run gets through NODE_OPTIONS: test files, and the
+// web and worker processes they spawn. Off with TEST_STATEMENT_CHECK=off, or when the caller logs
+// somewhere else itself.
 const statementLog =
   process.env.TEST_STATEMENT_CHECK !== 'off' && !process.env.STATEMENT_LOG_DIR ? mkdtempSync(path.join(os.tmpdir(), 'shopwright-run-statements-')) : null;
 if (statementLog) process.env.STATEMENT_LOG_DIR = statementLog;
+if (process.env.STATEMENT_LOG_DIR) {
+  const preload = pathToFileURL(fileURLToPath(new URL('./statement-log.js', import.meta.url))).href;
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`.trim();
+}
 
 const require = createRequire(import.meta.url);
 const tapManifest = require.resolve('tap/package.json');

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex.js';
-import type { RedisTarget } from '../../redis.js';
+import type { RedisTarget } from '../redis.js';
 import { PostgresInvalidationBus } from './postgres.js';
 import { RedisInvalidationBus } from './redis.js';
 

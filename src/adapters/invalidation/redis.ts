@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createBlockingRedis, type RedisClient, type RedisTarget } from '../../redis.js';
+import { createBlockingRedis, type RedisClient, type RedisTarget } from '../redis.js';
 
 /**
  * Redis pub/sub: a subscriber connection (ioredis re-subscribes on reconnect) and a publisher. On a

@@ -1,5 +1,5 @@
 import type { Job, JobsOptions, Queue, QueueEvents, Worker, WorkerOptions } from 'bullmq';
-import type { RedisClient, RedisTarget } from '../../redis.js';
+import type { RedisClient, RedisTarget } from '../redis.js';
 import { PostgresQueueBackend } from './postgres.js';
 import { RedisQueueBackend } from './redis.js';
 

@@ -1,5 +1,5 @@
 import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
-import { bullmqConnection, isCluster, type RedisClient, type RedisTarget } from '../../redis.js';
+import { bullmqConnection, isCluster, type RedisClient, type RedisTarget } from '../redis.js';
 
 /**
  * Producers share the process's fail-fast connection (an add while Redis is away fails at once and

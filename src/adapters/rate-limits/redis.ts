@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../redis.js';
+import type { RedisClient } from '../redis.js';
 
 /**
  * INCR + EXPIRE in one MULTI (one key), keys under the deployment's prefix. Reads are one GET per

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../redis.js';
+import type { RedisClient } from '../redis.js';
 import type { Db } from '../../db/knex.js';
 import { PostgresSendRateStore } from './postgres.js';
 import { RedisSendRateStore } from './redis.js';

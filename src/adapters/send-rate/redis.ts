@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../redis.js';
+import type { RedisClient } from '../redis.js';
 
 /** One Lua script: atomic against every other worker, on Redis's clock. */
 const RESERVE_SLOTS = `

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../redis.js';
+import type { RedisClient } from '../redis.js';
 
 /** A sorted set of claims scored by claim time; lapsed ones dropped before counting. */
 export class RedisSlotStore {

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../redis.js';
+import type { RedisClient } from '../redis.js';
 
 const TTL_SEC = 7 * 24 * 3600;
 

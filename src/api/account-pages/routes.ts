@@ -1,7 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import { isResetTokenLive } from '../../services/password-reset.js';
-import { describeInvite } from '../../services/team/accept.js';
+import { describeInvite, isResetTokenLive } from '../../services/accounts/index.js';
 import { pageForFailure } from '../public/html-failures.js';
 import { htmlPage } from '../public/html-page.js';
 import { acceptInviteFormPage, invalidInviteLinkPage, invalidResetLinkPage, resetPasswordFormPage } from './forms.js';

@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/api-keys.js';
-import type { ApiKeyScope } from '../../services/api-keys/scopes.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/index.js';
+import type { ApiKeyScope } from '../../services/api-keys/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import { API_KEY_REVOKED_REASONS } from '../../services/api-keys/api-keys.js';
-import { API_KEY_SCOPES } from '../../services/api-keys/scopes.js';
+import { API_KEY_REVOKED_REASONS, API_KEY_SCOPES } from '../../services/api-keys/index.js';
 import { emailValue, idValue, responseObject, text, timestamp } from '../schemas.js';
 
 const scope = Joi.string().valid(...API_KEY_SCOPES);

@@ -1,7 +1,7 @@
-import { startAuditExport } from '../../services/audit/start-export.js';
-import { listAuditLog, verifyAuditLog, type AuditFilter } from '../../services/audit/read.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { startAuditExport } from '../../use-cases/audit-export.js';
+import { listAuditLog, verifyAuditLog, type AuditFilter } from '../../services/audit/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
 import { jobResponse } from '../admin-jobs/schemas.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

@@ -1,7 +1,7 @@
 import Joi from 'joi';
-import { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/collections.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { PRODUCT_STATUSES } from '../../services/catalog/product-rows.js';
+import { PRODUCT_STATUSES } from '../../services/catalog/index.js';
 import { mediaResource } from '../admin-products/schemas.js';
 import { id, idValue, responseObject, slug, text, timestamp } from '../schemas.js';
 

@@ -1,6 +1,7 @@
 import Joi from 'joi';
-import { startCustomerExport, startCustomerImport } from '../../services/customers/import-export.js';
-import { ADMINS } from '../../services/roles.js';
+import { badRequest } from '../../errors.js';
+import { startCustomerExport, startCustomerImport } from '../../services/customers/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

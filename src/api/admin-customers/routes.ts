@@ -5,9 +5,9 @@ import {
   updateCustomer,
   type CustomerFilters,
   type CustomerPatch
-} from '../../services/customers/customers.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+} from '../../services/customers/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

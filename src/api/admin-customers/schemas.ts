@@ -1,8 +1,6 @@
 import Joi from 'joi';
-import { EMAIL_MARKETING_STATES } from '../../services/customers/customers.js';
-import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
-import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
-import { JOB_STATUSES } from '../../services/job-history/job-runs.js';
+import { CUSTOMERS_EXPORT_JOB_TYPE, CUSTOMERS_IMPORT_JOB_TYPE, EMAIL_MARKETING_STATES } from '../../services/customers/index.js';
+import { JOB_STATUSES } from '../../services/job-history/index.js';
 import { orderSummaryResource } from '../admin-orders/schemas.js';
 import { email, emailValue, idValue, responseObject, text, timestamp } from '../schemas.js';
 

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DISCOUNT_TYPES } from '../../services/discounts.js';
+import { DISCOUNT_TYPES } from '../../services/discounts/index.js';
 import { idValue, money, responseObject, timestamp } from '../schemas.js';
 
 /** AdminUpsertDiscountRequest: shared by create (POST) and replace (PUT). */

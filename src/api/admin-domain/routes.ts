@@ -1,6 +1,5 @@
-import { requestDomainCheck } from '../../services/domains/request-check.js';
-import { getDomain, startDomainOnboarding } from '../../services/domains/domains.js';
-import { ADMINS } from '../../services/roles.js';
+import { getDomain, requestDomainCheck, startDomainOnboarding } from '../../services/domains/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DNS_RECORD_TYPES, DOMAIN_FAILURE_REASONS, DOMAIN_STATUSES } from '../../services/domains/domains.js';
+import { DNS_RECORD_TYPES, DOMAIN_FAILURE_REASONS, DOMAIN_STATUSES } from '../../services/domains/index.js';
 import { jobResource } from '../admin-jobs/schemas.js';
 import { idValue, responseObject, timestamp } from '../schemas.js';
 

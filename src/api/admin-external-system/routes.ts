@@ -1,5 +1,5 @@
-import { connectLink, disconnectLink, getLink, previewLink, requestSync, type LinkRequest } from '../../services/external-system/links.js';
-import { ADMINS } from '../../services/roles.js';
+import { connectLink, disconnectLink, getLink, previewLink, requestSync, type LinkRequest } from '../../services/external-system/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { LINK_STATUSES } from '../../services/external-system/links.js';
+import { LINK_STATUSES } from '../../services/external-system/index.js';
 import { jobResource } from '../admin-jobs/schemas.js';
 import { responseObject, timestamp } from '../schemas.js';
 

@@ -1,7 +1,7 @@
 import Joi from 'joi';
-import { listIssues, resolveIssue } from '../../services/issues/manage.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { listIssues, resolveIssue } from '../../services/issues/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ISSUE_SEVERITIES } from '../../services/issues/issues.js';
+import { ISSUE_SEVERITIES } from '../../services/issues/index.js';
 import { idValue, responseObject, timestamp } from '../schemas.js';
 
 /** An operational issue; `kind` is open-ended (`dns_failed`, `sync_failed`, `email_failed`, `low_stock`, …). */

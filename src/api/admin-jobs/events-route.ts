@@ -1,5 +1,5 @@
-import { getJobsByIds, type JobDto } from '../../services/job-history/job-runs.js';
-import { ADMINS } from '../../services/roles.js';
+import { getJobsByIds, type JobDto } from '../../services/job-history/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';

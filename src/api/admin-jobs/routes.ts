@@ -1,9 +1,8 @@
 import Joi from 'joi';
-import { recordBulkRead } from '../../services/audit/bulk-read.js';
-import { storageFor } from '../../services/storage/index.js';
-import { getJob, jobFileKey, listJobs } from '../../services/job-history/job-runs.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { getJob, jobFileKey, listJobs } from '../../services/job-history/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
+import { recordBulkRead } from '../../services/audit/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
@@ -58,7 +57,7 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
       const ctx = request.server.app.ctx;
       const jobId = request.params.jobId as string;
       const { fileKey, createdAt, type } = await jobFileKey(ctx, tenantOf(request).storeId, jobId);
-      const file = await storageFor(ctx).get(fileKey);
+      const file = await ctx.storage.get(fileKey);
       // Personal data in bulk leaves the store here: recorded before the first byte goes out.
       await recordBulkRead(ctx, { action: 'export.downloaded', resourceType: 'job', resourceId: jobId, details: { type } });
       // `customers.export` -> customers-….csv, `products.export` -> products-….csv, `audit.export` -> audit-log-….csv

@@ -1,13 +1,12 @@
 import Joi from 'joi';
-import { AUDIT_EXPORT_JOB_TYPE } from '../../services/audit/export.js';
-import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/export.js';
-import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/import.js';
-import { DOMAIN_CHECK_JOB_TYPE } from '../../services/domains/check-job.js';
-import { PRODUCTS_BULK_JOB_TYPE } from '../../services/catalog/bulk.js';
-import { PRODUCTS_EXPORT_JOB_TYPE } from '../../services/catalog/csv/product-export.js';
-import { PRODUCTS_IMPORT_JOB_TYPE } from '../../services/catalog/csv/product-import.js';
-import { BACKFILL_JOB_TYPE } from '../../services/external-system/links.js';
-import { JOB_STATUSES } from '../../services/job-history/job-runs.js';
+import { CUSTOMERS_EXPORT_JOB_TYPE, CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/index.js';
+import { DOMAIN_CHECK_JOB_TYPE } from '../../services/domains/index.js';
+import { BACKFILL_JOB_TYPE } from '../../services/external-system/index.js';
+import { JOB_STATUSES } from '../../services/job-history/index.js';
+import { AUDIT_EXPORT_JOB_TYPE } from '../../use-cases/audit-export.js';
+import { PRODUCTS_BULK_JOB_TYPE } from '../../services/catalog/index.js';
+import { PRODUCTS_EXPORT_JOB_TYPE } from '../../services/catalog/index.js';
+import { PRODUCTS_IMPORT_JOB_TYPE } from '../../services/catalog/index.js';
 import { idValue, responseObject, timestamp } from '../schemas.js';
 
 /** Every `type` a tracked job run is recorded under (what `?type=` filters by). */

@@ -1,5 +1,5 @@
-import { getCampaignsByIds } from '../../services/marketing/campaigns.js';
-import { ADMINS } from '../../services/roles.js';
+import { getCampaignsByIds } from '../../services/marketing/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';

@@ -1,10 +1,9 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
-import { recordBulkRead } from '../../services/audit/bulk-read.js';
-import { previewAudience, type Audience } from '../../services/marketing/audience.js';
-import { CAMPAIGN_TYPES, cancelCampaign, createCampaign, getCampaign, listCampaigns, type CampaignInput, type CampaignType } from '../../services/marketing/campaigns.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { type Audience, CAMPAIGN_TYPES, type CampaignInput, type CampaignType, cancelCampaign, createCampaign, getCampaign, listCampaigns, previewAudience } from '../../services/marketing/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
+import { recordBulkRead } from '../../services/audit/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { idempotent } from '../idempotency.js';

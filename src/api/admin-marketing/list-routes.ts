@@ -1,7 +1,7 @@
 import Joi from 'joi';
-import { createList, deleteList, getList, listLists, replaceList, type ListInput } from '../../services/marketing/lists.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { createList, deleteList, getList, listLists, replaceList, type ListInput } from '../../services/marketing/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

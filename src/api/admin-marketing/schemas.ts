@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { CAMPAIGN_TYPES } from '../../services/marketing/campaigns.js';
+import { CAMPAIGN_TYPES } from '../../services/marketing/index.js';
 import { id, idValue, money, responseObject, text, timestamp } from '../schemas.js';
 
 const LIQUID_MAX = 200_000;

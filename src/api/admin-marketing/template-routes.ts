@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
 import {
   createTemplate,
   deleteTemplate,
@@ -9,7 +9,7 @@ import {
   previewTemplate,
   replaceTemplate,
   type TemplateInput
-} from '../../services/marketing/templates.js';
+} from '../../services/marketing/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

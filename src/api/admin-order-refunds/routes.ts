@@ -1,7 +1,6 @@
-import { createRefund, previewRefund } from '../../services/orders/refunds.js';
-import type { RefundInput } from '../../services/orders/refund-amounts.js';
-import { userActor } from '../../services/orders/timeline.js';
-import { ADMINS } from '../../services/roles.js';
+import { createRefund, previewRefund, userActor } from '../../services/orders/index.js';
+import type { RefundInput } from '../../services/orders/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,7 +1,6 @@
-import { addOrderNote, deleteOrderNote, updateOrderNote, type NoteInput } from '../../services/orders/order-notes.js';
-import { listTimeline } from '../../services/orders/timeline.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { addOrderNote, deleteOrderNote, listTimeline, type NoteInput, updateOrderNote } from '../../services/orders/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

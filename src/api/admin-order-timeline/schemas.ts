@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ACTOR_TYPES, ORDER_EVENT_TYPES } from '../../services/orders/timeline.js';
+import { ACTOR_TYPES, ORDER_EVENT_TYPES } from '../../services/orders/index.js';
 import { idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 
 export const timelineQuery = Joi.object({ ...paginationQuery });

@@ -1,10 +1,7 @@
-import { cancelOrder, type CancelInput } from '../../services/orders/cancel.js';
-import { createFulfillment, type FulfillmentInput } from '../../services/orders/fulfillments.js';
-import { markOrderPaid } from '../../services/orders/manual-payments.js';
-import { getOrder, listOrders, type OrderListFilters } from '../../services/orders/orders.js';
-import { userActor } from '../../services/orders/timeline.js';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS, ANY_MEMBER } from '../../services/roles.js';
+import { cancelOrder } from '../../use-cases/cancel-order.js';
+import { type CancelInput, createFulfillment, type FulfillmentInput, getOrder, listOrders, markOrderPaid, type OrderListFilters, userActor } from '../../services/orders/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

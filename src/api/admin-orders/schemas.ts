@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { FULFILLMENT_STATUSES, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES } from '../../services/orders/orders.js';
-import { PROVIDER_NAMES } from '../../services/payments/providers.js';
+import { FULFILLMENT_STATUSES, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES } from '../../services/orders/index.js';
+import { PROVIDER_NAMES } from '../../services/payments/index.js';
 import { emailValue, id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 
 export const listOrdersQuery = Joi.object({

@@ -1,5 +1,5 @@
-import { createDashboardLink, createOnboardingLink, getPaymentStatus, resetPayments } from '../../services/payments/accounts.js';
-import { ADMINS, OWNERS } from '../../services/roles.js';
+import { createDashboardLink, createOnboardingLink, getPaymentStatus, resetPayments } from '../../services/payments/index.js';
+import { ADMINS, OWNERS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { dashboardLinkResponse, onboardingLinkPayload, onboardingLinkResponse, paymentAccountResource } from './schemas.js';

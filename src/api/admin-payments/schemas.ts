@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { PAYMENT_ACCOUNT_STATUSES } from '../../services/payments/accounts.js';
+import { PAYMENT_ACCOUNT_STATUSES } from '../../services/payments/index.js';
 import { responseObject, timestamp } from '../schemas.js';
 
 const url = () => Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000);

@@ -1,11 +1,9 @@
 import Joi from 'joi';
-import { changeInventory } from '../../services/catalog/inventory.js';
-import { inventoryHistory } from '../../services/catalog/inventory-history.js';
-import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
-import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/product-rows.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { changeInventory, createProduct, deleteProduct, getProduct, listProducts, type ProductInput, type ProductStatus, setProductStatus, toAdminVariantDto, updateProduct } from '../../services/catalog/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
+import { inventoryHistory } from '../../services/catalog/index.js';
 import { inventoryHistoryResponse } from './transfer-schemas.js';
-import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import { ALLOWED_IMAGE_TYPES } from '../../services/catalog/media.js';
-import { INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/product-rows.js';
+import { ALLOWED_IMAGE_TYPES, INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/index.js';
 import { id, idValue, money, responseObject, slug, text, timestamp } from '../schemas.js';
 
 const optionName = () => text(64).min(1);

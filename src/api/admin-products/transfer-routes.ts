@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { startProductBulk, type BulkRequest } from '../../services/catalog/bulk.js';
-import { startProductExport, startProductImport } from '../../services/catalog/csv/product-transfer.js';
-import type { ImportMode } from '../../services/catalog/csv/product-import-apply.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { startProductBulk, type BulkRequest } from '../../services/catalog/index.js';
+import { startProductExport, startProductImport } from '../../services/catalog/index.js';
+import type { ImportMode } from '../../services/catalog/index.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';

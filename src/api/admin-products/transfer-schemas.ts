@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/product-rows.js';
+import { INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/index.js';
 import { jobResource } from '../admin-jobs/schemas.js';
 import { id, idValue, responseObject, text, timestamp } from '../schemas.js';
 

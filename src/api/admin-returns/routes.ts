@@ -1,7 +1,7 @@
 import { forbidden } from '../../errors.js';
-import { cancelReturn, closeReturn, getReturn, receiveReturn, requestReturn } from '../../services/orders/returns.js';
-import { userActor } from '../../services/orders/timeline.js';
-import { ADMINS, ANY_MEMBER } from '../../services/roles.js';
+import { cancelReturn, closeReturn, getReturn, requestReturn, userActor } from '../../services/orders/index.js';
+import { receiveReturn } from '../../use-cases/receive-return.js';
+import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { RETURN_STATUSES } from '../../services/orders/returns.js';
+import { RETURN_STATUSES } from '../../services/orders/index.js';
 import { orderResource } from '../admin-orders/schemas.js';
 import { id, idValue, responseObject, text, timestamp } from '../schemas.js';
 

@@ -1,6 +1,6 @@
-import { paginationMeta } from '../../services/pagination.js';
-import { listReviews, moderateReview, type ReviewState } from '../../services/reviews/reviews.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { listReviews, moderateReview, type ReviewState } from '../../services/reviews/index.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { REVIEW_STATES } from '../../services/reviews/reviews.js';
+import { REVIEW_STATES } from '../../services/reviews/index.js';
 import { publicReviewKeys } from '../storefront-reviews/schemas.js';
 import { emailValue, id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 

@@ -1,7 +1,6 @@
 import Joi from 'joi';
-import { sendTestEmail, sendTestTemplateEmail } from '../../services/email/outbox.js';
-import { verifyEmailProvider } from '../../services/email/settings.js';
-import { ADMINS } from '../../services/roles.js';
+import { sendTestEmail, sendTestTemplateEmail, verifyEmailProvider } from '../../services/email/index.js';
+import { ADMINS } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { email } from '../schemas.js';

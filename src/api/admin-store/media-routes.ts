@@ -1,7 +1,7 @@
-import { ALLOWED_IMAGE_TYPES, createMedia, MEDIA_MAX_BYTES, payloadTooLarge } from '../../services/catalog/media.js';
+import { ALLOWED_IMAGE_TYPES, createMedia, MEDIA_MAX_BYTES, payloadTooLarge } from '../../services/catalog/index.js';
 import { rm } from 'node:fs/promises';
 import { validationFailed } from '../../errors.js';
-import { ANY_MEMBER } from '../../services/roles.js';
+import { ANY_MEMBER } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { isUploadedFile } from '../uploads.js';

@@ -1,5 +1,5 @@
-import { getDashboard, updateStore, type UpdateStoreInput } from '../../services/stores.js';
-import { ANY_MEMBER, ADMINS } from '../../services/roles.js';
+import { getDashboard, updateStore, type UpdateStoreInput } from '../../services/stores/index.js';
+import { ANY_MEMBER, ADMINS } from '../../platform/roles.js';
 import { envelopeJson } from '../json-body.js';
 import { tenantOf } from '../plugins/auth.js';
 import { successBody } from '../plugins/envelope.js';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { MAILER_PROVIDERS } from '../../services/email/transport.js';
-import { ISSUE_SEVERITIES } from '../../services/issues/issues.js';
+import { MAILER_PROVIDERS } from '../../services/email/index.js';
+import { ISSUE_SEVERITIES } from '../../services/issues/index.js';
 import { orderSummaryResource } from '../admin-orders/schemas.js';
 import { mediaResource } from '../admin-products/schemas.js';
 import { emailValue, idValue, responseObject, timestamp } from '../schemas.js';

@@ -1,10 +1,10 @@
 import Joi from 'joi';
-import { ADMINS } from '../../services/roles.js';
-import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/storefront-tokens.js';
+import { ADMINS } from '../../platform/roles.js';
+import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/stores/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery, text } from '../schemas.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { withMeta } from '../plugins/envelope.js';
 import { storefrontTokenListResponse, storefrontTokenResponse, storefrontTokenSecretResponse } from './schemas.js';
 

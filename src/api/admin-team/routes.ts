@@ -1,9 +1,7 @@
 import type { Request } from '@hapi/hapi';
-import { acceptInvite, describeInvite, type AcceptInviteInput } from '../../services/team/accept.js';
-import { createInvite, resendInvite } from '../../services/team/invites.js';
-import { changeMemberRole, listTeam, revokeMember } from '../../services/team/members.js';
-import { ADMINS } from '../../services/roles.js';
-import type { Role } from '../../services/roles.js';
+import { acceptInvite, type AcceptInviteInput, changeMemberRole, createInvite, describeInvite, listTeam, resendInvite, revokeMember } from '../../services/accounts/index.js';
+import { ADMINS } from '../../platform/roles.js';
+import type { Role } from '../../platform/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { acceptInviteFormPage, invalidInviteLinkPage, inviteAcceptedPage } from '../account-pages/forms.js';
 import { failValidationAsPage, failureMessages, pageForFailure, postedField } from '../public/html-failures.js';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { ROLES } from '../../services/roles.js';
-import { INVITE_STATUSES } from '../../services/team/invites.js';
+import { INVITE_STATUSES } from '../../services/accounts/index.js';
+import { ROLES } from '../../platform/roles.js';
 import { email, emailValue, idValue, responseObject, timestamp } from '../schemas.js';
 
 export const createInvitePayload = Joi.object({

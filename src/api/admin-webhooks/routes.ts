@@ -1,7 +1,7 @@
 import Joi from 'joi';
-import { paginationMeta } from '../../services/pagination.js';
-import { ADMINS } from '../../services/roles.js';
-import { listDeliveries, pingSubscription, redeliver } from '../../services/webhooks/deliveries.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { ADMINS } from '../../platform/roles.js';
+import { listDeliveries, pingSubscription, redeliver } from '../../services/webhooks/index.js';
 import {
   createSubscription,
   deleteSubscription,
@@ -10,8 +10,8 @@ import {
   rotateSubscriptionSecret,
   updateSubscription,
   type SubscriptionPatch
-} from '../../services/webhooks/subscriptions.js';
-import type { WebhookTopic } from '../../services/webhooks/topics.js';
+} from '../../services/webhooks/index.js';
+import type { WebhookTopic } from '../../services/webhooks/index.js';
 import { withMeta } from '../plugins/envelope.js';
 import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';

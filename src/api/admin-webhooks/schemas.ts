@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { WEBHOOK_TOPICS } from '../../services/webhooks/topics.js';
+import { WEBHOOK_TOPICS } from '../../services/webhooks/index.js';
 import { idValue, responseObject, text, timestamp } from '../schemas.js';
 
 const topic = Joi.string().valid(...WEBHOOK_TOPICS);

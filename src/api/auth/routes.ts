@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { limitAuthAttempt, signup, login, currentUser } from '../../services/auth.js';
+import { currentUser, forgotPassword, limitAuthAttempt, login, resetPassword, signup } from '../../services/accounts/index.js';
 import { email, text } from '../schemas.js';
 import { publicRoute, userRoute } from '../route-helpers.js';
 import { signupResponse, sessionResponse, meResponse, messageResponse, resetPasswordPayload } from './schemas.js';
@@ -8,7 +8,6 @@ import { failValidationAsPage, failureMessages, pageForFailure, postedField } fr
 import { htmlPage, wantsHtml } from '../public/html-page.js';
 import { clientIp } from '../client-ip.js';
 import { userIdOf } from '../plugins/auth.js';
-import { forgotPassword, resetPassword } from '../../services/password-reset.js';
 
 export const postSignup = publicRoute({
   method: 'POST',

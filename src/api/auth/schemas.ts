@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ROLES } from '../../services/roles.js';
+import { ROLES } from '../../platform/roles.js';
 import { emailValue, idValue, responseObject } from '../schemas.js';
 
 export const userResource = responseObject({

@@ -1,8 +1,7 @@
 import type { AppContext } from '../../context.js';
-import { liveApiKeys } from '../../services/api-keys/api-keys.js';
-import { effectiveScopes } from '../../services/api-keys/scopes.js';
-import { liveMemberships } from '../../services/auth.js';
-import { apiKeyRole } from '../../services/roles.js';
+import { effectiveScopes, liveApiKeys } from '../../services/api-keys/index.js';
+import { liveMemberships } from '../../services/accounts/index.js';
+import { apiKeyRole } from '../../platform/roles.js';
 import type { RequestCredential } from '../plugins/auth.js';
 
 /** Why a stream's credential no longer holds (null: it still does). */

@@ -1,5 +1,5 @@
 import { publicRoute } from '../route-helpers.js';
-import { checkHealth } from '../../services/health.js';
+import { checkHealth } from '../../platform/health.js';
 import { healthResponse } from './schemas.js';
 
 export const getHealth = publicRoute({

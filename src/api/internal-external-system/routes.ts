@@ -1,5 +1,5 @@
 import type { ResponseToolkit, Request } from '@hapi/hapi';
-import { receiveExternalTrigger } from '../../services/external-system/triggers.js';
+import { receiveExternalTrigger } from '../../services/external-system/index.js';
 import { linkResponse, syncResponse } from './schemas.js';
 import { RAW_BODY } from '../internal-hosted-domain/routes.js';
 import { publicRoute } from '../route-helpers.js';

@@ -1,4 +1,4 @@
-import { receiveHostedDomainWebhook } from '../../services/domains/hosted-domain-webhook.js';
+import { receiveHostedDomainWebhook } from '../../services/domains/index.js';
 import { publicRoute } from '../route-helpers.js';
 import { hostedDomainReceiptResponse } from './schemas.js';
 

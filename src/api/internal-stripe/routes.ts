@@ -1,4 +1,4 @@
-import { receiveStripeEvent } from '../../services/payments/webhooks.js';
+import { receiveStripeEvent } from '../../services/payments/index.js';
 import { publicRoute } from '../route-helpers.js';
 import { stripeReceiptResponse } from './schemas.js';
 

@@ -4,14 +4,13 @@ import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { AppError, badRequest, forbidden, isBackendDown, serviceUnavailable, unauthenticated } from '../../errors.js';
 import { appErrorResponse } from './envelope.js';
 import { clientIp } from '../client-ip.js';
-import { JWT_ALGORITHM } from '../../services/access-tokens.js';
-import { API_KEY_PREFIX, authenticateApiKey, consumeApiKeyRate, type ApiKeyPrincipal } from '../../services/api-keys/api-keys.js';
-import { effectiveScopes, type ApiKeyScope } from '../../services/api-keys/scopes.js';
-import { userForAccessToken } from '../../services/auth.js';
-import { LocalRateLimiter } from '../../services/rate-limit.js';
-import { apiKeyRole, type Role, type Tenant } from '../../services/roles.js';
-import { authenticateStorefrontToken, STOREFRONT_TOKEN_PREFIX } from '../../services/storefront-tokens.js';
-import { findMembership } from '../../services/users.js';
+import { findMembership, JWT_ALGORITHM, userForAccessToken } from '../../services/accounts/index.js';
+import { apiKeyRole } from '../../platform/roles.js';
+import { API_KEY_PREFIX, authenticateApiKey, consumeApiKeyRate, effectiveScopes, type ApiKeyPrincipal } from '../../services/api-keys/index.js';
+import type { ApiKeyScope } from '../../services/api-keys/index.js';
+import { LocalRateLimiter } from '../../platform/rate-limit.js';
+import type { Role, Tenant } from '../../platform/roles.js';
+import { authenticateStorefrontToken, STOREFRONT_TOKEN_PREFIX } from '../../services/stores/index.js';
 
 declare module '@hapi/hapi' {
   interface PluginSpecificConfiguration {

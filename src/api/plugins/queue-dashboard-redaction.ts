@@ -1,4 +1,4 @@
-import { maskEmail } from '../../services/secrets.js';
+import { maskEmail } from '../../platform/secrets.js';
 
 /** Anything shaped like an address, in any string (a failed job's reason, its stack, its logs). */
 const EMAIL = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;

@@ -5,7 +5,7 @@ import { HapiAdapter } from '@bull-board/hapi';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { unauthenticated } from '../../errors.js';
 import { QUEUE_NAMES } from '../../jobs/queues.js';
-import { assertCredentialFailuresUnderLimit, countCredentialFailure } from '../../services/auth-limits.js';
+import { assertCredentialFailuresUnderLimit, countCredentialFailure } from '../../services/accounts/index.js';
 import { clientIp } from '../client-ip.js';
 import { QUEUE_DASHBOARD_CSP, withoutExternalReferences } from './queue-dashboard-page.js';
 import { redactDashboardJson } from './queue-dashboard-redaction.js';

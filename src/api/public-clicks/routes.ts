@@ -1,4 +1,4 @@
-import { followClick } from '../../services/marketing/clicks.js';
+import { followClick } from '../../services/marketing/index.js';
 import { publicRoute } from '../route-helpers.js';
 import { clickParams } from './schemas.js';
 

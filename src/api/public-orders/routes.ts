@@ -1,4 +1,4 @@
-import { trackOrder } from '../../services/orders/public-tracking.js';
+import { trackOrder } from '../../services/orders/index.js';
 import { failValidationAsPage, pageForFailure } from '../public/html-failures.js';
 import { htmlPage, wantsHtml } from '../public/html-page.js';
 import { publicRoute } from '../route-helpers.js';

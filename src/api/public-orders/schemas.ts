@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES } from '../../services/orders/orders.js';
+import { FULFILLMENT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES } from '../../services/orders/index.js';
 import { responseObject, timestamp } from '../schemas.js';
 
 export const trackingParams = Joi.object({ trackingToken: Joi.string().max(200).required() });

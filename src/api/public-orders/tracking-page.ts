@@ -1,5 +1,5 @@
-import { formatMoney } from '../../services/carts/totals.js';
-import type { trackOrder } from '../../services/orders/public-tracking.js';
+import { formatMoney } from '../../services/checkout/index.js';
+import type { trackOrder } from '../../services/orders/index.js';
 import type { PageContent } from '../public/html-page.js';
 
 type Tracked = Awaited<ReturnType<typeof trackOrder>>;

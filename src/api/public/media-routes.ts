@@ -1,4 +1,4 @@
-import { ALLOWED_IMAGE_TYPES, openMedia } from '../../services/catalog/media.js';
+import { ALLOWED_IMAGE_TYPES, openMedia } from '../../services/catalog/index.js';
 import { publicRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 

@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import { applySubscription } from '../../services/customers/newsletter.js';
-import { confirmNewsletterSubscription, describeNewsletterConfirmation } from '../../services/customers/newsletter-confirm.js';
+import { applySubscription, confirmNewsletterSubscription, describeNewsletterConfirmation } from '../../services/customers/index.js';
 import { clientIp } from '../client-ip.js';
 import { publicRoute } from '../route-helpers.js';
 import { htmlPage, wantsHtml } from './html-page.js';

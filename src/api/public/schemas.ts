@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { EMAIL_MARKETING_STATES } from '../../services/customers/customers.js';
+import { EMAIL_MARKETING_STATES } from '../../services/customers/index.js';
 import { responseObject } from '../schemas.js';
 
 /** Emails here are masked (`j***@example.com`): whoever holds a link learns no address from it. */

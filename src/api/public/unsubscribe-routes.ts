@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { describeUnsubscribe, unsubscribeByToken } from '../../services/customers/unsubscribe.js';
+import { describeUnsubscribe, unsubscribeByToken } from '../../services/customers/index.js';
 import { validationFailed } from '../../errors.js';
 import { publicRoute } from '../route-helpers.js';
 import { clientIp } from '../client-ip.js';

@@ -1,5 +1,5 @@
-import { confirmCheckoutSession } from '../../services/checkout/confirm.js';
-import { createCheckoutSession, type CheckoutSessionInput } from '../../services/checkout/sessions.js';
+import { confirmCheckoutSession } from '../../use-cases/confirm-checkout.js';
+import { createCheckoutSession, type CheckoutSessionInput } from '../../services/checkout/index.js';
 import { idempotent } from '../idempotency.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';

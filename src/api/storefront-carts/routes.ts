@@ -10,7 +10,7 @@ import {
   selectShippingMethod,
   updateCartItem,
   type CartItemInput
-} from '../../services/carts/carts.js';
+} from '../../services/checkout/index.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import {

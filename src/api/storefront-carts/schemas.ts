@@ -1,8 +1,6 @@
 import Joi from 'joi';
-import { CART_STATUSES } from '../../services/carts/cart-view.js';
-import { MAX_LINE_QUANTITY } from '../../services/carts/carts.js';
-import { SESSION_STATUSES } from '../../services/checkout/sessions.js';
-import { PROVIDER_NAMES } from '../../services/payments/providers.js';
+import { CART_STATUSES, MAX_LINE_QUANTITY, SESSION_STATUSES } from '../../services/checkout/index.js';
+import { PROVIDER_NAMES } from '../../services/payments/index.js';
 import { orderResource, pricedShippingMethodResource } from '../admin-orders/schemas.js';
 import { email, emailValue, id, idValue, responseObject, text, timestamp } from '../schemas.js';
 

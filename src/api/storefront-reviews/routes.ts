@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { paginationMeta } from '../../services/pagination.js';
-import { listProductReviews, upsertReview, type ReviewInput } from '../../services/reviews/reviews.js';
+import { paginationMeta } from '../../platform/pagination.js';
+import { listProductReviews, upsertReview, type ReviewInput } from '../../services/reviews/index.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { REVIEW_STATES } from '../../services/reviews/reviews.js';
+import { REVIEW_STATES } from '../../services/reviews/index.js';
 import { email, idValue, responseObject, slug, text, timestamp } from '../schemas.js';
 
 export const reviewParams = Joi.object({ slug: slug().required() });

@@ -1,5 +1,5 @@
 import type { Request, ResponseToolkit } from '@hapi/hapi';
-import { cachedStorefrontBody, type CachedBody } from '../../services/catalog/storefront-cache.js';
+import { cachedStorefrontBody, type CachedBody } from '../../services/catalog/index.js';
 import { jsonResponse } from '../json-body.js';
 import { storefrontOf } from '../plugins/auth.js';
 

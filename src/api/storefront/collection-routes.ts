@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { getStorefrontCollection, listStorefrontCollections } from '../../services/catalog/storefront.js';
-import { paginationMeta } from '../../services/pagination.js';
+import { getStorefrontCollection, listStorefrontCollections } from '../../services/catalog/index.js';
+import { paginationMeta } from '../../platform/pagination.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { successBodyText } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';

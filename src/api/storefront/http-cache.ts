@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
-import { storefrontHttpState, type StorefrontHttpState } from '../../services/catalog/catalog-version.js';
+import { storefrontHttpState, type StorefrontHttpState } from '../../services/catalog/index.js';
 import { storefrontOf } from '../plugins/auth.js';
 
 declare module '@hapi/hapi' {

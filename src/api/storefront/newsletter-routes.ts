@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { limitNewsletterSubscribe, subscribeToNewsletter, type SubscribeInput } from '../../services/customers/newsletter.js';
+import { limitNewsletterSubscribe, subscribeToNewsletter, type SubscribeInput } from '../../services/customers/index.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { email, text } from '../schemas.js';

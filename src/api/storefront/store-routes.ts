@@ -1,4 +1,4 @@
-import { getStorefrontStore } from '../../services/stores.js';
+import { getStorefrontStore } from '../../services/stores/index.js';
 import { successBody } from '../plugins/envelope.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { cacheableStorefrontGet } from './http-cache.js';

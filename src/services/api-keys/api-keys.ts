@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { consumeRateLimit } from '../rate-limit.js';
-import type { Role } from '../roles.js';
-import { recordAudit } from '../audit/record.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { consumeRateLimit } from '../../platform/rate-limit.js';
+import type { Role } from '../../platform/roles.js';
+import { hashToken, randomSecret } from '../../platform/secrets.js';
+import { recordAudit } from '../audit/index.js';
 import { hasChecksummedLength, isChecksummedToken, newChecksummedToken } from '../checksum-tokens.js';
-import { hashToken } from '../secrets.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import { effectiveScopes, type ApiKeyScope } from './scopes.js';
 
 export const API_KEY_PREFIX = 'swk_';

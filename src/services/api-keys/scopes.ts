@@ -1,4 +1,4 @@
-import type { Role } from '../roles.js';
+import type { Role } from '../../platform/roles.js';
 
 /** What an admin API key may be granted; each admin route needs at most one (src/api/api-key-scopes.ts). */
 export const API_KEY_SCOPES = [

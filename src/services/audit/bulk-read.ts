@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import { recordAudit, type AuditEntryInput } from './record.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
-import { decodeCursor, encodeCursor } from '../pagination.js';
+import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
 import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
 
 export interface AuditRow extends ChainedFields {

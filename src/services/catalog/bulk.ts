@@ -2,11 +2,11 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { productsBulkJob } from '../../jobs/products-bulk.js';
 import type { Transaction } from '../../db/transaction.js';
-import type { EmitEvent } from '../events/domain-event.js';
-import { completeJob, createJob, findJobRow, saveJobProgressFrom } from '../job-history/job-runs.js';
-import { variantsInUse } from '../modules/registry.js';
-import type { Tenant } from '../roles.js';
-import { withTransaction } from '../with-transaction.js';
+import type { EmitEvent } from '../../platform/events/domain-event.js';
+import { completeJob, createJob, findJobRow, saveJobProgressFrom } from '../job-history/index.js';
+import { variantsInUse } from '../../platform/modules/registry.js';
+import type { Tenant } from '../../platform/roles.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import { currencyDigits } from './csv/shopify-columns.js';
 import type { InventoryPolicy, ProductStatus } from './product-rows.js';
 

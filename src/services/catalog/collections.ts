@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
-import { decodeCursor, encodeCursor, keysetPage, type PageRequest } from '../pagination.js';
+import { decodeCursor, encodeCursor, keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { insertWithSlug } from './slugs.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface CollectionInput {

@@ -1,5 +1,5 @@
-import type { EmitEvent } from '../events/domain-events.js';
-import { withTransaction } from '../with-transaction.js';
+import type { EmitEvent } from '../../platform/events/domain-events.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Transaction } from '../../db/transaction.js';
 
 /** An external system's product as the sync hands it over: checked, trimmed, deduplicated. */

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockStockHolds } from '../checkout/stock-holds.js';
+import { lockStockHolds } from './stock-holds.js';
 import type { InventoryPolicy, VariantRow } from './product-rows.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 /** Why stock moved: every ledger row carries one (issue #33). */

@@ -5,7 +5,6 @@ import { fileTypeFromFile } from 'file-type';
 import { imageSizeFromFile } from 'image-size/fromFile';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, validationFailed } from '../../errors.js';
-import { storageFor } from '../storage/index.js';
 import type { Sql } from '../../db/transaction.js';
 
 export const MEDIA_MAX_BYTES = 10 * 1024 * 1024;
@@ -80,7 +79,7 @@ export async function createMedia(ctx: AppContext, storeId: string, file: Upload
     const { width, height } = await dimensions(file.path);
     const id = randomUUID();
     const storageKey = `stores/${storeId}/media/${id}.${extension}`;
-    const storage = storageFor(ctx);
+    const storage = ctx.storage;
     const { size } = await storage.put(storageKey, createReadStream(file.path), { contentType: sniffed.mime });
     try {
       const [row] = await ctx.db('media').insert({ id, storeId, storageKey, contentType: sniffed.mime, size, width, height, alt, sourceUrl }).returning('*');
@@ -98,7 +97,7 @@ export async function createMedia(ctx: AppContext, storeId: string, file: Upload
 export async function openMedia(ctx: AppContext, mediaId: string) {
   const row: MediaRow | undefined = await ctx.db('media').comment('cross-store: public media url').where({ id: mediaId }).first();
   if (!row) throw notFound('Media');
-  const object = await storageFor(ctx).get(row.storageKey);
+  const object = await ctx.storage.get(row.storageKey);
   return { row, ...object };
 }
 

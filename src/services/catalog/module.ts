@@ -1,6 +1,6 @@
 /**
  * The catalog module: products, variants, media, collections, stock and what storefronts read.
- * It owns those tables (src/services/table-owners.ts). Rules the database keeps for it, whoever
+ * It owns those tables (src/platform/table-owners.ts). Rules the database keeps for it, whoever
  * writes (checkout included), in the same transaction:
  * - triggers `storefront_products_*`, `storefront_variants_*`, `storefront_product_media_*` and
  *   `storefront_media_update` rebuild a product's storefront JSON (`storefront_products`,

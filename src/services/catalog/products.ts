@@ -1,7 +1,7 @@
-import { recordAudit } from '../audit/record.js';
+import { recordAudit } from '../audit/index.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
@@ -15,9 +15,9 @@ import {
   type VariantRow
 } from './product-rows.js';
 import { insertWithSlug } from './slugs.js';
-import { variantsInUse } from '../modules/registry.js';
+import { variantsInUse } from '../../platform/modules/registry.js';
 import { syncVariants, type VariantInput } from './variants.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface ProductInput {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../pagination.js';
+import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../../platform/pagination.js';
 import { mediaUrl } from './media.js';
 import { queryPrepared } from '../../db/prepared-statements.js';
 import { IN_STOCK_SQL } from './product-rows.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { variantsInUse } from '../modules/registry.js';
+import { variantsInUse } from '../../platform/modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
 import { ledgerColumns, setInventory } from './inventory.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './product-rows.js';

@@ -1,9 +1,10 @@
 import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import { conflict } from '../../errors.js';
-import { releaseDiscount } from '../carts/discount-rules.js';
+import { releaseDiscount } from '../discounts/index.js';
+import { availabilityFlipped, releaseHolds, TAKE_STOCK_CTES, takeReason } from '../catalog/index.js';
 import type { AppContext } from '../../context.js';
-import { publishEvents } from '../events/domain-events.js';
+import { publishEvents } from '../../platform/events/domain-events.js';
 
 export interface ReservationLine {
   variantId: string;
@@ -11,25 +12,6 @@ export interface ReservationLine {
   title: string;
 }
 
-/**
- * Takes one variant's stock for a session, as CTEs for the caller's statement: `v` (the variant as
- * left; no row when refused), `r` (the hold), `l` (the ledger row). The WHERE refuses to take a
- * `deny` variant below zero: the 409 is decided by the row lock, not by a read that could be
- * stale. Named bindings: quantity, variantId, storeId, sessionId, reason (takeReason).
- */
-export const TAKE_STOCK_CTES = `v as (
-         update product_variants set inventory_quantity = inventory_quantity - :quantity, updated_at = now()
-          where id = :variantId and store_id = :storeId and archived_at is null
-            and (inventory_policy = 'continue' or inventory_quantity >= :quantity)
-          returning id, inventory_quantity, inventory_policy
-       ), r as (
-         insert into stock_reservations (store_id, session_id, variant_id, quantity) select :storeId, :sessionId, v.id, :quantity from v returning 1
-       ), l as (
-         insert into inventory_ledger (store_id, variant_id, delta, reason, reason_code, actor, reference, quantity_after)
-         select :storeId, v.id, -(:quantity)::int, :reason, 'sale', 'customer', 'checkout:' || :sessionId, v.inventory_quantity from v returning 1
-       )`;
-
-export const takeReason = (sessionId: string) => `checkout ${sessionId} reserved`;
 
 /** Merges a session's lines by variant, in variant-id order: the order every transaction locks variants in, so two checkouts never deadlock. */
 export function reservationOrder(lines: ReservationLine[]): ReservationLine[] {
@@ -78,46 +60,14 @@ export async function reserveStock(trx: Sql, storeId: string, sessionId: string,
   return soldOut;
 }
 
-/**
- * Whether a stock move changed what a storefront shows: a variant is available while it sells
- * past zero (`continue`) or has stock. Storefronts show availability, never counts, so only such
- * a move drops their cached catalog.
- */
-export const availabilityFlipped = (policy: string, before: number, after: number) => policy === 'deny' && before > 0 !== after > 0;
 
 /**
- * Gives a session's held stock back (and its discount use); the session row must be locked by the
- * caller. The variants are locked before the holds, in id order, as a stock count locks them
- * (lockStockHolds), so a count and a release wait for each other instead of deadlocking, and the
- * release gives back what the hold has after any count shortened it. Returns the variants this
- * brought back into stock (see availabilityFlipped).
+ * Gives a session's held stock back (catalog's releaseHolds) and its discount use; the session row
+ * must be locked by the caller. Returns the variants this brought back into stock.
  */
 export async function releaseSession(trx: Sql, session: { id: string; storeId: string; discountId: string | null }): Promise<string[]> {
-  await trx.raw(
-    `select id from product_variants
-      where id in (select variant_id from stock_reservations where store_id = ? and session_id = ? and state = 'held') and store_id = ?
-      order by id for no key update`,
-    [session.storeId, session.id, session.storeId]
-  );
-  const held = (await trx('stockReservations')
-    .where({ storeId: session.storeId, sessionId: session.id, state: 'held' })
-    .update({ state: 'released' })
-    .returning(['variantId', 'quantity'])) as Array<{ variantId: string; quantity: number }>;
-  held.sort((a, b) => (a.variantId < b.variantId ? -1 : 1));
-  const ledger: Record<string, unknown>[] = [];
-  const backInStock: string[] = [];
-  // A hold a stock count shortened to nothing has nothing to give back.
-  for (const line of held.filter((hold) => hold.quantity > 0)) {
-    const result = await trx.raw(
-      `update product_variants set inventory_quantity = inventory_quantity + ?, updated_at = now() where id = ? and store_id = ? returning inventory_quantity, inventory_policy`,
-      [line.quantity, line.variantId, session.storeId]
-    );
-    const row = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: string } | undefined;
-    if (row && availabilityFlipped(row.inventoryPolicy, row.inventoryQuantity - line.quantity, row.inventoryQuantity)) backInStock.push(line.variantId);
-    if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, reasonCode: 'cancel', actor: 'customer', reference: `checkout:${session.id}`, quantityAfter: row.inventoryQuantity });
-  }
-  if (ledger.length) await trx('inventoryLedger').insert(ledger);
-  if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);
+  const { held, backInStock } = await releaseHolds(trx, session.storeId, session.id, `checkout ${session.id} released`);
+  if (session.discountId && held) await releaseDiscount(trx, session.storeId, session.discountId);
   return backInStock;
 }
 

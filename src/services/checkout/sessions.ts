@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { defineStatement, runStatements, runStatementsAndCommit, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
-import { lockCart } from '../carts/cart-rows.js';
-import { cartNotOpen } from '../carts/carts.js';
-import { priceCart, toCartDto } from '../carts/cart-view.js';
-import { notApplicable, redeemDiscount } from '../carts/discount-rules.js';
-import { chooseProvider, type ProviderName } from '../payments/providers.js';
-import type { PaymentState } from '../payments/payment-state.js';
-import { cachedStore } from '../stores.js';
-import { availabilityFlipped, cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, TAKE_STOCK_CTES, takeReason, type ReservationLine } from './reservations.js';
-import type { OrderSnapshotLine } from '../orders/create-order.js';
-import { withTransaction } from '../with-transaction.js';
+import { lockCart } from './cart-rows.js';
+import { cartNotOpen } from './carts.js';
+import { priceCart, toCartDto } from './cart-view.js';
+import { notApplicable, redeemDiscount } from '../discounts/index.js';
+import { chooseProvider, type ProviderName } from '../payments/index.js';
+import type { PaymentState } from '../payments/index.js';
+import { cachedStore } from '../stores/index.js';
+import { cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, type ReservationLine } from './reservations.js';
+import { availabilityFlipped, TAKE_STOCK_CTES, takeReason } from '../catalog/index.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface Address {
   firstName: string;
@@ -30,6 +30,17 @@ export interface CheckoutSessionInput {
   shippingAddress: Address;
   billingAddress?: Address;
   provider?: ProviderName;
+}
+
+/** A line of the session's snapshot: what the order's line will be. */
+export interface OrderSnapshotLine {
+  variantId: string;
+  productId: string;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
 }
 
 /** What the order is made from: frozen when the session opens, so the price paid is the price shown. */

@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.js';
-import { sniffCsvHeader } from '../csv/sniff.js';
+import { sniffCsvHeader } from '../../platform/csv/sniff.js';
 
 /** The columns of our own export, in order (also accepted on import). */
 export const EXPORT_COLUMNS = [

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
-import { reactInTransaction } from '../events/domain-events.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { containsPattern } from '../../db/like-patterns.js';
-import { customerRecentOrders } from '../modules/registry.js';
+import { customerRecentOrders } from '../../platform/modules/registry.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { withTransaction } from '../with-transaction.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql } from '../../db/transaction.js';
 
 export const EMAIL_MARKETING_STATES = ['subscribed', 'unsubscribed', 'not_subscribed'] as const;

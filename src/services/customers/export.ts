@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { completeJob, findJobRow, reportJobProgress } from '../job-history/job-runs.js';
-import { storageFor } from '../storage/index.js';
+import { completeJob, findJobRow, reportJobProgress } from '../job-history/index.js';
 import { EXPORT_COLUMNS } from './csv-columns.js';
-import { csvLine, TAG_SEPARATOR } from '../csv/format.js';
+import { csvLine, TAG_SEPARATOR } from '../../platform/csv/format.js';
 
 export const CUSTOMERS_EXPORT_JOB_TYPE = 'customers.export';
 const PAGE_SIZE = 5_000;
@@ -89,7 +88,7 @@ export async function runCustomerExport(ctx: AppContext, jobId: string): Promise
     }
   }
 
-  await storageFor(ctx).put(key, Readable.from(csv()), { contentType: 'text/csv' });
+  await ctx.storage.put(key, Readable.from(csv()), { contentType: 'text/csv' });
   const result: CustomerExportResult = { rows, bytes, fileName: `customers-${new Date().toISOString().slice(0, 10)}.csv` };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>, key);
   return result;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { deliveryJobSqlLiterals } from '../webhooks/events.js';
+import { deliveryJobSqlLiterals } from '../webhooks/index.js';
+import { INSERT_JOB_ROW_ERRORS_SQL, savePartitionCheckpoint } from '../job-history/index.js';
 import { customerJsonSql } from './customers.js';
 import { stagingLine, type RowError, type StagedCustomer } from './import-rows.js';
 
@@ -218,23 +219,19 @@ export async function applyBatch(
     const reported = errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS / IMPORT_PARTITIONS - previous.reportedErrors));
     if (reported.length > 0) {
       await connection.query(
-        `insert into job_row_errors (job_id, row_number, column_name, message)
-         select $1, * from unnest($2::int[], $3::text[], $4::text[])`,
+        INSERT_JOB_ROW_ERRORS_SQL,
         [target.jobId, reported.map((e) => e.row), reported.map((e) => e.column), reported.map((e) => e.message)]
       );
     }
     const next = nextCheckpoint(previous, batch, { ...applied, repeats, errors: errors.length }, reported.length);
-    // Progress sums every partition's counts from the row as it stands (the other partition may
-    // have committed meanwhile), in the same statement that writes this partition's entry.
-    const merged = `jsonb_set(coalesce(checkpoint, $5::jsonb), array['partitions', $6::text], $2::jsonb)`;
-    const summed = (field: string) => `(select coalesce(sum((e->'counts'->>'${field}')::int), 0) from jsonb_array_elements(${merged}->'partitions') e)`;
-    const saved = await connection.query(
-      `update jobs set checkpoint = ${merged},
-         progress = jsonb_build_object('percent', $3::int, 'processedRows', ${summed('totalRows')}, 'invalidRows', ${summed('invalidRows')}),
-         updated_at = now()
-       where id = $1 and coalesce((checkpoint #>> array['partitions', $6::text, 'rowsDone'])::int, 0) = $4::int`,
-      [target.jobId, JSON.stringify(next), progressPercent(batch.bytesRead, target.totalBytes), previous.rowsDone, JSON.stringify(emptyCheckpoint()), String(partition)]
-    );
+    const saved = await savePartitionCheckpoint(connection, {
+      jobId: target.jobId,
+      partition,
+      checkpoint: next,
+      percent: progressPercent(batch.bytesRead, target.totalBytes),
+      rowsDoneBefore: previous.rowsDone,
+      empty: emptyCheckpoint()
+    });
     if (saved.rowCount !== 1) throw new Error('another worker is running this import');
     await connection.query('commit');
     return next;

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AppContext } from '../../context.js';
-import type { Tenant } from '../roles.js';
+import type { Tenant } from '../../platform/roles.js';
 import { customersExportJob } from '../../jobs/customers-export.js';
 import { customersImportJob } from '../../jobs/customers-import.js';
-import { createJob } from '../job-history/job-runs.js';
-import { storageFor } from '../storage/index.js';
+import { createJob } from '../job-history/index.js';
 import { assertImportableCsv } from './csv-columns.js';
 import { CUSTOMERS_EXPORT_JOB_TYPE } from './export.js';
 import { CUSTOMERS_IMPORT_JOB_TYPE, type CustomerImportInput } from './import.js';
@@ -25,7 +24,7 @@ export async function startCustomerImport(ctx: AppContext, tenant: Tenant, uploa
   const jobId = randomUUID();
   const fileKey = `imports/${tenant.storeId}/${jobId}.csv`;
   try {
-    await storageFor(ctx).put(fileKey, createReadStream(upload.path), { contentType: 'text/csv' });
+    await ctx.storage.put(fileKey, createReadStream(upload.path), { contentType: 'text/csv' });
   } finally {
     await rm(upload.path, { force: true });
   }

@@ -2,10 +2,9 @@ import Papa from 'papaparse';
 import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../errors.js';
-import { completeJob, findJobRow } from '../job-history/job-runs.js';
-import { storageFor } from '../storage/index.js';
+import { completeJob, findJobRow } from '../job-history/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
-import { findQuoteProblem, type QuoteProblem } from '../csv/quotes.js';
+import { findQuoteProblem, type QuoteProblem } from '../../platform/csv/quotes.js';
 import {
   applyBatch,
   emptyCheckpoint,
@@ -22,7 +21,7 @@ import {
   type PartitionCheckpoint
 } from './import-batch.js';
 import { validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
 export const IMPORT_BATCH_SIZE = 5_000;
@@ -126,7 +125,7 @@ export async function runCustomerImport(ctx: AppContext, jobId: string, options:
   const saved = job.checkpoint as unknown as Partial<Checkpoint> | null;
   const checkpoint: Checkpoint = saved?.partitions?.length === IMPORT_PARTITIONS ? (saved as Checkpoint) : emptyCheckpoint();
   const resumeAfter = checkpoint.partitions.map((partition) => partition.rowsDone);
-  const storage = storageFor(ctx);
+  const storage = ctx.storage;
   const openUpload = () =>
     storage.get(input.fileKey).catch((error: unknown) => {
       // Retrying cannot bring a vanished upload back: fail the job for good with a clear reason.

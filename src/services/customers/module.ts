@@ -1,5 +1,5 @@
 /**
- * The customers module owns customers and their imports (src/services/table-owners.ts). A rule the
+ * The customers module owns customers and their imports (src/platform/table-owners.ts). A rule the
  * database keeps for it: triggers `customers_count_insert`, `customers_count_update` and
  * `customers_count_delete` (function `store_customer_counts_apply`, migrations 20261123004100,
  * 20261123006700, 20261123007100) keep each store's customer and subscriber counts in
@@ -7,9 +7,11 @@
  */
 import type { Module } from '../../context.js';
 import { findCustomerRow, toCustomerDto } from './customers.js';
+import { isSubscribed } from './unsubscribe.js';
 
 export const customersModule: Module = {
   name: 'customers',
+  marketingConsent: isSubscribed,
   adminResource: {
     customer: async (_ctx, db, storeId, id) => {
       const row = await findCustomerRow(db, storeId, id);

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { unprocessable } from '../../errors.js';
-import { enqueueEmail } from '../email/outbox.js';
-import { maskEmail } from '../secrets.js';
+import { enqueueEmail } from '../email/index.js';
+import { maskEmail } from '../../platform/secrets.js';
 import type { Transaction } from '../../db/transaction.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.js';
-import { enqueueEmail } from '../email/outbox.js';
-import { reactInTransaction } from '../events/domain-events.js';
-import { consumeRateLimit } from '../rate-limit.js';
+import { enqueueEmail } from '../email/index.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
+import { consumeRateLimit } from '../../platform/rate-limit.js';
 import type { CustomerRow } from './customers.js';
 import { sendNewsletterConfirmation } from './newsletter-confirm.js';
 import { listUnsubscribeHeaders, unsubscribeUrlFor } from './unsubscribe.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Transaction } from '../../db/transaction.js';
 
 export interface SubscribeInput {

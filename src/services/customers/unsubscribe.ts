@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { unprocessable } from '../../errors.js';
-import { maskEmail } from '../secrets.js';
-import { creditUnsubscribe } from '../modules/registry.js';
+import { maskEmail } from '../../platform/secrets.js';
+import { creditUnsubscribe } from '../../platform/modules/registry.js';
 import { consentColumns, type CustomerRow } from './customers.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * Unsubscribe tokens: `base64url(customer uuid bytes [+ campaign uuid bytes]).base64url(HMAC-SHA256)`.

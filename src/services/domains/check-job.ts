@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { completeJob, findJobRow } from '../job-history/job-runs.js';
+import { completeJob, findJobRow } from '../job-history/index.js';
 import { checkDomainRecords } from './dns-check.js';
 import type { DomainRow } from './domains.js';
 

@@ -1,7 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import type { AppContext } from '../../context.js';
-import { raiseIssue } from '../issues/issues.js';
-import { resolveIssuesOf } from '../issues/manage.js';
+import { raiseIssue, resolveIssuesOf } from '../issues/index.js';
 import { requiredRecords, type DnsRecord, type DomainFailure, type DomainRow } from './domains.js';
 import { sameName } from './hostname.js';
 import type { Sql } from '../../db/transaction.js';

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
-import { randomSecret } from '../secrets.js';
+import { randomSecret } from '../../platform/secrets.js';
 import { hostnameProblem, normalizeHostname } from './hostname.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql } from '../../db/transaction.js';
 
 export const DOMAIN_STATUSES = ['pending', 'verified', 'failed', 'active'] as const;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
-import { recordReceipt, signatureHeaders, verifySignature } from '../signed-requests.js';
+import { recordReceipt, signatureHeaders, verifySignature } from '../../platform/signed-requests.js';
 import { normalizeHostname } from './hostname.js';
 
 /** Event names and statuses meaning "the certificate is issued, the host serves the domain". */

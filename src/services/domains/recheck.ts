@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { checkDomainRecords, domainResolver } from './dns-check.js';
 import type { DomainRow } from './domains.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /** A claimed domain is not claimed again for this long, even if its check never reports back. */
 const LEASE_MS = 10 * 60_000;

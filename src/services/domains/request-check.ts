@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { domainCheckJob } from '../../jobs/domain-check.js';
-import { createJob } from '../job-history/job-runs.js';
-import type { Tenant } from '../roles.js';
+import { createJob } from '../job-history/index.js';
+import type { Tenant } from '../../platform/roles.js';
 import { DOMAIN_CHECK_JOB_TYPE } from './check-job.js';
 import { findDomain, toDomainDto } from './domains.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /** POST /admin/store/domain/check: queue a DNS check of the store's domain; 202 with the job. */
 export async function requestDomainCheck(ctx: AppContext, tenant: Tenant) {

@@ -1,11 +1,10 @@
 import type { AppContext } from '../../context.js';
 import type { SendEmailPayload } from '../../jobs/send-email.js';
-import { findStoreTemplate } from '../modules/registry.js';
+import { findStoreTemplate, marketingConsent } from '../../platform/modules/registry.js';
 import { AppError } from '../../errors.js';
-import { decryptSecret } from '../secrets.js';
+import { decryptSecret } from '../../platform/secrets.js';
 import { BUILT_IN_TEMPLATES, renderTemplate, type EmailTemplate } from './templates.js';
 import { resolveSender } from './settings.js';
-import { isSubscribed } from '../customers/unsubscribe.js';
 import { openEmailMessage, type EmailMessageParts } from './sealed-message.js';
 import type { Transaction } from '../../db/transaction.js';
 
@@ -45,7 +44,7 @@ export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): 
   if (logged?.status === 'sent') return { messageId: logged.providerMessageId, acceptedCount: 1 };
   const to = (logged?.toEmail as string | undefined) ?? payload.to;
   if (!to) throw new AppError(422, 'validation_failed', `Email ${payload.emailLogId} has no log row to say where it goes`);
-  if (payload.marketingCustomerId && payload.storeId && !(await isSubscribed(ctx, payload.storeId, payload.marketingCustomerId))) {
+  if (payload.marketingCustomerId && payload.storeId && !(await marketingConsent(ctx, payload.storeId, payload.marketingCustomerId))) {
     await ctx.db('emailLog').where({ id: payload.emailLogId }).update({ status: 'failed', error: 'skipped: the recipient is not subscribed' });
     return { messageId: '', acceptedCount: 0 };
   }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { decryptSecret, encryptSecret } from '../secrets.js';
+import { decryptSecret, encryptSecret } from '../../platform/secrets.js';
 
 /** What an email says beyond ids: template data or rendered content, and its headers. */
 export interface EmailMessageParts {

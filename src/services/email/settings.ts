@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
-import { decryptSecret, encryptSecret } from '../secrets.js';
+import { decryptSecret, encryptSecret } from '../../platform/secrets.js';
 import { checkedSmtpAddress } from './smtp-host-guard.js';
-import { platformDefaultMailer, pooledTransport, storeSmtpMailer, type Mailer } from './transport.js';
+import type { Mailer, MailTransport } from '../../adapters/mail/index.js';
 import type { Sql } from '../../db/transaction.js';
 
 export interface EmailSettingsInput {
@@ -96,7 +95,7 @@ export async function assertEmailSecretsReadable(ctx: AppContext, storeId: strin
 
 /** The mailer and From line for a store (its own SMTP when configured), or the platform's for storeId null. */
 export async function resolveSender(ctx: AppContext, storeId: string | null): Promise<ResolvedSender> {
-  const platform = platformDefaultMailer(ctx.config);
+  const platform = ctx.mail.platform();
   if (!storeId) return { mailer: platform, from: ctx.config.emailFrom, replyTo: undefined };
   const [settings, store] = await Promise.all([
     readEmailSettings(ctx.db, storeId),
@@ -107,7 +106,7 @@ export async function resolveSender(ctx: AppContext, storeId: string | null): Pr
     const password = settings.smtpPasswordEncrypted ? readSmtpPassword(settings.smtpPasswordEncrypted, ctx.config.encryptionKey) : null;
     // Checked again at every connect: the name may resolve somewhere else than when it was saved.
     const address = await checkedSmtpAddress(settings.smtpHost, ctx.config.allowPrivateSmtpHosts);
-    const mailer = storeSmtpMailer(
+    const mailer = ctx.mail.store(
       { host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, password },
       ctx.config.smtpTlsRejectUnauthorized,
       address
@@ -137,7 +136,7 @@ export async function verifyEmailProvider(ctx: AppContext, storeId: string) {
 }
 
 export interface CampaignSender {
-  transporter: Transporter;
+  transporter: MailTransport;
   from: string;
   replyTo: string | undefined;
   provider: Mailer['provider'];
@@ -150,17 +149,12 @@ export async function campaignSender(ctx: AppContext, storeId: string): Promise<
   const base = { from: sender.from, replyTo: sender.replyTo, provider: sender.mailer.provider };
   const connections = ctx.config.marketing.smtpConnections;
   if (sender.mailer.provider === 'smtp') {
-    sender.mailer.transporter.close();
     const settings = (await readEmailSettings(ctx.db, storeId))!;
     const key = createHash('sha256')
       .update(JSON.stringify([settings.smtpHost, settings.smtpPort, settings.smtpSecure, settings.smtpUser, settings.smtpPasswordEncrypted]))
       .digest('hex');
-    const options = (sender.mailer.transporter as unknown as { options: Record<string, unknown> }).options;
-    return { ...base, transporter: pooledTransport(`store:${key}`, () => nodemailer.createTransport({ ...options, pool: true, maxConnections: connections, maxMessages: Infinity } as any)) };
+    return { ...base, transporter: ctx.mail.pooled(`store:${key}`, sender.mailer, connections) };
   }
-  if (sender.mailer.provider === 'platform') {
-    const url = ctx.config.smtpUrl;
-    return { ...base, transporter: pooledTransport(`platform:${url}`, () => nodemailer.createTransport({ url, pool: true, maxConnections: connections, maxMessages: Infinity } as any)) };
-  }
+  if (sender.mailer.provider === 'platform') return { ...base, transporter: ctx.mail.pooled(`platform:${ctx.config.smtpUrl}`, sender.mailer, connections) };
   return { ...base, transporter: sender.mailer.transporter, persist: sender.mailer.persist };
 }

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { unprocessable } from '../../errors.js';
-import { isInternalAddress } from '../address-ranges.js';
+import { isInternalAddress } from '../../platform/address-ranges.js';
 
 /**
  * Store SMTP hosts are chosen by store admins, and the platform connects to them from inside its

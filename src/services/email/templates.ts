@@ -1,11 +1,8 @@
 import { unprocessable } from '../../errors.js';
-import { compileContent, renderCompiledSync } from '../liquid/email-content.js';
+import { compileContent, renderCompiledSync } from '../../platform/liquid/email-content.js';
 
-export interface EmailTemplate {
-  subject: string;
-  html: string;
-  text: string;
-}
+export type { EmailTemplate } from '../../platform/modules/contribution.js';
+import type { EmailTemplate } from '../../platform/modules/contribution.js';
 
 export interface RenderedEmail {
   subject: string;
@@ -102,7 +99,7 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
 }
 
 /**
- * Renders a built-in or store template in the sandbox (src/services/liquid): a syntax error, a refused
+ * Renders a built-in or store template in the sandbox (src/platform/liquid): a syntax error, a refused
  * tag or a limit reached throws, and the caller fails that one email.
  */
 export function renderTemplate(template: EmailTemplate, data: Record<string, unknown>): RenderedEmail {

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isInternalAddress } from '../address-ranges.js';
+import { isInternalAddress } from '../../platform/address-ranges.js';
 
 export class PrivateAddressError extends Error {
   readonly code = 'EPRIVATEADDRESS';

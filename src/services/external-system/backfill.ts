@@ -1,12 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { completeJob, findJobRow, saveJobProgress } from '../job-history/job-runs.js';
-import { resolveIssuesOf } from '../issues/manage.js';
-import { decryptSecret } from '../secrets.js';
+import { completeJob, findJobRow, saveJobProgress } from '../job-history/index.js';
+import { resolveIssuesOf } from '../issues/index.js';
+import { decryptSecret } from '../../platform/secrets.js';
 import { ExternalSystemError, type ExternalPage } from './client.js';
 import { clientFor, type LinkRow } from './links.js';
 import { upsertCustomers, upsertProducts, type UpsertCounts } from './upsert.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 type Phase = 'products' | 'customers' | 'done';
 

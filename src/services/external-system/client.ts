@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { upstreamFailed, validationFailed } from '../../errors.js';
 import { isIP } from 'node:net';
-import { isInternalAddress } from '../address-ranges.js';
+import { isInternalAddress } from '../../platform/address-ranges.js';
 import { guardedLookup, PrivateAddressError } from './address-guard.js';
 
 export interface ExternalAccount {

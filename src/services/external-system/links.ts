@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { externalSystemBackfillJob } from '../../jobs/external-system-backfill.js';
-import { createJob, toJobDto } from '../job-history/job-runs.js';
-import type { Tenant } from '../roles.js';
-import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
+import { createJob, toJobDto } from '../job-history/index.js';
+import type { Tenant } from '../../platform/roles.js';
+import { decryptSecret, encryptSecret, randomSecret } from '../../platform/secrets.js';
 import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './client.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const BACKFILL_JOB_TYPE = 'external_system.backfill';

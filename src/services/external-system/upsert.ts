@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { upsertExternalProducts, type ExternalProductRow } from '../catalog/external-products.js';
-import { upsertExternalCustomers, type ExternalCustomerRow } from '../customers/external-customers.js';
-import type { EmitEvent } from '../events/domain-events.js';
+import { upsertExternalProducts, type ExternalProductRow } from '../catalog/index.js';
+import { upsertExternalCustomers, type ExternalCustomerRow } from '../customers/index.js';
+import type { EmitEvent } from '../../platform/events/domain-events.js';
 import type { ExternalCustomer, ExternalProduct } from './client.js';
 import type { Transaction } from '../../db/transaction.js';
 

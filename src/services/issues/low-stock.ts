@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { LOW_STOCK_THRESHOLD } from '../catalog/module.js';
+import { LOW_STOCK_THRESHOLD } from '../catalog/index.js';
 
 /**
  * The hourly low-stock scan, for every store in two statements: an open `low_stock` issue per

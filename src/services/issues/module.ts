@@ -1,7 +1,9 @@
 import type { Module } from '../../context.js';
+import { raiseJobFailureIssue } from './failure-issues.js';
 
 export const issuesModule: Module = {
   name: 'issues',
+  jobFailed: (ctx, run, message) => raiseJobFailureIssue(ctx, run, message),
   async dashboard(ctx, storeId) {
     const openIssues = await ctx
       .db('storeIssues')

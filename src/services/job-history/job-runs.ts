@@ -3,12 +3,11 @@ import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import type { TrackedJobPayload } from '../../jobs/tracked.js';
-import { reactInTransaction } from '../events/domain-events.js';
-import { enqueueJob } from '../outbox/enqueue.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { raiseJobFailureIssue } from '../issues/failure-issues.js';
-import { storageFor } from '../storage/index.js';
-import { withTransaction } from '../with-transaction.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { jobFailed } from '../../platform/modules/registry.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
@@ -99,6 +98,13 @@ export async function saveJobProgressFrom(
   return updated === 1;
 }
 
+/**
+ * A job's bad input rows, as one statement for a caller on its own connection (the customer
+ * import's COPY connection, in its batch's transaction): $1 job id, $2 rows, $3 columns, $4 messages.
+ */
+export const INSERT_JOB_ROW_ERRORS_SQL = `insert into job_row_errors (job_id, row_number, column_name, message)
+         select $1, * from unnest($2::int[], $3::text[], $4::text[])`;
+
 /** A job's bad input rows (row, column, problem), in the caller's transaction: what the job result lists. */
 export async function insertJobRowErrors(trx: Transaction, jobId: string, errors: Array<{ row: number; column: string; message: string }>): Promise<void> {
   if (!errors.length) return;
@@ -171,9 +177,9 @@ export async function recordJobFailure(ctx: AppContext, jobId: string, message: 
     if (final && updated?.storeId) await reactInTransaction(ctx, trx, [{ type: 'job.finished', storeId: updated.storeId, jobId, outcome: 'failed' }]);
     return updated;
   });
-  if (final && row) await raiseJobFailureIssue(ctx, row, message).catch(() => undefined);
+  if (final && row) await jobFailed(ctx, row, message).catch(() => undefined);
   const inputFile = (row?.input as { fileKey?: unknown } | undefined)?.fileKey;
-  if (final && typeof inputFile === 'string') await storageFor(ctx).delete(inputFile);
+  if (final && typeof inputFile === 'string') await ctx.storage.delete(inputFile);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { assertListsExist } from './lists.js';
-import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
-import { purchaseConditions } from '../modules/registry.js';
+import type { PurchaseConditions, SqlCondition } from '../../platform/modules/contribution.js';
+import { purchaseConditions } from '../../platform/modules/registry.js';
 import type { Sql } from '../../db/transaction.js';
 
 export interface AudienceFilters extends PurchaseConditions {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { mediaUrl } from '../catalog/media.js';
+import { mediaUrl } from '../catalog/index.js';
 
 /** Minor units as the store's currency shows them ("19.99 USD" style, through Intl). */
 export function formatMoney(amount: number, currency: string): string {

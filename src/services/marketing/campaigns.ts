@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { assertListsExist } from './lists.js';
 import { type Audience } from './audience.js';
 import { collectionContext, discountContext, productContext } from './campaign-context.js';
 import { campaignCounts, type CampaignCounts } from './campaign-counts.js';
 import { DEFAULT_CONTENT } from './default-content.js';
-import { assertWithinLimits, compileContent, type LiquidContent } from '../liquid/email-content.js';
+import { assertWithinLimits, compileContent, type LiquidContent } from '../../platform/liquid/email-content.js';
 import { scheduleCampaignStart } from './scheduling.js';
 import { marketingSampleData } from './templates.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql } from '../../db/transaction.js';
 
 export const CAMPAIGN_TYPES = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * The campaign's content cannot be rendered (a refused tag, a limit, a syntax error in content saved

@@ -1,4 +1,4 @@
-import type { LiquidContent } from '../liquid/email-content.js';
+import type { LiquidContent } from '../../platform/liquid/email-content.js';
 
 /** What product and collection announcements say when the operator gives no content of their own. */
 export const DEFAULT_CONTENT: Record<'product-announcement' | 'collection-announcement', LiquidContent> = {

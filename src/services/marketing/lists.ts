@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { withTransaction } from '../with-transaction.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface ListInput {

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { campaignBatchJob } from '../../jobs/campaign-batch.js';
 import { campaignStartJob } from '../../jobs/campaign-start.js';
 import { checkedPayload } from '../../jobs/job-kind.js';
-import { enqueueJob } from '../outbox/enqueue.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import type { Transaction } from '../../db/transaction.js';
 
 /** Job ids are deterministic: a repeated enqueue or a retried start never doubles a job. */

@@ -1,18 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.js';
-import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/unsubscribe.js';
+import { listUnsubscribeHeadersFor, unsubscribeUrlFor } from '../customers/index.js';
 import { clickSigningKey, trackLinks, trackTextLinks } from './clicks.js';
-import { compileContent, renderCompiledSync, type CompiledContent } from '../liquid/email-content.js';
+import { compileContent, renderCompiledSync, type CompiledContent } from '../../platform/liquid/email-content.js';
 import { reserveSendSlots, storeSendRate } from './send-rate.js';
-import { campaignSender, type CampaignSender } from '../email/settings.js';
+import { campaignSender, type CampaignSender } from '../email/index.js';
 import { batchRange, completeBatch } from './start.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { buildCampaignMessage } from './mime.js';
 import { RecipientClaims, type ClaimedRecipient } from './recipient-claims.js';
 import { recordSent, writeSent } from './sent-records.js';
-import { TemplateProblem } from '../liquid/sandboxed-engine.js';
+import { TemplateProblem } from '../../platform/liquid/sandboxed-engine.js';
 import { failCampaignContent } from './content-failure.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * Recipients claimed (pending → sending) and sent together; their outcomes are recorded before the

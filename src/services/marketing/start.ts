@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
-import { reactInTransaction } from '../events/domain-events.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { audienceCondition, type Audience } from './audience.js';
 import { enqueueBatches } from './scheduling.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * The campaign job: moves the campaign to `sending`, snapshots its audience into

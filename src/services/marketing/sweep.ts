@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { campaignStartJob } from '../../jobs/campaign-start.js';
 import { checkedPayload } from '../../jobs/job-kind.js';
-import { compileContent } from '../liquid/email-content.js';
+import { compileContent } from '../../platform/liquid/email-content.js';
 import { failCampaignContent } from './content-failure.js';
 import { abandonBatch } from './send-batch.js';
 import { batchJobId, enqueueBatches, startJobId } from './scheduling.js';

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { conflict, notFound, uniqueViolation, validationFailed } from '../../errors.js';
-import { sampleData } from '../email/templates.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { checkContentOnSave, compileContent, renderCompiledSync, templateInvalid } from '../liquid/email-content.js';
-import { TemplateProblem } from '../liquid/sandboxed-engine.js';
+import { sampleData } from '../email/index.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { checkContentOnSave, compileContent, renderCompiledSync, templateInvalid } from '../../platform/liquid/email-content.js';
+import { TemplateProblem } from '../../platform/liquid/sandboxed-engine.js';
 
 export interface TemplateInput {
   key?: string;

@@ -2,18 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/transaction.js';
 import { camelCase } from '../../db/column-names.js';
 import { defineStatement, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
+import { setPayloadFieldSql } from '../../platform/outbox/enqueue.js';
+import type { OrderSnapshotLine } from '../checkout/index.js';
 import { toOrderDto, type OrderItemRow, type OrderRow } from './dto.js';
 
 
-export interface OrderSnapshotLine {
-  variantId: string;
-  productId: string;
-  title: string;
-  sku: string | null;
-  quantity: number;
-  unitPrice: number;
-  lineTotal: number;
-}
 
 export interface NewOrder {
   storeId: string;
@@ -32,36 +25,6 @@ export interface NewOrder {
   paymentProvider: string;
   paymentIntentId: string | null;
   paymentStatus: 'pending' | 'authorized' | 'paid';
-}
-
-/**
- * Creates or links the customer by email and counts the order on it: one upsert, so two first
- * orders of the same new email make one customer with ordersCount 2. An SQL fragment with named
- * bindings (customerBindings), returning `id, first_name, last_name`, for the caller to run as a
- * CTE of its own statement in its transaction (confirm runs it with the session's completion).
- */
-export const UPSERT_CUSTOMER_SQL = `insert into customers (store_id, email, first_name, last_name, phone, orders_count, total_spent, last_order_at, source)
-     values (:customerStoreId, :customerEmail, :customerFirstName, :customerLastName, :customerPhone, 1, :customerSpent, now(), 'checkout')
-     on conflict (store_id, lower(email) text_pattern_ops) do update set
-       orders_count = customers.orders_count + 1,
-       total_spent = customers.total_spent + excluded.total_spent,
-       last_order_at = excluded.last_order_at,
-       first_name = coalesce(customers.first_name, excluded.first_name),
-       last_name = coalesce(customers.last_name, excluded.last_name),
-       phone = coalesce(customers.phone, excluded.phone),
-       updated_at = now()
-     returning id, first_name, last_name`;
-
-export function customerBindings(order: NewOrder) {
-  const address = order.shippingAddress;
-  return {
-    customerStoreId: order.storeId,
-    customerEmail: order.email,
-    customerFirstName: address.firstName ?? null,
-    customerLastName: address.lastName ?? null,
-    customerPhone: address.phone ?? null,
-    customerSpent: order.total
-  };
 }
 
 const DATES = new Set(['createdAt', 'updatedAt']);
@@ -189,9 +152,7 @@ const INSERT_ORDER = defineStatement(
        from o, jsonb_to_recordset(:lines::jsonb) as x(id uuid, product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
      returning *
    ), e as (
-     update outbox set payload = jsonb_set(payload, '{orderNumber}', to_jsonb('#' || (select last_number from n)))
-      where id = :emailOutboxId
-     returning 1
+     ${setPayloadFieldSql('orderNumber', "to_jsonb('#' || (select last_number from n))", ':emailOutboxId')}
    ), r as (
      insert into store_daily_revenue (store_id, day, shard, revenue, orders)
      select o.store_id, (o.created_at at time zone 'UTC')::date, :shard, o.total, 1 from o

@@ -1,13 +1,13 @@
-import { recordAudit } from '../audit/record.js';
+import { recordAudit } from '../audit/index.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { enqueueEmail } from '../email/outbox.js';
+import { enqueueEmail } from '../email/index.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 import { shippingConfirmationEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface FulfillmentInput {
   items?: Array<{ orderItemId: string; quantity: number }>;

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants } from '../catalog/inventory.js';
-import { enqueueEmail } from '../email/outbox.js';
-import { reactInTransaction } from '../events/domain-events.js';
+import { lockVariants } from '../catalog/index.js';
+import { enqueueEmail } from '../email/index.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
 import { orderCancelledEmail } from './notifications.js';
 import { applyFigureChange } from './order-figures.js';
@@ -11,7 +11,7 @@ import { moveOrderPayment } from './payment-moves.js';
 import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * An order the schedule may cancel: manual payment still pending, nothing shipped (a shipped order

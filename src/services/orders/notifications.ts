@@ -1,5 +1,5 @@
-import type { EnqueueEmailInput } from '../email/outbox.js';
-import { formatMoney } from '../carts/totals.js';
+import type { EnqueueEmailInput } from '../email/index.js';
+import { formatMoney } from '../checkout/index.js';
 import type { FulfillmentRow, OrderItemRow, OrderRow } from './dto.js';
 
 interface Customer {

@@ -1,5 +1,5 @@
-import { adjustCustomerTotals } from '../customers/customers.js';
-import { revenueOf, type PaymentState } from '../payments/payment-state.js';
+import { adjustCustomerTotals } from '../customers/index.js';
+import { revenueOf, type PaymentState } from '../payments/index.js';
 import { subtractRevenue } from './create-order.js';
 import type { Transaction } from '../../db/transaction.js';
 

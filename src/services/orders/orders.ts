@@ -1,9 +1,9 @@
-import { PAYMENT_STATES } from '../payments/payment-state.js';
+import { PAYMENT_STATES } from '../payments/index.js';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow, type RefundRow } from './dto.js';
 import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
 import type { Sql } from '../../db/transaction.js';

@@ -1,4 +1,4 @@
-import { decidePayment, type PaymentState } from '../payments/payment-state.js';
+import { decidePayment, type PaymentState } from '../payments/index.js';
 import type { OrderRow } from './dto.js';
 import { applyFigureChange } from './order-figures.js';
 import { recordOrderEvent, type Actor, type OrderEventType } from './timeline.js';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PurchaseConditions, SqlCondition } from '../modules/contribution.js';
+import type { PurchaseConditions, SqlCondition } from '../../platform/modules/contribution.js';
 
 /**
  * Orders that are purchases: paid ones (also partly refunded) that were not cancelled. A pending

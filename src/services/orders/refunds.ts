@@ -1,11 +1,10 @@
-import { recordAudit } from '../audit/record.js';
+import { recordAudit } from '../audit/index.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants } from '../catalog/inventory.js';
-import { enqueueEmail } from '../email/outbox.js';
-import { type EmitEvent } from '../events/domain-events.js';
-import { connectedStripeAccount } from '../payments/accounts.js';
-import { callStripe, stripeClient } from '../payments/stripe-client.js';
+import { lockVariants } from '../catalog/index.js';
+import { enqueueEmail } from '../email/index.js';
+import { type EmitEvent } from '../../platform/events/domain-events.js';
+import { refundStripePayment } from '../payments/index.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { toRefundDto } from './dto.js';
 import { orderRefundedEmail } from './notifications.js';
@@ -15,7 +14,7 @@ import { restockOrderLines } from './restock.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 type MailStore = { name: string; trackingBase: string };
@@ -205,22 +204,14 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
 
   if (reserved.order.paymentProvider === 'stripe') {
     const { refund, order } = reserved;
-    const account = await connectedStripeAccount(ctx.db, storeId);
     let stripeRefund: { id: string; status: string | null };
     try {
-      if (!account || !order.paymentIntentId) throw conflict('order_not_refundable', 'The order has no Stripe payment to refund', [{ path: 'orderId', message: 'no PaymentIntent or connected account' }]);
-      stripeRefund = await callStripe('refund the payment', () =>
-        stripeClient(ctx).refunds.create(
-          {
-            payment_intent: order.paymentIntentId!,
-            amount: Number(refund.amount),
-            refund_application_fee: true,
-            reason: 'requested_by_customer',
-            metadata: { storeId, orderId, refundId: refund.id }
-          },
-          { stripeAccount: account, idempotencyKey: `order-refund:${refund.id}` }
-        )
-      );
+      stripeRefund = await refundStripePayment(ctx, storeId, {
+        paymentIntentId: order.paymentIntentId,
+        amount: Number(refund.amount),
+        metadata: { storeId, orderId, refundId: refund.id },
+        idempotencyKey: `order-refund:${refund.id}`
+      });
     } catch (error) {
       await failPendingRefund(ctx, storeId, refund.id, actor, (error as Error).message);
       throw error;

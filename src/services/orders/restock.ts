@@ -1,4 +1,4 @@
-import { restockUnits, type InventoryChange } from '../catalog/inventory.js';
+import { restockUnits, type InventoryChange } from '../catalog/index.js';
 import type { Transaction } from '../../db/transaction.js';
 
 /** What one restock asked for a line, and what it really put back. */

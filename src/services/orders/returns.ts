@@ -1,15 +1,15 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { lockVariants } from '../catalog/inventory.js';
 import type { OrderItemRow } from './dto.js';
 import { loadOrder } from './orders.js';
-import { createRefund } from './refunds.js';
 import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
+import type { EmitEvent } from '../../platform/events/domain-events.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const RETURN_STATUSES = ['requested', 'received', 'closed', 'cancelled'] as const;
-type ReturnLine = { orderItemId: string; quantity: number };
+export type ReturnLine = { orderItemId: string; quantity: number };
 
 /** An `order_returns` row. */
 export interface ReturnRow {
@@ -90,69 +90,65 @@ export async function getReturn(ctx: AppContext, storeId: string, returnId: stri
   return { return: toReturnDto(row) };
 }
 
-/**
- * The parcel came back: the received lines (default: all requested) go back on the shelf when
- * `restock` (each line capped at what a refund has not put back already: restockOrderLines); with `refund`, the received items are refunded in the same request (a refund like any
- * other, linked to the return) and the return is closed. A return not `requested` is 409.
- */
-export async function receiveReturn(
-  ctx: AppContext,
-  storeId: string,
-  returnId: string,
-  input: { items?: ReturnLine[]; restock?: boolean; refund?: boolean; notifyCustomer?: boolean },
-  actor: Actor
-) {
-  const restock = input.restock ?? true;
+/** A return (404 when there is none). */
+export async function findReturn(ctx: AppContext, storeId: string, returnId: string): Promise<ReturnRow> {
   const found = (await ctx.db('orderReturns').where({ storeId, id: returnId }).first()) as ReturnRow | undefined;
   if (!found) throw notFound('Return');
-  const variantIds = restock
-    ? ((await ctx.db('orderItems').where({ storeId }).whereIn('id', found.items.map((line) => line.orderItemId)).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId)
-    : [];
-  const received = await withTransaction(ctx, async (trx, emit) => {
-    await lockVariants(trx, storeId, variantIds);
-    await trx('orders').where({ storeId, id: found.orderId }).forUpdate().first('id');
-    const current = (await trx('orderReturns').where({ storeId, id: returnId }).first()) as ReturnRow;
-    if (current.status !== 'requested') throw conflict('conflict', `This return is ${current.status}`, [{ path: 'returnId', message: `return is ${current.status}` }]);
-    const requested = new Map(current.items.map((line) => [line.orderItemId, line.quantity]));
-    const lines = input.items ? mergeLines(input.items, requested) : current.items;
-    for (const line of lines) {
-      if (line.quantity > requested.get(line.orderItemId)!) {
-        throw validationFailed([{ path: `items.${line.orderItemId}`, message: `only ${requested.get(line.orderItemId)} requested` }]);
-      }
-    }
-    // Units not received are no longer on a return.
-    for (const [orderItemId, quantity] of requested) {
-      const back = lines.find((line) => line.orderItemId === orderItemId)?.quantity ?? 0;
-      if (quantity > back) await trx('orderItems').where({ storeId, id: orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [quantity - back]) });
-    }
-    // Capped per line: units a refund with restock already put back do not go back a second time.
-    const restocked = restock
-      ? await restockOrderLines(trx, storeId, found.orderId, lines, { userId: actor.type === 'user' ? actor.userId : null, reason: 'return received', code: 'return' })
-      : null;
-    if (restocked?.backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: restocked.backInStock });
-    const [row] = (await trx('orderReturns')
-      .where({ storeId, id: returnId })
-      .update({ status: 'received', receivedItems: JSON.stringify(lines), restocked: restock, receivedAt: trx.fn.now(), updatedAt: trx.fn.now() })
-      .returning('*')) as ReturnRow[];
-    await recordOrderEvent(trx, storeId, found.orderId, 'return_received', actor, { returnId, items: lines, restocked: restock, restockedQuantity: restocked?.restockedQuantity ?? 0 });
-    return row!;
-  });
-  let row = received;
-  if (input.refund && received.receivedItems?.length) {
-    const { refund } = await createRefund(
-      ctx,
-      storeId,
-      found.orderId,
-      { items: received.receivedItems.map((line) => ({ ...line, restock: false })), reason: `return: ${found.reason}`, notifyCustomer: input.notifyCustomer ?? true },
-      actor,
-      { returnId }
-    );
-    row = await closeReturnRow(ctx, storeId, returnId, actor, refund.id);
-  }
-  return { return: toReturnDto(row), order: (await loadOrder(ctx, ctx.db, storeId, found.orderId)).dto };
+  return found;
 }
 
-async function closeReturnRow(ctx: AppContext, storeId: string, returnId: string, actor: Actor, refundId: string | null): Promise<ReturnRow> {
+/** The variants of a return's lines (what a receipt with restock locks first). */
+export async function returnVariantIds(db: Sql, storeId: string, found: ReturnRow): Promise<string[]> {
+  return ((await db('orderItems').where({ storeId }).whereIn('id', found.items.map((line) => line.orderItemId)).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId);
+}
+
+/**
+ * The return received, in the caller's transaction (which locked the variants first): the order
+ * locked, the return re-checked (409 unless `requested`), the received lines (default: all
+ * requested) checked against it, units not received taken off the return, the received ones back
+ * on the shelf when `restock` (each line capped at what a refund has not put back already:
+ * restockOrderLines), the timeline.
+ */
+export async function markReturnReceived(
+  trx: Transaction,
+  emit: EmitEvent,
+  storeId: string,
+  found: ReturnRow,
+  input: { items?: ReturnLine[]; restock: boolean },
+  actor: Actor
+): Promise<ReturnRow> {
+  const restock = input.restock;
+  const returnId = found.id;
+  await trx('orders').where({ storeId, id: found.orderId }).forUpdate().first('id');
+  const current = (await trx('orderReturns').where({ storeId, id: returnId }).first()) as ReturnRow;
+  if (current.status !== 'requested') throw conflict('conflict', `This return is ${current.status}`, [{ path: 'returnId', message: `return is ${current.status}` }]);
+  const requested = new Map(current.items.map((line) => [line.orderItemId, line.quantity]));
+  const lines = input.items ? mergeLines(input.items, requested) : current.items;
+  for (const line of lines) {
+    if (line.quantity > requested.get(line.orderItemId)!) {
+      throw validationFailed([{ path: `items.${line.orderItemId}`, message: `only ${requested.get(line.orderItemId)} requested` }]);
+    }
+  }
+  // Units not received are no longer on a return.
+  for (const [orderItemId, quantity] of requested) {
+    const back = lines.find((line) => line.orderItemId === orderItemId)?.quantity ?? 0;
+    if (quantity > back) await trx('orderItems').where({ storeId, id: orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [quantity - back]) });
+  }
+  // Capped per line: units a refund with restock already put back do not go back a second time.
+  const restocked = restock
+    ? await restockOrderLines(trx, storeId, found.orderId, lines, { userId: actor.type === 'user' ? actor.userId : null, reason: 'return received', code: 'return' })
+    : null;
+  if (restocked?.backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: restocked.backInStock });
+  const [row] = (await trx('orderReturns')
+    .where({ storeId, id: returnId })
+    .update({ status: 'received', receivedItems: JSON.stringify(lines), restocked: restock, receivedAt: trx.fn.now(), updatedAt: trx.fn.now() })
+    .returning('*')) as ReturnRow[];
+  await recordOrderEvent(trx, storeId, found.orderId, 'return_received', actor, { returnId, items: lines, restocked: restock, restockedQuantity: restocked?.restockedQuantity ?? 0 });
+  return row!;
+}
+
+/** The return closed (with the refund that paid it back, if any), under the order's timeline. */
+export async function closeReturnRow(ctx: AppContext, storeId: string, returnId: string, actor: Actor, refundId: string | null): Promise<ReturnRow> {
   return withTransaction(ctx, async (trx) => {
     const [row] = (await trx('orderReturns')
       .where({ storeId, id: returnId, status: 'received' })

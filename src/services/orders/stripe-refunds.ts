@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
-import { reactInTransaction } from '../events/domain-events.js';
+import { reactInTransaction } from '../../platform/events/domain-events.js';
 import type { OrderRow, RefundRow } from './dto.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { failPendingRefund, settlePendingRefund } from './refunds.js';
 import { recordOrderEvent, WEBHOOK } from './timeline.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /** A refund as Stripe reports it (refund.created / refund.updated / charge.refund.updated, or a charge's refunds). */
 export interface ReportedRefund {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import type { Sql } from '../../db/transaction.js';
 
 /** Who changed an order: a member of the store, the system (a schedule, the checkout), or a webhook. */

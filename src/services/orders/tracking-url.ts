@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { cachedStore } from '../stores.js';
+import { cachedStore } from '../stores/index.js';
 
 /**
  * Where a shopper follows an order: `<storefrontUrl>/orders/track/<token>` when the store has a

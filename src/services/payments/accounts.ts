@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type Stripe from 'stripe';
+import type { StripeAccount, StripeEvent } from '../../adapters/payments/index.js';
 import { PREPARED } from '../../db/prepared-statements.js';
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
 import { applied, ignored, type EventOutcome } from './event-outcome.js';
-import { callStripe, stripeClient } from './stripe-client.js';
+import { callStripe } from './stripe-calls.js';
 import type { Sql } from '../../db/transaction.js';
 
 export const PAYMENT_ACCOUNT_STATUSES = ['not_connected', 'onboarding', 'restricted', 'active'] as const;
@@ -72,7 +72,7 @@ export async function paymentsConnected(db: Sql, storeId: string): Promise<boole
   return Boolean(await activeStripeAccount(db, storeId));
 }
 
-const flagsFrom = (account: Stripe.Account) => ({
+const flagsFrom = (account: StripeAccount) => ({
   chargesEnabled: Boolean(account.charges_enabled),
   payoutsEnabled: Boolean(account.payouts_enabled),
   detailsSubmitted: Boolean(account.details_submitted),
@@ -80,7 +80,7 @@ const flagsFrom = (account: Stripe.Account) => ({
 });
 
 /** Status refreshes (the account as Stripe has it now): copy Stripe's flags onto the store's row. */
-export async function applyAccountUpdate(ctx: AppContext, account: Stripe.Account): Promise<boolean> {
+export async function applyAccountUpdate(ctx: AppContext, account: StripeAccount): Promise<boolean> {
   const updated = (await ctx.db('storePaymentAccounts')
     .where({ accountId: account.id })
     .update({ ...flagsFrom(account), updatedAt: ctx.db.fn.now() })
@@ -94,7 +94,7 @@ export async function applyAccountUpdate(ctx: AppContext, account: Stripe.Accoun
  * applied to the account, so a late delivery never overwrites a newer state. Two events of one
  * second cannot be ordered: the later of them to arrive asks Stripe for the account as it is now.
  */
-export async function applyAccountEvent(ctx: AppContext, event: Pick<Stripe.Event, 'id' | 'created' | 'account'>, account: Stripe.Account): Promise<EventOutcome> {
+export async function applyAccountEvent(ctx: AppContext, event: Pick<StripeEvent, 'id' | 'created' | 'account'>, account: StripeAccount): Promise<EventOutcome> {
   if (typeof account?.id !== 'string' || account.object !== 'account') return ignored('malformed account object');
   if (event.account !== account.id) return ignored(`sent for ${event.account ? `account ${event.account}` : 'the platform account'}, about account ${account.id}`);
   const created = new Date(event.created * 1000);
@@ -110,7 +110,7 @@ export async function applyAccountEvent(ctx: AppContext, event: Pick<Stripe.Even
     | undefined;
   if (!row) return ignored('no store has this connected account');
   if (row.lastEventCreated && row.lastEventCreated.getTime() === created.getTime()) {
-    const current = await callStripe('read the connected account', () => stripeClient(ctx).accounts.retrieve(account.id));
+    const current = await callStripe('read the connected account', () => ctx.stripe.retrieveAccount(account.id));
     await applyAccountUpdate(ctx, current);
     return applied('account updated from Stripe (another event of the same second was applied)');
   }
@@ -122,7 +122,7 @@ export async function getPaymentStatus(ctx: AppContext, storeId: string) {
   if (row?.accountId && statusOf(row) !== 'active') {
     // Onboarding or restricted: ask Stripe, so a store sees "active" without waiting for the webhook.
     try {
-      const account = await stripeClient(ctx).accounts.retrieve(row.accountId);
+      const account = await ctx.stripe.retrieveAccount(row.accountId);
       await applyAccountUpdate(ctx, account);
       row = await findAccount(ctx.db, storeId);
     } catch (error) {
@@ -139,7 +139,7 @@ async function ensureAccount(ctx: AppContext, storeId: string): Promise<string> 
   if (row.accountId) return row.accountId;
   const store = await ctx.db('stores').where({ id: storeId }).first('contactEmail', 'name');
   const account = await callStripe('create the connected account', () =>
-    stripeClient(ctx).accounts.create(
+    ctx.stripe.createAccount(
       { type: 'express', ...(store?.contactEmail ? { email: store.contactEmail } : {}), metadata: { storeId }, business_profile: { name: store?.name } },
       { idempotencyKey: `connect-account:${storeId}:${row.generation}` }
     )
@@ -155,7 +155,7 @@ async function ensureAccount(ctx: AppContext, storeId: string): Promise<string> 
 export async function createOnboardingLink(ctx: AppContext, storeId: string, input: { returnUrl: string; refreshUrl: string }) {
   const accountId = await ensureAccount(ctx, storeId);
   const link = await callStripe('create the onboarding link', () =>
-    stripeClient(ctx).accountLinks.create(
+    ctx.stripe.createAccountLink(
       { account: accountId, return_url: input.returnUrl, refresh_url: input.refreshUrl, type: 'account_onboarding' },
       { idempotencyKey: `account-link:${accountId}:${randomUUID()}` }
     )
@@ -170,7 +170,7 @@ export async function createDashboardLink(ctx: AppContext, storeId: string) {
   }
   const accountId = row.accountId;
   const link = await callStripe('create the dashboard link', () =>
-    stripeClient(ctx).accounts.createLoginLink(accountId, {}, { idempotencyKey: `login-link:${accountId}:${randomUUID()}` })
+    ctx.stripe.createLoginLink(accountId, { idempotencyKey: `login-link:${accountId}:${randomUUID()}` })
   );
   return { url: link.url };
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
 import { activeStripeAccount, canChargeWithStripe } from './accounts.js';
-import { callStripe, stripeClient } from './stripe-client.js';
+import { callStripe } from './stripe-calls.js';
 
 export const PROVIDER_NAMES = ['manual', 'stripe'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -51,7 +51,7 @@ export const stripeProvider: PaymentProvider = {
     if (!accountId) throw conflict('conflict', 'Stripe payments are not active for this store');
     const fee = Math.floor((request.amount * ctx.config.checkout.applicationFeeBps) / 10_000);
     const intent = await callStripe('start the payment', () =>
-      stripeClient(ctx).paymentIntents.create(
+      ctx.stripe.createPaymentIntent(
         {
           amount: request.amount,
           currency: request.currency.toLowerCase(),
@@ -71,7 +71,7 @@ export const stripeProvider: PaymentProvider = {
     const row = await ctx.db('storePaymentAccounts').where({ storeId: session.storeId }).first('accountId');
     const intentId = session.paymentIntentId;
     const intent = await callStripe('read the payment', () =>
-      stripeClient(ctx).paymentIntents.retrieve(intentId, {}, row?.accountId ? { stripeAccount: row.accountId } : {})
+      ctx.stripe.retrievePaymentIntent(intentId, row?.accountId ? { stripeAccount: row.accountId } : {})
     );
     // A PaymentIntent whose amount or currency was changed on Stripe since does not pay this session.
     const matches = intent.amount === Number(session.amount) && intent.currency.toLowerCase() === session.currency.toLowerCase();

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { stripeEventJob } from '../../jobs/stripe-event.js';
-import { enqueueJob } from '../outbox/enqueue.js';
-import { withTransaction } from '../with-transaction.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /** A stored event still pending after this long has lost its job (Redis flushed, job removed). */
 const STALE_AFTER_MS = 10 * 60_000;

@@ -1,8 +1,7 @@
 import Joi from 'joi';
-import type Stripe from 'stripe';
+import type { StripeEvent } from '../../adapters/payments/index.js';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
-import { stripeClient } from './stripe-client.js';
 
 /** The contract's webhook window: a signature timestamp further than this from now, either way, is refused. */
 export const SIGNATURE_TOLERANCE_SEC = 5 * 60;
@@ -35,11 +34,11 @@ function signedAt(header: string): number {
  * within 5 minutes of now (either side: the library checks only the past), and the envelope well
  * formed (a numeric or malformed id would otherwise fail deep in storing it). Anything else is 400.
  */
-export function verifiedStripeEvent(ctx: AppContext, rawBody: Buffer, signature: string | undefined): Stripe.Event {
+export function verifiedStripeEvent(ctx: AppContext, rawBody: Buffer, signature: string | undefined): StripeEvent {
   let event: unknown;
   try {
     if (!signature) throw new Error('missing Stripe-Signature');
-    event = stripeClient(ctx).webhooks.constructEvent(rawBody, signature, ctx.config.stripeWebhookSecret, SIGNATURE_TOLERANCE_SEC);
+    event = ctx.stripe.constructEvent(rawBody, signature, ctx.config.stripeWebhookSecret, SIGNATURE_TOLERANCE_SEC);
   } catch (error) {
     throw badRequest('The Stripe signature does not match the body', [{ path: 'Stripe-Signature', message: (error as Error).message }]);
   }
@@ -53,5 +52,5 @@ export function verifiedStripeEvent(ctx: AppContext, rawBody: Buffer, signature:
   if (error) {
     throw badRequest('The Stripe event is malformed', error.details.map((detail) => ({ path: detail.path.join('.'), message: detail.message })));
   }
-  return event as Stripe.Event;
+  return event as StripeEvent;
 }

@@ -1,16 +1,13 @@
-import type Stripe from 'stripe';
+import type { StripeEvent } from '../../adapters/payments/index.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { stripeEventJob } from '../../jobs/stripe-event.js';
-import { raiseIssue } from '../issues/issues.js';
-import { enqueueJob } from '../outbox/enqueue.js';
-import { applyAccountEvent } from './accounts.js';
-import { ignored, type EventOutcome } from './event-outcome.js';
-import { INTENT_EVENT_STATES, onChargeRefunded, onPaymentIntentEvent, onRefundEvent, REFUND_EVENTS, type IntentEventType } from './payment-events.js';
+import { raiseIssue } from '../issues/index.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import type { EventOutcome } from './event-outcome.js';
+import { HANDLED_EVENTS } from './stripe-event-types.js';
 import { verifiedStripeEvent } from './stripe-event-verification.js';
-import { withTransaction } from '../with-transaction.js';
-
-export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', ...REFUND_EVENTS, 'account.updated'] as const;
+import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
  * The receiver: verifies `Stripe-Signature` over the raw body (and the event's shape), stores the
@@ -41,30 +38,22 @@ export async function receiveStripeEvent(ctx: AppContext, rawBody: Buffer, signa
   return { received: true, duplicate: !stored };
 }
 
-async function handleStripeEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
-  // Checked on receipt; a row stored before that check existed could lack it, and nothing orders without it.
-  if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
-  if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
-  if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
-  if ((REFUND_EVENTS as readonly string[]).includes(event.type)) return onRefundEvent(ctx, event);
-  if (event.type === 'account.updated') return applyAccountEvent(ctx, event, event.data.object);
-  return ignored(`${event.type} is not handled`);
+/**
+ * A stored event to process (src/use-cases/stripe-events.ts), its attempt counted; null when it
+ * was processed or ignored already (a retry after success changes nothing) or is gone.
+ */
+export async function claimStripeEvent(ctx: AppContext, eventId: string): Promise<{ row: { type: string; payload: StripeEvent } | null; status: string }> {
+  const row = await ctx.db('stripeEvents').where({ id: eventId }).first();
+  if (!row || row.status === 'processed' || row.status === 'ignored') return { row: null, status: row?.status ?? 'gone' };
+  await ctx.db('stripeEvents').where({ id: eventId }).update({ attempts: ctx.db.raw('attempts + 1') });
+  return { row, status: row.status };
 }
 
-/**
- * The job's work: one stored event, processed once (a retry after success changes nothing). It
- * ends `processed`, or `ignored` with the reason it changed nothing (kept on the row).
- */
-export async function processStripeEvent(ctx: AppContext, eventId: string) {
-  const row = await ctx.db('stripeEvents').where({ id: eventId }).first();
-  if (!row || row.status === 'processed' || row.status === 'ignored') return { eventId, outcome: `already ${row?.status ?? 'gone'}` };
-  await ctx.db('stripeEvents').where({ id: eventId }).update({ attempts: ctx.db.raw('attempts + 1') });
-  const result = await handleStripeEvent(ctx, row.payload as Stripe.Event);
+/** The event ends `processed`, or `ignored` with the reason it changed nothing (kept on the row). */
+export async function finishStripeEvent(ctx: AppContext, eventId: string, result: EventOutcome): Promise<void> {
   await ctx.db('stripeEvents')
     .where({ id: eventId })
     .update({ status: result.ignored ? 'ignored' : 'processed', reason: result.ignored ? result.reason.slice(0, 2000) : null, processedAt: ctx.db.fn.now(), error: null });
-  if (result.ignored) ctx.log.info({ eventId, type: row.type, reason: result.reason }, 'stripe event ignored');
-  return { eventId, outcome: result.ignored ? `ignored: ${result.reason}` : result.outcome };
 }
 
 /**
@@ -82,7 +71,7 @@ export async function stripeEventFailedForGood(ctx: AppContext, eventId: string,
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : (error as Error).message;
   await ctx.db('stripeEvents').where({ id: eventId }).update({ status: 'failed', error: message.slice(0, 2000) });
   const row = await ctx.db('stripeEvents').where({ id: eventId }).first('type', 'payload', 'accountId');
-  const object = (row?.payload as Stripe.Event | undefined)?.data?.object as { metadata?: Record<string, string> } | undefined;
+  const object = (row?.payload as StripeEvent | undefined)?.data?.object as { metadata?: Record<string, string> } | undefined;
   const storeId = await storeOfEvent(ctx, row?.accountId ?? null, object);
   if (!storeId || !/^[0-9a-f-]{36}$/i.test(storeId)) {
     ctx.log.error({ eventId, err: { message } }, 'stripe event failed for good and belongs to no known store');

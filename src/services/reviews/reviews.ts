@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { notFound, unprocessable } from '../../errors.js';
-import { noteCatalogWrite, readCatalog } from '../catalog/replica-routing.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { withTransaction } from '../with-transaction.js';
+import { noteCatalogWrite, readCatalog } from '../catalog/index.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const REVIEW_STATES = ['pending', 'approved', 'rejected'] as const;

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { queueDeliveries, recordWebhookEvent } from './events.js';
 import { findSubscription } from './subscriptions.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 interface DeliveryLogRow {
   id: string;

@@ -3,14 +3,14 @@ import type { LookupAddress } from 'node:dns';
 import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
-import { enqueueEmail } from '../email/outbox.js';
-import { enqueueJob } from '../outbox/enqueue.js';
+import { enqueueEmail } from '../email/index.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.js';
 import { disableAfterMs, nextRetryDelayMs, retryWindowMs } from './retry-schedule.js';
 import { signatureHeader, standardWebhookHeaders } from './signature.js';
 import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
-import { destinationKey, hostOf, resolveDestination } from './url-guard.js';
-import { withTransaction } from '../with-transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
+import { destinationKey, hostOf, resolveDestination } from '../../platform/url-guard.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 5_000;

@@ -1,8 +1,8 @@
 import { defineStatement, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql } from '../../db/transaction.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
-import { enqueueJob } from '../outbox/enqueue.js';
-import { wakeRelayAfterCommit } from '../outbox/wake.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import { wakeRelayAfterCommit } from '../../platform/outbox/wake.js';
 import type { WebhookTopic } from './topics.js';
 
 export interface WebhookEventInput {

@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { pinnedLookup } from './url-guard.js';
+import { pinnedLookup } from '../../platform/url-guard.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const KEPT_BODY_BYTES = 1024;

@@ -1,8 +1,8 @@
 import type { AppContext, Module } from '../../context.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
-import { jobResource } from '../job-history/job-runs.js';
-import { adminResource } from '../modules/registry.js';
-import type { AdminResourceKind } from '../modules/contribution.js';
+import { jobResource } from '../job-history/index.js';
+import { adminResource } from '../../platform/modules/registry.js';
+import type { AdminResourceKind } from '../../platform/modules/contribution.js';
 import { recordWebhookEvent, subscribersOf } from './events.js';
 import type { WebhookTopic } from './topics.js';
 

@@ -1,12 +1,13 @@
 import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { decryptSecret, encryptSecret, randomSecret } from '../../platform/secrets.js';
 import type { Sql } from '../../db/transaction.js';
-import { conflict, notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../pagination.js';
-import { recordAudit } from '../audit/record.js';
+import { conflict } from '../../errors.js';
+import { recordAudit } from '../audit/index.js';
 import { newWebhookSecret } from '../checksum-tokens.js';
-import { decryptSecret, encryptSecret } from '../secrets.js';
-import { withTransaction } from '../with-transaction.js';
-import { checkWebhookUrl } from './url-guard.js';
+import { withTransaction } from '../../platform/with-transaction.js';
+import { checkWebhookUrl } from '../../platform/url-guard.js';
 import type { WebhookTopic } from './topics.js';
 
 /** How long a rotated-out signing secret keeps signing alongside the new one. */

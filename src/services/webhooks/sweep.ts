@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
-import { enqueueJob } from '../outbox/enqueue.js';
+import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { DELIVERY_TIMEOUT_MS } from './http-post.js';
 import { retryWindowMs } from './retry-schedule.js';
 

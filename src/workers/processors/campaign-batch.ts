@@ -1,5 +1,5 @@
 import { campaignBatchJob } from '../../jobs/campaign-batch.js';
-import { abandonBatch, sendCampaignBatch } from '../../services/marketing/send-batch.js';
+import { abandonBatch, sendCampaignBatch } from '../../services/marketing/index.js';
 import { isFinalAttempt } from '../final-attempt.js';
 import { processorOf } from '../processor.js';
 

@@ -1,5 +1,5 @@
 import { campaignStartJob } from '../../jobs/campaign-start.js';
-import { failCampaign, startCampaign } from '../../services/marketing/start.js';
+import { failCampaign, startCampaign } from '../../services/marketing/index.js';
 import { isFinalAttempt } from '../final-attempt.js';
 import { processorOf } from '../processor.js';
 

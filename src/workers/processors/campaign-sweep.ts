@@ -1,5 +1,5 @@
 import { campaignSweepJob } from '../../jobs/campaign-sweep.js';
-import { sweepStuckCampaigns } from '../../services/marketing/sweep.js';
+import { sweepStuckCampaigns } from '../../services/marketing/index.js';
 import { processorOf } from '../processor.js';
 
 export const campaignSweepProcessor = processorOf(campaignSweepJob, (ctx) => sweepStuckCampaigns(ctx));

@@ -1,7 +1,6 @@
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from '../../jobs/checkout-maintenance.js';
-import { deleteExpiredCarts } from '../../services/carts/carts.js';
-import { releaseExpiredSessions } from '../../services/checkout/sessions.js';
-import { purgeExpiredIdempotencyKeys } from '../../services/idempotency/idempotency.js';
+import { deleteExpiredCarts, releaseExpiredSessions } from '../../services/checkout/index.js';
+import { purgeExpiredIdempotencyKeys } from '../../platform/idempotency/idempotency.js';
 import { processorOf } from '../processor.js';
 
 export const checkoutReservationsReleaseProcessor = processorOf(checkoutReservationsReleaseJob, (ctx) => releaseExpiredSessions(ctx));

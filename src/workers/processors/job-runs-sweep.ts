@@ -1,5 +1,5 @@
 import { jobRunsSweepJob } from '../../jobs/job-runs-sweep.js';
-import { sweepLostJobRuns } from '../../services/job-history/sweep.js';
+import { sweepLostJobRuns } from '../../services/job-history/index.js';
 import { processorOf } from '../processor.js';
 
 export const jobRunsSweepProcessor = processorOf(jobRunsSweepJob, (ctx) => sweepLostJobRuns(ctx));

@@ -1,9 +1,9 @@
 import { productsBulkJob } from '../../jobs/products-bulk.js';
 import { productsExportJob } from '../../jobs/products-export.js';
 import { productsImportJob } from '../../jobs/products-import.js';
-import { runProductBulk } from '../../services/catalog/bulk.js';
-import { runProductExport } from '../../services/catalog/csv/product-export.js';
-import { runProductImport } from '../../services/catalog/csv/product-import.js';
+import { runProductBulk } from '../../services/catalog/index.js';
+import { runProductExport } from '../../services/catalog/index.js';
+import { runProductImport } from '../../services/catalog/index.js';
 import { trackedProcessor } from './tracked.js';
 
 export const productsImportProcessor = trackedProcessor(productsImportJob, (ctx, jobId, signal) => runProductImport(ctx, jobId, { signal }));

@@ -1,6 +1,6 @@
 import { sendEmailJob } from '../../jobs/send-email.js';
-import { deliverEmail } from '../../services/email/delivery.js';
-import { raiseEmailFailureIssue } from '../../services/issues/failure-issues.js';
+import { deliverEmail } from '../../services/email/index.js';
+import { raiseEmailFailureIssue } from '../../services/issues/index.js';
 import { isFinalAttempt } from '../final-attempt.js';
 import { processorOf } from '../processor.js';
 

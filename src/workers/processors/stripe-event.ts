@@ -1,5 +1,6 @@
 import { stripeEventJob } from '../../jobs/stripe-event.js';
-import { processStripeEvent, stripeEventFailedForGood } from '../../services/payments/webhooks.js';
+import { stripeEventFailedForGood } from '../../services/payments/index.js';
+import { processStripeEvent } from '../../use-cases/stripe-events.js';
 import { isFinalAttempt } from '../final-attempt.js';
 import { processorOf } from '../processor.js';
 

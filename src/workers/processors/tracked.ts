@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { JobKind } from '../../jobs/job-kind.js';
 import type { TrackedJobPayload } from '../../jobs/tracked.js';
-import { markJobActive, recordJobFailure } from '../../services/job-history/job-runs.js';
+import { markJobActive, recordJobFailure } from '../../services/job-history/index.js';
 import { isFinalAttempt } from '../final-attempt.js';
 import { processorOf, type JobProcessor } from '../processor.js';
 

@@ -1,5 +1,5 @@
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
-import { deliverWebhook } from '../../services/webhooks/delivery.js';
+import { deliverWebhook } from '../../services/webhooks/index.js';
 import { processorOf } from '../processor.js';
 
 /** One attempt at a webhook delivery; its outcome (and the next attempt's job) is recorded by the service. */

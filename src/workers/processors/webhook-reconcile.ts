@@ -1,5 +1,5 @@
 import { webhookReconcileJob } from '../../jobs/webhook-reconcile.js';
-import { reconcileStripeEvents } from '../../services/payments/reconcile-events.js';
+import { reconcileStripeEvents } from '../../services/payments/index.js';
 import { processorOf } from '../processor.js';
 
 export const webhookReconcileProcessor = processorOf(webhookReconcileJob, (ctx) => reconcileStripeEvents(ctx));

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../errors.js';
-import { checkWebhookUrl, pinnedLookup, resolveDestination } from '../../webhooks/url-guard.js';
+import { checkWebhookUrl, pinnedLookup, resolveDestination } from '../../../platform/url-guard.js';
 import { createMedia, MEDIA_MAX_BYTES } from '../media.js';
 
 const FETCH_TIMEOUT_MS = 15_000;

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../../context.js';
-import { csvLine, TAG_SEPARATOR } from '../../csv/format.js';
-import { completeJob, findJobRow, reportJobProgress } from '../../job-history/job-runs.js';
-import { storageFor } from '../../storage/index.js';
+import { csvLine, TAG_SEPARATOR } from '../../../platform/csv/format.js';
+import { completeJob, findJobRow, reportJobProgress } from '../../job-history/index.js';
 import { mediaUrl } from '../media.js';
 import type { ProductOption, ProductStatus } from '../product-rows.js';
 import { currencyDigits, formatMoney, PRODUCT_KEPT, SHOPIFY_COLUMNS, VARIANT_KEPT, type ShopifyColumn } from './shopify-columns.js';
@@ -163,7 +162,7 @@ export async function runProductExport(ctx: AppContext, jobId: string): Promise<
     }
   }
 
-  await storageFor(ctx).put(key, Readable.from(csv()), { contentType: 'text/csv' });
+  await ctx.storage.put(key, Readable.from(csv()), { contentType: 'text/csv' });
   const result: ProductExportResult = { products, rows, bytes, fileName: `products-${new Date().toISOString().slice(0, 10)}.csv` };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>, key);
   return result;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../context.js';
-import type { EmitEvent } from '../../events/domain-event.js';
+import type { EmitEvent } from '../../../platform/events/domain-event.js';
 import type { Transaction } from '../../../db/transaction.js';
 import { ledgerColumns } from '../inventory.js';
 import type { ProductOption, VariantRow } from '../product-rows.js';

@@ -1,10 +1,9 @@
 import type { AppContext } from '../../../context.js';
 import { AppError, badRequest } from '../../../errors.js';
-import { findQuoteProblem } from '../../csv/quotes.js';
-import { streamCsvRecords } from '../../csv/stream.js';
-import { completeJob, findJobRow, insertJobRowErrors, saveJobProgressFrom } from '../../job-history/job-runs.js';
-import { storageFor } from '../../storage/index.js';
-import { withTransaction } from '../../with-transaction.js';
+import { findQuoteProblem } from '../../../platform/csv/quotes.js';
+import { streamCsvRecords } from '../../../platform/csv/stream.js';
+import { completeJob, findJobRow, insertJobRowErrors, saveJobProgressFrom } from '../../job-history/index.js';
+import { withTransaction } from '../../../platform/with-transaction.js';
 import { importImage } from './image-fetch.js';
 import { applyProductBatch, type ImportMode } from './product-import-apply.js';
 import { draftProduct, handleOf, type ProductDraft, type RowError } from './product-rows.js';
@@ -104,7 +103,7 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
   const digits = currencyDigits(store?.currency ?? 'USD');
   const saved = job.checkpoint as unknown as Checkpoint | null;
   let checkpoint: Checkpoint = saved?.counts ? saved : { rowsDone: 0, counts: emptyCounts(), reportedErrors: 0, ignoredColumns: [] };
-  const storage = storageFor(ctx);
+  const storage = ctx.storage;
   const open = () =>
     storage.get(input.fileKey).catch((error: unknown) => {
       if (error instanceof AppError && error.status === 404) throw new AppError(422, 'validation_failed', 'The uploaded file is no longer available; upload it again');

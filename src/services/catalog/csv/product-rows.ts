@@ -1,4 +1,4 @@
-import { parseTags, restoreFormula } from '../../csv/format.js';
+import { parseTags, restoreFormula } from '../../../platform/csv/format.js';
 import type { InventoryPolicy, ProductOption, ProductStatus } from '../product-rows.js';
 import { PRODUCT_KEPT, VARIANT_KEPT, parseMoney, type ProductColumnMap, type ShopifyColumn } from './shopify-columns.js';
 

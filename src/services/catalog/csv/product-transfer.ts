@@ -5,11 +5,10 @@ import type { AppContext } from '../../../context.js';
 import { badRequest, conflict } from '../../../errors.js';
 import { productsExportJob } from '../../../jobs/products-export.js';
 import { productsImportJob } from '../../../jobs/products-import.js';
-import { sniffCsvHeader } from '../../csv/sniff.js';
-import { createJob } from '../../job-history/job-runs.js';
-import type { Tenant } from '../../roles.js';
-import { storageFor } from '../../storage/index.js';
-import { withTransaction } from '../../with-transaction.js';
+import { sniffCsvHeader } from '../../../platform/csv/sniff.js';
+import { createJob } from '../../job-history/index.js';
+import type { Tenant } from '../../../platform/roles.js';
+import { withTransaction } from '../../../platform/with-transaction.js';
 import type { ImportMode } from './product-import-apply.js';
 import { PRODUCTS_EXPORT_JOB_TYPE, type ProductExportFilters } from './product-export.js';
 import { PRODUCTS_IMPORT_JOB_TYPE, type ProductImportInput } from './product-import.js';
@@ -30,7 +29,7 @@ export async function startProductImport(ctx: AppContext, tenant: Tenant, upload
     if (!header || !mapProductHeader(header)) {
       throw badRequest('The CSV file has no header row with a Handle column (Shopify product CSV)', [{ path: 'file', message: 'a Handle column is required' }]);
     }
-    await storageFor(ctx).put(fileKey, createReadStream(upload.path), { contentType: 'text/csv' });
+    await ctx.storage.put(fileKey, createReadStream(upload.path), { contentType: 'text/csv' });
   } finally {
     await rm(upload.path, { force: true });
   }
@@ -45,7 +44,7 @@ export async function startProductImport(ctx: AppContext, tenant: Tenant, upload
       return createJob(ctx, { id: jobId, storeId: tenant.storeId, type: PRODUCTS_IMPORT_JOB_TYPE, kind: productsImportJob, input: { ...input, bytes: upload.bytes }, createdBy: tenant.userId }, trx);
     });
   } catch (error) {
-    await storageFor(ctx).delete(fileKey);
+    await ctx.storage.delete(fileKey);
     throw error;
   }
 }

@@ -1,0 +1,23 @@
+/**
+ * The face of module orders: orders, fulfilments, payments on orders, refunds, returns, cancels, the timeline.
+ * Other modules, use cases, routes and workers import only this file; the rest is private.
+ */
+export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, pendingRefundTotal, type CancelInput } from './cancel.js';
+export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, type NewOrder } from './create-order.js';
+export { toOrderDto } from './dto.js';
+export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
+export { cancelOverdueManualOrders, markOrderPaid, unitsOf } from './manual-payments.js';
+export { ordersModule } from './module.js';
+export { orderCancelledEmail, orderConfirmationEmail } from './notifications.js';
+export { addOrderNote, deleteOrderNote, updateOrderNote, type NoteInput } from './order-notes.js';
+export { ensureOrderNumberSequence } from './order-numbers.js';
+export { FULFILLMENT_STATUSES, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES, getOrder, listOrders, loadOrder, type OrderListFilters } from './orders.js';
+export { moveOrderPayment } from './payment-moves.js';
+export { trackOrder } from './public-tracking.js';
+export { REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
+export { createRefund, previewRefund } from './refunds.js';
+export { RETURN_STATUSES, cancelReturn, closeReturn, closeReturnRow, findReturn, getReturn, markReturnReceived, requestReturn, returnVariantIds, toReturnDto, type ReturnLine } from './returns.js';
+export { reconcileStripeRefund } from './stripe-refunds.js';
+export { ACTOR_TYPES, ORDER_EVENT_TYPES, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
+export { orderMailStore, trackingUrlFor } from './tracking-url.js';
+export { restockOrderLines } from './restock.js';
