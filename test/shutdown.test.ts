@@ -7,6 +7,10 @@ import { createTestDatabase, dropTestDatabase } from './helpers/databases.js';
 import { freePort } from './helpers/free-port.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
+// Four `npm start` processes, each compiling the sources with tsx at boot and allowed 60 s for it:
+// on a loaded machine (a full run beside other work) they took 45-60 s each, past tap's 120 s.
+t.setTimeout(300_000);
+
 t.test('npm start runs API and workers; SIGTERM finishes in-flight requests and jobs, then exits cleanly', async (t) => {
   const name = `sw_test_shutdown_${process.pid}`;
   const databaseUrl = await createTestDatabase(name);
