@@ -1,5 +1,6 @@
-import { Queue, QueueEvents, Worker, createPostgresBackend, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
+import { Queue, QueueEvents, Worker, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
 import pg from 'pg';
+import { createClosableBackend } from './postgres-factory.js';
 
 /**
  * BullMQ's PostgreSQL backend on one `pg.Pool` per process, shared by every queue, worker and
@@ -11,7 +12,9 @@ import pg from 'pg';
  * not wait for its WAL flush; a PostgreSQL crash may lose the last ~600 ms of queue writes, as Redis
  * with its default persistence may; the application's own tables keep full durability), TCP
  * keepalive so a dropped LISTEN connection is noticed, idle connections released after 10 s, and
- * finished-job retention by age alone (see `ageOnly`).
+ * finished-job retention by age alone (see `ageOnly`). Every object is built by
+ * createClosableBackend (postgres-factory.ts): once closed, it checks no LISTEN client out of the
+ * pool, so closing the pool never waits on one.
  */
 /** Listeners the pool may hold besides one per queue, worker and QueueEvents (see onPool). */
 const BASE_LISTENERS = 10;
@@ -34,7 +37,7 @@ export class PostgresQueueBackend {
   }
 
   queue(name: string, defaultJobOptions: JobsOptions): Queue {
-    const queue = this.onPool(() => new Queue(name, { connection: this.pool, defaultJobOptions: ageOnly(defaultJobOptions) }, createPostgresBackend) as unknown as Queue);
+    const queue = this.onPool(() => new Queue(name, { connection: this.pool, defaultJobOptions: ageOnly(defaultJobOptions) }, createClosableBackend) as unknown as Queue);
     const add = queue.add.bind(queue);
     const addBulk = queue.addBulk.bind(queue);
     queue.add = (jobName, data, opts) => add(jobName, data, ageOnly(opts));
@@ -43,11 +46,11 @@ export class PostgresQueueBackend {
   }
 
   worker(name: string, processor: ((job: Job) => Promise<unknown>) | null, tuning: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
-    return this.onPool(() => new Worker(name, processor, { ...tuning, connection: this.pool }, createPostgresBackend) as unknown as Worker);
+    return this.onPool(() => new Worker(name, processor, { ...tuning, connection: this.pool }, createClosableBackend) as unknown as Worker);
   }
 
   events(name: string): QueueEvents {
-    return this.onPool(() => new QueueEvents(name, { connection: this.pool }, createPostgresBackend) as unknown as QueueEvents);
+    return this.onPool(() => new QueueEvents(name, { connection: this.pool }, createClosableBackend) as unknown as QueueEvents);
   }
 
   /**
