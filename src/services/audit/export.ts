@@ -1,11 +1,12 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
+import { auditExportJob } from '../../jobs/audit-export.js';
 import { csvLine } from '../csv/format.js';
 import { completeJob, findJobRow, reportJobProgress } from '../job-history/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { auditQuery, toAuditDto, type AuditFilter } from './read.js';
 
-export const AUDIT_EXPORT_JOB_TYPE = 'audit.export';
+export const AUDIT_EXPORT_JOB_TYPE = auditExportJob.type;
 const PAGE_SIZE = 2_000;
 const HEADER = ['seq', 'created_at', 'actor_type', 'actor_user_id', 'actor_api_key_id', 'actor_email', 'action', 'resource_type', 'resource_id', 'changes', 'request_id', 'ip', 'user_agent', 'hash'];
 

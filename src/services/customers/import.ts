@@ -2,6 +2,7 @@ import Papa from 'papaparse';
 import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../errors.js';
+import { customersImportJob } from '../../jobs/customers-import.js';
 import { completeJob, findJobRow } from '../job-history/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
@@ -24,7 +25,7 @@ import {
 import { validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
 import { withTransaction } from '../with-transaction.js';
 
-export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
+export const CUSTOMERS_IMPORT_JOB_TYPE = customersImportJob.type;
 export const IMPORT_BATCH_SIZE = 5_000;
 
 export interface CustomerImportInput {

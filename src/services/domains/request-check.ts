@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.js';
 import { domainCheckJob } from '../../jobs/domain-check.js';
 import { createJob } from '../job-history/job-runs.js';
 import type { Tenant } from '../roles.js';
-import { DOMAIN_CHECK_JOB_TYPE } from './check-job.js';
 import { findDomain, toDomainDto } from './domains.js';
 import { withTransaction } from '../with-transaction.js';
 
@@ -12,7 +11,7 @@ export async function requestDomainCheck(ctx: AppContext, tenant: Tenant) {
     const domain = await findDomain(trx, tenant.storeId);
     const job = await createJob(
       ctx,
-      { storeId: tenant.storeId, type: DOMAIN_CHECK_JOB_TYPE, kind: domainCheckJob, input: { domainId: domain.id, hostname: domain.hostname }, createdBy: tenant.userId },
+      { storeId: tenant.storeId, kind: domainCheckJob, input: { domainId: domain.id, hostname: domain.hostname }, createdBy: tenant.userId },
       trx
     );
     return { domain: toDomainDto(ctx, domain), job };

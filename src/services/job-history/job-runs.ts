@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import type { JobKind } from '../../jobs/job-kind.js';
-import type { TrackedJobPayload } from '../../jobs/tracked.js';
+import type { TrackedJobKind } from '../../jobs/tracked.js';
 import { reactInTransaction } from '../events/domain-events.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -49,9 +48,8 @@ export type JobDto = ReturnType<typeof toJobDto>;
 
 export interface CreateJobInput {
   storeId: string;
-  /** The `type` operators filter `/admin/jobs` by, e.g. `customers.import`. */
-  type: string;
-  kind: JobKind<TrackedJobPayload>;
+  /** Its declaration names the row's `type` (what operators filter `/admin/jobs` by, e.g. `customers.import`). */
+  kind: TrackedJobKind;
   input?: Record<string, unknown>;
   createdBy?: string | null;
   id?: string;
@@ -65,7 +63,7 @@ export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Tr
   const id = input.id ?? randomUUID();
   const write = async (db: Transaction) => {
     const [row] = await db('jobs')
-      .insert({ id, storeId: input.storeId, type: input.type, queue: input.kind.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
+      .insert({ id, storeId: input.storeId, type: input.kind.type, queue: input.kind.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
       .returning('*');
     await enqueueJob(db, input.kind, { jobId: id, storeId: input.storeId }, { jobId: id });
     return toJobDto(row);

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../../context.js';
+import { productsExportJob } from '../../../jobs/products-export.js';
 import { csvLine, TAG_SEPARATOR } from '../../csv/format.js';
 import { completeJob, findJobRow, reportJobProgress } from '../../job-history/job-runs.js';
 import { storageFor } from '../../storage/index.js';
@@ -7,7 +8,7 @@ import { mediaUrl } from '../media.js';
 import type { ProductOption, ProductStatus } from '../product-rows.js';
 import { currencyDigits, formatMoney, PRODUCT_KEPT, SHOPIFY_COLUMNS, VARIANT_KEPT, type ShopifyColumn } from './shopify-columns.js';
 
-export const PRODUCTS_EXPORT_JOB_TYPE = 'products.export';
+export const PRODUCTS_EXPORT_JOB_TYPE = productsExportJob.type;
 const PAGE_SIZE = 500;
 
 export interface ProductExportFilters {

@@ -11,7 +11,7 @@ import type { Tenant } from '../../roles.js';
 import { storageFor } from '../../storage/index.js';
 import { withTransaction } from '../../with-transaction.js';
 import type { ImportMode } from './product-import-apply.js';
-import { PRODUCTS_EXPORT_JOB_TYPE, type ProductExportFilters } from './product-export.js';
+import type { ProductExportFilters } from './product-export.js';
 import { PRODUCTS_IMPORT_JOB_TYPE, type ProductImportInput } from './product-import.js';
 import { mapProductHeader } from './shopify-columns.js';
 
@@ -42,7 +42,7 @@ export async function startProductImport(ctx: AppContext, tenant: Tenant, upload
       if (running) {
         throw conflict('import_running', 'A product import of this store is still running: wait for it to finish', [{ path: 'file', message: `job ${running.id} is running` }]);
       }
-      return createJob(ctx, { id: jobId, storeId: tenant.storeId, type: PRODUCTS_IMPORT_JOB_TYPE, kind: productsImportJob, input: { ...input, bytes: upload.bytes }, createdBy: tenant.userId }, trx);
+      return createJob(ctx, { id: jobId, storeId: tenant.storeId, kind: productsImportJob, input: { ...input, bytes: upload.bytes }, createdBy: tenant.userId }, trx);
     });
   } catch (error) {
     await storageFor(ctx).delete(fileKey);
@@ -51,5 +51,5 @@ export async function startProductImport(ctx: AppContext, tenant: Tenant, upload
 }
 
 export async function startProductExport(ctx: AppContext, tenant: Tenant, filters: ProductExportFilters) {
-  return createJob(ctx, { storeId: tenant.storeId, type: PRODUCTS_EXPORT_JOB_TYPE, kind: productsExportJob, input: { ...filters }, createdBy: tenant.userId });
+  return createJob(ctx, { storeId: tenant.storeId, kind: productsExportJob, input: { ...filters }, createdBy: tenant.userId });
 }
