@@ -3,6 +3,11 @@ import path from 'node:path';
 export interface Config {
   env: 'development' | 'test' | 'production';
   port: number;
+  /**
+   * HOST: the address the HTTP server listens on. Outside production only the loopback address, so a
+   * development server (seeded secrets, the queue dashboard's dev password) is not reachable from the
+   * network; in production every interface, as a container or a proxy in front of it needs.
+   */
   host: string;
   databaseUrl: string;
   /** Empty when REDIS_URL is unset: queues and shared state then live in PostgreSQL (src/adapters/). */
@@ -142,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: nodeEnv,
     port,
-    host: env.HOST ?? '0.0.0.0',
+    host: env.HOST || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shopwright',
     redisUrl: env.REDIS_URL ?? '',
     redisClusterNodes: (env.REDIS_CLUSTER_NODES ?? '').split(',').map((s) => s.trim()).filter(Boolean),

@@ -10,6 +10,32 @@ t.test('every variable has a working local default', async (t) => {
   t.equal(config.env, 'development');
 });
 
+/**
+ * Issue #31 (9): a development server listened on every interface, so anyone on the network could
+ * reach it (with its seeded development secrets). Outside production it listens on the loopback
+ * address unless HOST says otherwise; production keeps every interface (containers, proxies).
+ */
+t.test('the server listens on 127.0.0.1 outside production, on every interface in production, HOST decides', async (t) => {
+  t.equal(loadConfig({}).host, '127.0.0.1', 'development');
+  t.equal(loadConfig({ NODE_ENV: 'test' }).host, '127.0.0.1', 'test');
+  t.equal(loadConfig({ HOST: '0.0.0.0' }).host, '0.0.0.0', 'HOST opens a development server to the network on purpose');
+  t.equal(loadConfig({ HOST: '' }).host, '127.0.0.1', 'an empty HOST is the default, not "every interface"');
+  const strong = 'x'.repeat(40);
+  const production = {
+    NODE_ENV: 'production',
+    JWT_SECRET: strong,
+    ENCRYPTION_KEY: strong,
+    STRIPE_WEBHOOK_SECRET: strong,
+    HOSTED_DOMAIN_WEBHOOK_SECRET: strong,
+    QUEUE_DASHBOARD_PASSWORD: strong,
+    DATABASE_URL: 'postgres://db/x',
+    REDIS_URL: 'redis://r:6379',
+    APP_URL: 'https://shop.example'
+  };
+  t.equal(loadConfig(production).host, '0.0.0.0', 'production');
+  t.equal(loadConfig({ ...production, HOST: '10.0.0.5' }).host, '10.0.0.5', 'HOST in production');
+});
+
 t.test('production refuses missing or weak secrets', async (t) => {
   t.throws(() => loadConfig({ NODE_ENV: 'production' }), /refusing to start in production: JWT_SECRET is required/);
   const strong = 'x'.repeat(40);

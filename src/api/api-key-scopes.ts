@@ -1,4 +1,5 @@
 import type { ApiKeyScope } from '../services/api-keys/index.js';
+import type { Tenant } from '../platform/roles.js';
 
 type Access = { read: ApiKeyScope; write: ApiKeyScope } | null;
 
@@ -27,6 +28,30 @@ const ACCESS_BY_PREFIX: ReadonlyArray<[prefix: string, access: Access]> = [
   ['/admin/store', null]
 ];
 
+/**
+ * The scopes in words, from the map above, for the document's API key scheme: which paths each
+ * scope opens (GET/HEAD with the read scope, other methods with the write one), and the data inside
+ * answers that needs a scope of its own.
+ */
+export function apiKeyScopesSummary(): string {
+  const paths = new Map<ApiKeyScope, string[]>();
+  for (const [prefix, access] of ACCESS_BY_PREFIX) {
+    if (!access) continue;
+    const add = (scope: ApiKeyScope, what: string) => paths.set(scope, [...(paths.get(scope) ?? []), what]);
+    if (access.read === access.write) add(access.read, `${prefix} (every method)`);
+    else {
+      add(access.read, `GET ${prefix}`);
+      add(access.write, `POST/PUT/PATCH/DELETE ${prefix}`);
+    }
+  }
+  const refused = ACCESS_BY_PREFIX.filter(([, access]) => !access).map(([prefix]) => `${prefix}/**`);
+  return [
+    ...[...paths].map(([scope, where]) => `\`${scope}\`: ${where.join(', ')}`),
+    `No key at all: the rest of ${refused.join(', ')} (settings, team, API keys, webhooks, payments, domain, email), for signed-in members only`,
+    "Customer data inside other answers needs `read_customers` too: an audience preview's sample, a review's email, a customer job's result or file (each job kind declares its result's scope; see the /admin/jobs operations)."
+  ].join('. ');
+}
+
 const matches = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 /** The scope an API key needs for this admin route, or null when no key may call it. */
@@ -36,4 +61,13 @@ export function apiKeyScopeFor(method: string, path: string): ApiKeyScope | null
   const access = entry?.[1] ?? null;
   if (!access) return null;
   return ['GET', 'HEAD'].includes(method.toUpperCase()) ? access.read : access.write;
+}
+
+/**
+ * Whether the caller may see data of this scope inside an answer its route scope already let it
+ * have (a job's result, an audience's sample customers): a signed-in member always (their role let
+ * them in, and every role that reaches such a route reads that data too), an API key only holding it.
+ */
+export function holdsScope(tenant: Tenant, scope: ApiKeyScope): boolean {
+  return !tenant.apiKeyId || (tenant.apiKeyScopes ?? []).includes(scope);
 }

@@ -40,9 +40,16 @@ export const eventStreamSuccess = (name: string, schema: string) => ({
  * `: keep-alive` comment every 10 s; a stream open five minutes closes without `end` (the client
  * opens another, or polls the resource). A finished resource is answered at once and holds nothing;
  * a live one takes places under the stream caps (429 past them) and joins the process's one poller,
- * which also re-checks its credential on every tick.
+ * which also re-checks its credential on every tick. `present` is what the caller may see of the
+ * resource (default: all of it).
  */
-export async function eventStream<T>(request: Request, h: ResponseToolkit, topic: EventStreamTopic<T>, resourceId: string): Promise<ResponseObject> {
+export async function eventStream<T>(
+  request: Request,
+  h: ResponseToolkit,
+  topic: EventStreamTopic<T>,
+  resourceId: string,
+  present?: (value: T) => unknown
+): Promise<ResponseObject> {
   const ctx = request.server.app.ctx;
   const hub = request.server.app.eventStreams;
   const { storeId } = tenantOf(request);
@@ -51,11 +58,22 @@ export async function eventStream<T>(request: Request, h: ResponseToolkit, topic
   const out = new PassThrough();
   out.write('retry: 2000\n\n');
   if (topic.ended(value)) {
-    out.end(frame('progress', topic.name, value) + frame('end', topic.name, value));
+    const shown = present ? present(value) : value;
+    out.end(frame('progress', topic.name, shown) + frame('end', topic.name, shown));
   } else {
     const credential = credentialOf(request);
     const release = await reserveStreamSlots(ctx, credential);
-    const stream: HubStream = { topic: topic as EventStreamTopic<unknown>, storeId, resourceId, credential, out, last: '', openedAt: Date.now(), release };
+    const stream: HubStream = {
+      topic: topic as EventStreamTopic<unknown>,
+      storeId,
+      resourceId,
+      credential,
+      out,
+      last: '',
+      openedAt: Date.now(),
+      release,
+      ...(present ? { present: present as (value: unknown) => unknown } : {})
+    };
     send(hub, stream, value);
     hub.add(stream);
     request.events.once('disconnect', () => hub.close(stream));

@@ -14,6 +14,21 @@ export const paginationQuery = {
   cursor: Joi.string().max(1000)
 };
 
+/**
+ * `?sort=` of an admin list: a field name for ascending, `-name` for descending (one syntax for
+ * every list); anything else is a 422. Every sort ends with the id, so keyset pages stay exact.
+ */
+export const sortQuery = (values: string[], defaultSort: string, what: Record<string, string> = {}) =>
+  Joi.string()
+    .valid(...values)
+    .default(defaultSort)
+    .description(
+      `Order of the list: a field ascending, or -field descending (${defaultSort} by default), ties broken by id in the same direction. ` +
+        Object.entries(what)
+          .map(([field, meaning]) => `${field}: ${meaning}`)
+          .join('; ')
+    );
+
 export const idParams = (...names: string[]) => Joi.object(Object.fromEntries(names.map((name) => [name, id().required()])));
 
 /** Response pieces: what the contract promises about timestamps and ids in every `data`. */

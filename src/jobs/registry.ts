@@ -16,6 +16,7 @@ import { externalSystemNightlySyncJob } from './external-system-nightly-sync.js'
 import { webhookReconcileJob } from './webhook-reconcile.js';
 import { webhookSweepJob } from './webhook-sweep.js';
 import type { JobKind } from './job-kind.js';
+import { isTrackedJob, type TrackedJobKind } from './tracked.js';
 import { jobRunsSweepJob } from './job-runs-sweep.js';
 import { lowStockScanJob } from './low-stock-scan.js';
 import { passwordResetRequestJob } from './password-reset-request.js';
@@ -53,3 +54,6 @@ export const JOB_KINDS: JobKind[] = [
   unpaidOrdersCancelJob,
   webhookDeliveryJob
 ];
+
+/** The kinds operators follow at /admin/jobs, each with its `jobs` row type and the scope its result needs. */
+export const TRACKED_JOB_KINDS: TrackedJobKind[] = JOB_KINDS.filter(isTrackedJob);

@@ -12,6 +12,12 @@ export interface Tenant {
   role: Role;
   /** Set when an admin API key (not a person's token) makes the request; `userId` is then the key's creator. */
   apiKeyId?: string;
+  /**
+   * That key's scopes as its creator's role narrows them: what data inside an answer it may see
+   * (src/api/api-key-scopes.ts, `holdsScope`). Strings: services/api-keys/scopes.ts, which names
+   * them, imports this file.
+   */
+  apiKeyScopes?: readonly string[];
 }
 
 /** The role a key acts with: its creator's current one, never owner (owner-only routes are a person's). */

@@ -13,7 +13,7 @@ import { completeJob, createJob, findJobRow, reportJobProgress } from '../servic
  * importable from every module that records entries.
  */
 
-export const AUDIT_EXPORT_JOB_TYPE = 'audit.export';
+export const AUDIT_EXPORT_JOB_TYPE = auditExportJob.type;
 const PAGE_SIZE = 2_000;
 const HEADER = ['seq', 'created_at', 'actor_type', 'actor_user_id', 'actor_api_key_id', 'actor_email', 'action', 'resource_type', 'resource_id', 'changes', 'request_id', 'ip', 'user_agent', 'hash'];
 
@@ -74,7 +74,7 @@ export async function runAuditExport(ctx: AppContext, jobId: string): Promise<{ 
 export async function startAuditExport(ctx: AppContext, tenant: Tenant, filter: Record<string, unknown>) {
   const input = Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, value instanceof Date ? value.toISOString() : value]));
   return withTransaction(ctx, async (trx) => {
-    const job = await createJob(ctx, { storeId: tenant.storeId, type: AUDIT_EXPORT_JOB_TYPE, kind: auditExportJob, createdBy: tenant.userId, input }, trx);
+    const job = await createJob(ctx, { storeId: tenant.storeId, kind: auditExportJob, createdBy: tenant.userId, input }, trx);
     await recordAudit(ctx, trx, { action: 'audit_log.exported', resourceType: 'job', resourceId: job.id, details: { filter: input } });
     return job;
   });

@@ -19,7 +19,8 @@ export const listCustomersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/customers',
   options: {
-    description: 'List customers (newest first); q matches anywhere in the email, first, last or full name (trigram index)',
+    description:
+      'List customers, newest first (created, then id, descending: customers imported in one batch share their creation time) unless sort says otherwise; q matches anywhere in the email, first, last or full name (trigram index)',
     tags: ['customers'],
     validate: { query: Joi.object({ ...paginationQuery, ...listCustomersQuery }) },
     response: { status: { 200: customerListResponse } },
@@ -35,7 +36,7 @@ export const getCustomerRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/customers/{customerId}',
   options: {
-    description: 'Get a customer with their recent orders',
+    description: 'Get a customer with their 5 most recent orders (newest first)',
     tags: ['customers'],
     validate: { params: idParams('customerId') },
     response: { status: { 200: customerDetailResponse } },

@@ -1,8 +1,11 @@
 import Joi from 'joi';
-import { CUSTOMERS_EXPORT_JOB_TYPE, CUSTOMERS_IMPORT_JOB_TYPE, EMAIL_MARKETING_STATES } from '../../services/customers/index.js';
+import { CUSTOMER_DEFAULT_SORT, CUSTOMER_SORTS, EMAIL_MARKETING_STATES } from '../../services/customers/index.js';
+import { sortValues } from '../../platform/pagination.js';
+import { CUSTOMERS_EXPORT_JOB_TYPE } from '../../services/customers/index.js';
+import { CUSTOMERS_IMPORT_JOB_TYPE } from '../../services/customers/index.js';
 import { JOB_STATUSES } from '../../services/job-history/index.js';
 import { orderSummaryResource } from '../admin-orders/schemas.js';
-import { email, emailValue, idValue, responseObject, text, timestamp } from '../schemas.js';
+import { email, emailValue, idValue, responseObject, sortQuery, text, timestamp } from '../schemas.js';
 
 const tag = Joi.string().trim().min(1).max(255).pattern(/^[^,]*$/, 'no commas');
 
@@ -20,7 +23,13 @@ export const updateCustomerPayload = Joi.object({
 export const listCustomersQuery = {
   q: Joi.string().trim().max(254).allow(''),
   emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES),
-  tag: Joi.string().trim().max(255)
+  tag: Joi.string().trim().max(255),
+  sort: sortQuery(sortValues(CUSTOMER_SORTS), CUSTOMER_DEFAULT_SORT, {
+    createdAt: 'when the customer was created (one import batch shares it: then by id)',
+    email: 'the email address',
+    name: 'last name, then first name, case-insensitive (customers without a name first)',
+    totalSpent: 'the amount spent'
+  })
 };
 
 export const customerResource = responseObject({

@@ -12,7 +12,7 @@ export const listIssuesRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/issues',
   options: {
-    description: 'Operational issues (DNS, sync, import, email, webhooks, low stock): ?status=open (default) or resolved',
+    description: 'Operational issues (DNS, sync, import, email, webhooks, low stock), most recently seen first (then id): ?status=open (default) or resolved',
     tags: ['issues'],
     validate: { query: Joi.object({ ...paginationQuery, status: Joi.string().valid('open', 'resolved').default('open') }) },
     response: { status: { 200: issueListResponse } },

@@ -1,8 +1,11 @@
 import { getJobsByIds, type JobDto } from '../../services/job-history/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
+import { tenantOf } from '../plugins/auth.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
+import { jobForCaller } from './result-access.js';
+import { JOB_RESULT_SCOPE_NOTE } from './schemas.js';
 
 /** Jobs as the event streams follow them: every stream of a store read in one statement per poll. */
 const JOBS: EventStreamTopic<JobDto> = {
@@ -18,10 +21,15 @@ export const jobEventsRoute = adminRoute(ADMINS, {
   path: '/admin/jobs/{jobId}/events',
   options: {
     description:
-      'Server-sent events (text/event-stream) of a job: `progress` with `{ job }` whenever it changes (the first at once), then `end` with `{ job }` once completed or failed; same auth as the admin API (headers, so read it with fetch; EventSource cannot send them)',
+      'Server-sent events (text/event-stream) of a job: `progress` with `{ job }` whenever it changes (the first at once), then `end` with `{ job }` once completed or failed; same auth as the admin API (headers, so read it with fetch; EventSource cannot send them). ' +
+      JOB_RESULT_SCOPE_NOTE,
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
     plugins: { openapi: { success: eventStreamSuccess('job', 'Job'), errors: [429] } },
-    handler: (request, h) => eventStream(request, h, JOBS, request.params.jobId as string)
+    handler: (request, h) => {
+      // Each stream shows what its caller may see: a key without the data's scope gets results withheld.
+      const tenant = tenantOf(request);
+      return eventStream(request, h, JOBS, request.params.jobId as string, (job) => jobForCaller(tenant, job));
+    }
   }
 });

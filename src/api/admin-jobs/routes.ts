@@ -7,20 +7,22 @@ import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { jobListResponse, jobResponse } from './schemas.js';
+import { assertMayReadResult, jobForCaller } from './result-access.js';
+import { JOB_RESULT_SCOPE_NOTE, JOB_RESULT_SCOPES_TEXT, jobListResponse, jobResponse } from './schemas.js';
 
 export const listJobsRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/jobs',
   options: {
-    description: 'List background jobs of the store (newest first), e.g. ?type=customers.import; each result is a summary (lists replaced by <name>Count); GET /admin/jobs/{jobId} has the full result',
+    description: `List background jobs of the store (newest first), e.g. ?type=customers.import; each result is a summary (lists replaced by <name>Count); GET /admin/jobs/{jobId} has the full result. ${JOB_RESULT_SCOPE_NOTE}`,
     tags: ['jobs'],
     validate: { query: Joi.object({ ...paginationQuery, type: Joi.string().trim().max(100) }) },
     response: { status: { 200: jobListResponse } },
     handler: async (request) => {
       const { limit, cursor, type } = request.query as { limit: number; cursor?: string; type?: string };
-      const result = await listJobs(request.server.app.ctx, tenantOf(request).storeId, { type }, { limit, cursor });
-      return withMeta({ jobs: result.jobs }, paginationMeta(limit, result.nextCursor));
+      const tenant = tenantOf(request);
+      const result = await listJobs(request.server.app.ctx, tenant.storeId, { type }, { limit, cursor });
+      return withMeta({ jobs: result.jobs.map((job) => jobForCaller(tenant, job)) }, paginationMeta(limit, result.nextCursor));
     }
   }
 });
@@ -29,11 +31,14 @@ export const getJobRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/jobs/{jobId}',
   options: {
-    description: 'A job: status (queued/active/completed/failed), progress, result, error',
+    description: `A job: status (queued/active/completed/failed), progress, result, error. ${JOB_RESULT_SCOPE_NOTE}`,
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
     response: { status: { 200: jobResponse } },
-    handler: async (request) => ({ job: await getJob(request.server.app.ctx, tenantOf(request).storeId, request.params.jobId as string) })
+    handler: async (request) => {
+      const tenant = tenantOf(request);
+      return { job: jobForCaller(tenant, await getJob(request.server.app.ctx, tenant.storeId, request.params.jobId as string)) };
+    }
   }
 });
 
@@ -41,7 +46,7 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/jobs/{jobId}/download',
   options: {
-    description: "A completed export job's file (text/csv); 409 while the export is queued, active or failed; 404 for other jobs",
+    description: `A completed export job's file (text/csv); 409 while the export is queued, active or failed; 404 for other jobs. The file is the job's result: an API key also needs the scope of its data (${JOB_RESULT_SCOPES_TEXT}), else 403 insufficient_scope`,
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
     plugins: {
@@ -55,8 +60,11 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
     },
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
+      const tenant = tenantOf(request);
       const jobId = request.params.jobId as string;
-      const { fileKey, createdAt, type } = await jobFileKey(ctx, tenantOf(request).storeId, jobId);
+      // Before the file's state: a key without the data's scope learns nothing more about it.
+      assertMayReadResult(tenant, (await getJob(ctx, tenant.storeId, jobId)).type);
+      const { fileKey, createdAt, type } = await jobFileKey(ctx, tenant.storeId, jobId);
       const file = await ctx.storage.get(fileKey);
       // Personal data in bulk leaves the store here: recorded before the first byte goes out.
       await recordBulkRead(ctx, { action: 'export.downloaded', resourceType: 'job', resourceId: jobId, details: { type } });

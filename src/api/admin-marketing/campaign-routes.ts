@@ -7,6 +7,7 @@ import { recordBulkRead } from '../../services/audit/index.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
 import { idempotent } from '../idempotency.js';
+import { holdsScope } from '../api-key-scopes.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import {
@@ -28,16 +29,19 @@ export const previewAudienceRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/marketing/audience/preview',
   options: {
-    description: 'Count and sample an audience { listIds?, filters? } (subscribed, unsuppressed customers only): { count, sample: [{ id, email, firstName, lastName }] }',
+    description:
+      'Count and sample an audience { listIds?, filters? } (subscribed, unsuppressed customers only): { count, sample: [{ id, email, firstName, lastName }] } (the 10 newest). ' +
+      'The sample is customer data: an API key gets it only with read_customers besides marketing; without it the answer is { count } alone',
     tags,
     validate: { payload: audiencePreviewPayload },
     response: { status: { 200: audiencePreviewResponse } },
     handler: async (request) => {
       const ctx = request.server.app.ctx;
+      const tenant = tenantOf(request);
       const { audience } = request.payload as { audience: Audience };
-      const preview = await previewAudience(ctx, tenantOf(request).storeId, audience);
+      const preview = await previewAudience(ctx, tenant.storeId, audience, { sample: holdsScope(tenant, 'read_customers') });
       // Customers' names and emails in bulk: recorded before they are handed out.
-      await recordBulkRead(ctx, { action: 'audience.sampled', resourceType: 'audience', details: { audience, count: preview.count, sampled: preview.sample.length } });
+      await recordBulkRead(ctx, { action: 'audience.sampled', resourceType: 'audience', details: { audience, count: preview.count, sampled: preview.sample?.length ?? 0 } });
       return preview;
     }
   }

@@ -117,7 +117,7 @@ export const audiencePreviewResponse = responseObject({
       }).label('AudienceSampleCustomer')
     )
     .max(10)
-    .required()
+    .description('The 10 newest customers of the audience; absent for an API key without read_customers (emails and names are customer data)')
 });
 
 /** The audience as the campaign stored it; `inactiveDays` is the old-customers rule, a newsletter's is `{}`. */

@@ -14,7 +14,7 @@ export const listOrdersRoute = adminRoute(ANY_MEMBER, {
   path: '/admin/orders',
   options: {
     description:
-      'Orders, newest first (keyset pages); status = an order status (open, completed, cancelled); paymentStatus (pending, paid, refunded, failed) ' +
+      'Orders, newest first (placed, then id, descending) unless sort says otherwise (keyset pages); status = an order status (open, completed, cancelled); paymentStatus (pending, paid, refunded, failed) ' +
       'and fulfillmentStatus (unfulfilled, partially_fulfilled, fulfilled) filter those columns; filters combine; q = order number or email',
     tags: ['orders'],
     validate: { query: listOrdersQuery },

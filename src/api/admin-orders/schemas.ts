@@ -1,7 +1,8 @@
 import Joi from 'joi';
-import { FULFILLMENT_STATUSES, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES } from '../../services/orders/index.js';
+import { FULFILLMENT_STATUSES, ORDER_DEFAULT_SORT, ORDER_SORTS, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES } from '../../services/orders/index.js';
+import { sortValues } from '../../platform/pagination.js';
 import { PROVIDER_NAMES } from '../../services/payments/index.js';
-import { emailValue, id, idValue, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
+import { emailValue, id, idValue, paginationQuery, responseObject, sortQuery, text, timestamp } from '../schemas.js';
 
 export const listOrdersQuery = Joi.object({
   ...paginationQuery,
@@ -10,7 +11,12 @@ export const listOrdersQuery = Joi.object({
     .description('an order status, or (kept for older clients) a payment or fulfilment status: prefer paymentStatus and fulfillmentStatus'),
   paymentStatus: Joi.string().valid(...PAYMENT_STATUSES),
   fulfillmentStatus: Joi.string().valid(...FULFILLMENT_STATUSES),
-  q: Joi.string().trim().max(254).allow('')
+  q: Joi.string().trim().max(254).allow(''),
+  sort: sortQuery(sortValues(ORDER_SORTS), ORDER_DEFAULT_SORT, {
+    createdAt: 'when the order was placed',
+    number: 'the order number',
+    total: 'the order total'
+  })
 });
 
 export const fulfillmentPayload = Joi.object({

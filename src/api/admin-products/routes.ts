@@ -24,13 +24,20 @@ export const listProductsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/products',
   options: {
-    description: 'List products (newest first); filters status, q (full-text or exact SKU), collectionId',
+    description: 'List products, newest first (created, then id, descending) unless sort says otherwise; filters status, q (full-text or exact SKU), collectionId',
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, ...listProductsQuery }) },
     response: { status: { 200: productListResponse } },
     handler: async (request) => {
-      const { limit, cursor, status, q, collectionId } = request.query as { limit: number; cursor?: string; status?: ProductStatus; q?: string; collectionId?: string };
-      const result = await listProducts(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined, collectionId }, { limit, cursor });
+      const { limit, cursor, status, q, collectionId, sort } = request.query as {
+        limit: number;
+        cursor?: string;
+        status?: ProductStatus;
+        q?: string;
+        collectionId?: string;
+        sort: string;
+      };
+      const result = await listProducts(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined, collectionId, sort }, { limit, cursor });
       return withMeta({ products: result.products }, paginationMeta(limit, result.nextCursor));
     }
   }

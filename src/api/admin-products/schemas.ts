@@ -1,6 +1,9 @@
 import Joi from 'joi';
-import { ALLOWED_IMAGE_TYPES, INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/index.js';
-import { id, idValue, money, responseObject, slug, text, timestamp } from '../schemas.js';
+import { ALLOWED_IMAGE_TYPES } from '../../services/catalog/index.js';
+import { INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/index.js';
+import { PRODUCT_DEFAULT_SORT, PRODUCT_SORTS } from '../../services/catalog/index.js';
+import { sortValues } from '../../platform/pagination.js';
+import { id, idValue, money, responseObject, slug, sortQuery, text, timestamp } from '../schemas.js';
 
 const optionName = () => text(64).min(1);
 
@@ -50,7 +53,12 @@ export const inventoryPayload = Joi.object({
 export const listProductsQuery = {
   status: Joi.string().valid(...PRODUCT_STATUSES),
   q: Joi.string().trim().max(200).allow(''),
-  collectionId: id()
+  collectionId: id(),
+  sort: sortQuery(sortValues(PRODUCT_SORTS), PRODUCT_DEFAULT_SORT, {
+    createdAt: 'when the product was created',
+    title: 'the title, case-insensitive',
+    price: "the lowest price of the product's variants"
+  })
 };
 
 /** An uploaded image as the admin sees it: the media upload's resource (admin-store), embedded in products and collections. */

@@ -11,7 +11,7 @@ export const adminReviewResource = responseObject({
   ...publicReviewKeys,
   productId: idValue().required(),
   orderId: idValue().allow(null).required(),
-  email: emailValue().required(),
+  email: emailValue().description("The reviewer's email: customer data, absent for an API key without read_customers"),
   state: Joi.string().valid(...REVIEW_STATES).required(),
   moderationNote: Joi.string().allow(null).required(),
   moderatedAt: timestamp().allow(null).required()

@@ -12,7 +12,7 @@ export const getStore = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/store',
   options: {
-    description: 'Store dashboard: settings, stats, setup progress, recent orders, open issues',
+    description: 'Store dashboard: settings, stats, setup progress, the 5 newest orders (newest first), the 5 open issues seen most recently (most recently seen first)',
     tags: ['store'],
     response: { status: { 200: dashboardResponse } },
     // Concurrent requests share one dashboard (getDashboard), and so its JSON: serialised once.

@@ -15,7 +15,7 @@ export const listTeamRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/team',
   options: {
-    description: 'Members of the store and the invites still open',
+    description: 'Members of the store in the order they joined (oldest first), and the invites still open (newest first)',
     tags: ['team'],
     response: { status: { 200: teamResponse } },
     handler: async (request) => listTeam(request.server.app.ctx, tenantOf(request).storeId)

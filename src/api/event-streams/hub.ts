@@ -33,6 +33,11 @@ export interface HubStream {
   openedAt: number;
   /** Gives back the stream's places under the caps. */
   release: () => Promise<void>;
+  /**
+   * What this stream's caller may see of a value (streams of one store share each read, callers
+   * differ: an API key without the data's scope gets a job's result withheld). Default: all of it.
+   */
+  present?: (value: unknown) => unknown;
   closed?: boolean;
 }
 
@@ -183,8 +188,9 @@ export class EventStreamHub {
 
 /** Writes `progress` when the value changed since the last one sent, then `end` (and closes) once it is final. */
 export function send(hub: EventStreamHub, stream: HubStream, value: unknown): void {
-  const state = JSON.stringify(value);
-  if (state !== stream.last) stream.out.write(frame('progress', stream.topic.name, value));
+  const shown = stream.present ? stream.present(value) : value;
+  const state = JSON.stringify(shown);
+  if (state !== stream.last) stream.out.write(frame('progress', stream.topic.name, shown));
   stream.last = state;
-  if (stream.topic.ended(value)) hub.close(stream, frame('end', stream.topic.name, value));
+  if (stream.topic.ended(value)) hub.close(stream, frame('end', stream.topic.name, shown));
 }

@@ -2,6 +2,7 @@ import type { Server } from '@hapi/hapi';
 import type { Schema } from 'joi';
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
+import { apiKeyScopesSummary } from '../api-key-scopes.js';
 import { NO_BODY } from '../route-helpers.js';
 import { operationIdFor } from './operation-id.js';
 
@@ -353,7 +354,8 @@ export function buildOpenApiDocument(server: Server) {
           scheme: 'bearer',
           bearerFormat: 'swk_…',
           description:
-            'An admin API key (POST /admin/store/api-keys) as `Authorization: Bearer swk_…`, no x-store-id needed. Each operation names the scope it needs in `x-api-key-scope` (null: keys refused).'
+            'An admin API key (POST /admin/store/api-keys) as `Authorization: Bearer swk_…`, no x-store-id needed. Each operation names the scope it needs in `x-api-key-scope` (null: keys refused; any other scope: 403 insufficient_scope). ' +
+            apiKeyScopesSummary()
         },
         storeId: { type: 'apiKey', in: 'header', name: 'x-store-id' },
         storefrontToken: { type: 'apiKey', in: 'header', name: 'x-storefront-token' }

@@ -65,7 +65,7 @@ function apiKeyTenant(request: Request, principal: ApiKeyPrincipal): Tenant {
   if (!effectiveScopes(principal.scopes, principal.creatorRole).includes(scope) || !roles.includes(role)) {
     throw forbidden(`The member who created this API key is now ${principal.creatorRole}; this action needs one of the roles: ${roles.join(', ')}`);
   }
-  return { storeId: principal.storeId, userId: principal.createdBy, role, apiKeyId: principal.keyId };
+  return { storeId: principal.storeId, userId: principal.createdBy, role, apiKeyId: principal.keyId, apiKeyScopes: effectiveScopes(principal.scopes, principal.creatorRole) };
 }
 
 /** The store an admin request names in x-store-id, lowercased; 400 when missing or not a store id. */

@@ -73,9 +73,21 @@ function renderError(request: Request, h: ResponseToolkit, error: Error) {
   const message = status === 400 && /JSON/i.test(boom.message) ? 'Malformed JSON body' : boom.output.payload.message;
   const response = h.response(errorBody(code, message)).code(status);
   for (const [name, value] of Object.entries(boom.output.headers)) {
-    if (value !== undefined) response.header(name, String(value));
+    if (value === undefined) continue;
+    response.header(name, name.toLowerCase() === 'www-authenticate' ? distinctChallenges(String(value)) : String(value));
   }
   return response;
+}
+
+/**
+ * hapi answers a request no strategy of a route authenticated with every strategy's challenge,
+ * joined: an admin route tries the API key, then the JWT, and both are `Bearer`, so clients got
+ * `Bearer, Bearer`. Each challenge once. A challenge starts with a scheme token followed by a space
+ * or the end; a comma followed by `name=` is one of its parameters and stays with it.
+ */
+function distinctChallenges(header: string): string {
+  const challenges = header.split(/,\s*(?=[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:\s|$))/).map((challenge) => challenge.trim()).filter(Boolean);
+  return [...new Set(challenges)].join(', ');
 }
 
 /**

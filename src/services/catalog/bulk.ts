@@ -10,7 +10,7 @@ import { withTransaction } from '../../platform/with-transaction.js';
 import { currencyDigits } from './csv/shopify-columns.js';
 import type { InventoryPolicy, ProductStatus } from './product-rows.js';
 
-export const PRODUCTS_BULK_JOB_TYPE = 'products.bulk';
+export const PRODUCTS_BULK_JOB_TYPE = productsBulkJob.type;
 const BATCH = 500;
 const MAX_REPORTED = 1_000;
 
@@ -76,7 +76,7 @@ export async function startProductBulk(ctx: AppContext, tenant: Tenant, request:
   }
   const count = await countBulkTargets(ctx, tenant.storeId, request);
   if (dryRun) return { dryRun: true as const, count, job: null };
-  const job = await createJob(ctx, { storeId: tenant.storeId, type: PRODUCTS_BULK_JOB_TYPE, kind: productsBulkJob, input: { ...request, count }, createdBy: tenant.userId });
+  const job = await createJob(ctx, { storeId: tenant.storeId, kind: productsBulkJob, input: { ...request, count }, createdBy: tenant.userId });
   return { dryRun: false as const, count, job };
 }
 

@@ -20,3 +20,4 @@ export { PRODUCTS_IMPORT_JOB_TYPE, runProductImport } from './csv/product-import
 export { startProductExport, startProductImport } from './csv/product-transfer.js';
 export type { ImportMode } from './csv/product-import-apply.js';
 export { inventoryHistory } from './inventory-history.js';
+export { PRODUCT_DEFAULT_SORT, PRODUCT_SORTS } from './products.js';

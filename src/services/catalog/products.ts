@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/index.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { keysetPage, sortOrder, type ListSorts, type PageRequest } from '../../platform/pagination.js';
 import { assertStoreMedia } from './media.js';
 import {
   hydrateProducts,
@@ -36,7 +36,21 @@ export interface ProductFilters {
   status?: ProductStatus;
   q?: string;
   collectionId?: string;
+  /** One of `sortValues(PRODUCT_SORTS)`; `PRODUCT_DEFAULT_SORT` when absent. */
+  sort?: string;
 }
+
+/**
+ * The admin list's sorts (`?sort=`, `-` for descending), each ending with the id. `title` has its
+ * index (migration 20261126200000); `price` (the lowest variant price) uses the status index when
+ * the list is filtered by status.
+ */
+export const PRODUCT_SORTS: ListSorts = {
+  createdAt: { column: 'createdAt' },
+  title: { column: 'sortKey', expression: 'lower(products.title)', kinds: ['string', 'uuid'] },
+  price: { column: 'minPrice', kinds: ['integer', 'uuid'] }
+};
+export const PRODUCT_DEFAULT_SORT = '-createdAt';
 
 const slugTaken = () => conflict('slug_taken', 'A product with this slug already exists', [{ path: 'slug', message: 'slug is taken' }]);
 
@@ -96,7 +110,8 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
       sub.select(ctx.db.raw('1')).from('collectionProducts as cp').where({ 'cp.storeId': storeId, 'cp.collectionId': filters.collectionId! }).whereRaw('cp.product_id = products.id')
     );
   }
-  const result = await keysetPage<ProductRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  const order = sortOrder(PRODUCT_SORTS, filters.sort ?? PRODUCT_DEFAULT_SORT, PRODUCT_DEFAULT_SORT);
+  const result = await keysetPage<ProductRow>(query, order, page);
   return { products: await hydrateProducts(ctx, storeId, result.items, toAdminProductDto), nextCursor: result.nextCursor };
 }
 

@@ -3,7 +3,7 @@ import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { customerRecentOrders } from '../../platform/modules/registry.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { keysetPage, sortOrder, type ListSorts, type PageRequest } from '../../platform/pagination.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql } from '../../db/transaction.js';
 
@@ -64,27 +64,50 @@ export const customerJsonSql = (c: string) => `jsonb_build_object(
     'ordersCount', ${c}.orders_count, 'totalSpent', ${c}.total_spent, 'lastOrderAt', ${isoMs(`${c}.last_order_at`)},
     'createdAt', ${isoMs(`${c}.created_at`)}, 'updatedAt', ${isoMs(`${c}.updated_at`)})`;
 
+/** The `name` sort's key; the same expression as its index (migration 20261126200000). */
+const CUSTOMER_NAME_SORT_KEY = `lower(coalesce(customers.last_name, '') || ' ' || coalesce(customers.first_name, ''))`;
+
 export const emailTaken = () => conflict('email_taken', 'Another customer of this store has this email', [{ path: 'email', message: 'email is taken' }]);
 
 export interface CustomerFilters {
   q?: string | undefined;
   emailMarketing?: EmailMarketing | undefined;
   tag?: string | undefined;
+  /** One of `sortValues(CUSTOMER_SORTS)`; `CUSTOMER_DEFAULT_SORT` when absent. */
+  sort?: string | undefined;
 }
+
+/**
+ * The admin list's sorts (`?sort=`, `-` for descending), each ending with the id so customers
+ * created together (one import batch shares its timestamp) keep one order across pages. Each has an
+ * index (store_id, key, id): the list index, and migration 20261126200000's.
+ */
+export const CUSTOMER_SORTS: ListSorts = {
+  createdAt: { column: 'createdAt' },
+  email: { column: 'sortKey', expression: 'lower(customers.email)', kinds: ['string', 'uuid'] },
+  // Last name, then first name; a customer without a name sorts first.
+  name: { column: 'sortKey', expression: CUSTOMER_NAME_SORT_KEY, kinds: ['string', 'uuid'] },
+  totalSpent: { column: 'totalSpent', kinds: ['bigint', 'uuid'] }
+};
+export const CUSTOMER_DEFAULT_SORT = '-createdAt';
 
 /** The text `?q=` searches; the same expression as the trigram index (migration 20261123002100). */
 const CUSTOMER_SEARCH_TEXT = `(lower(email) || ' ' || lower(coalesce(first_name, '')) || ' ' || lower(coalesce(last_name, '')))`;
 
-/** Newest first. `q` matches anywhere in the email, first name, last name or full name ("example.com", "ann smi"). */
+/**
+ * Newest first (created, then id, descending) unless `sort` says otherwise. `q` matches anywhere in
+ * the email, first name, last name or full name ("example.com", "ann smi").
+ */
 export async function listCustomers(ctx: AppContext, storeId: string, filters: CustomerFilters, page: PageRequest) {
-  const query = ctx.db('customers').where({ storeId });
+  const query = ctx.db('customers').where({ storeId }).select('customers.*');
   if (filters.q) {
     const words = filters.q.trim().split(/\s+/).join(' ');
     query.whereRaw(`${CUSTOMER_SEARCH_TEXT} like ?`, [containsPattern(words)]);
   }
   if (filters.emailMarketing) query.where({ emailMarketing: filters.emailMarketing });
   if (filters.tag) query.whereRaw('tags @> array[?]::text[]', [filters.tag]);
-  const result = await keysetPage<CustomerRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  const order = sortOrder(CUSTOMER_SORTS, filters.sort ?? CUSTOMER_DEFAULT_SORT, CUSTOMER_DEFAULT_SORT);
+  const result = await keysetPage<CustomerRow>(query, order, page);
   return { customers: result.items.map(toCustomerDto), nextCursor: result.nextCursor };
 }
 

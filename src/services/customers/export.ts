@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
+import { customersExportJob } from '../../jobs/customers-export.js';
 import { completeJob, findJobRow, reportJobProgress } from '../job-history/index.js';
 import { EXPORT_COLUMNS } from './csv-columns.js';
 import { csvLine, TAG_SEPARATOR } from '../../platform/csv/format.js';
 
-export const CUSTOMERS_EXPORT_JOB_TYPE = 'customers.export';
+export const CUSTOMERS_EXPORT_JOB_TYPE = customersExportJob.type;
 const PAGE_SIZE = 5_000;
 
 export interface CustomerExportResult {

@@ -7,8 +7,7 @@ import { customersExportJob } from '../../jobs/customers-export.js';
 import { customersImportJob } from '../../jobs/customers-import.js';
 import { createJob } from '../job-history/index.js';
 import { assertImportableCsv } from './csv-columns.js';
-import { CUSTOMERS_EXPORT_JOB_TYPE } from './export.js';
-import { CUSTOMERS_IMPORT_JOB_TYPE, type CustomerImportInput } from './import.js';
+import type { CustomerImportInput } from './import.js';
 
 /**
  * Takes an uploaded CSV (already streamed to a temporary file by hapi): checks it looks like a
@@ -32,7 +31,6 @@ export async function startCustomerImport(ctx: AppContext, tenant: Tenant, uploa
   return createJob(ctx, {
     id: jobId,
     storeId: tenant.storeId,
-    type: CUSTOMERS_IMPORT_JOB_TYPE,
     kind: customersImportJob,
     input: { ...input, bytes: upload.bytes },
     createdBy: tenant.userId
@@ -42,7 +40,6 @@ export async function startCustomerImport(ctx: AppContext, tenant: Tenant, uploa
 export async function startCustomerExport(ctx: AppContext, tenant: Tenant) {
   return createJob(ctx, {
     storeId: tenant.storeId,
-    type: CUSTOMERS_EXPORT_JOB_TYPE,
     kind: customersExportJob,
     createdBy: tenant.userId
   });

@@ -2,6 +2,7 @@ import Papa from 'papaparse';
 import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../errors.js';
+import { customersImportJob } from '../../jobs/customers-import.js';
 import { completeJob, findJobRow } from '../job-history/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
 import { findQuoteProblem, type QuoteProblem } from '../../platform/csv/quotes.js';
@@ -23,7 +24,7 @@ import {
 import { validateRecord, type RowError, type StagedCustomer } from './import-rows.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
-export const CUSTOMERS_IMPORT_JOB_TYPE = 'customers.import';
+export const CUSTOMERS_IMPORT_JOB_TYPE = customersImportJob.type;
 export const IMPORT_BATCH_SIZE = 5_000;
 
 export interface CustomerImportInput {

@@ -12,3 +12,4 @@ export { customersModule } from './module.js';
 export { confirmNewsletterSubscription, describeNewsletterConfirmation } from './newsletter-confirm.js';
 export { applySubscription, limitNewsletterSubscribe, subscribeToNewsletter, type SubscribeInput } from './newsletter.js';
 export { describeUnsubscribe, listUnsubscribeHeadersFor, unsubscribeByToken, unsubscribeUrlFor } from './unsubscribe.js';
+export { CUSTOMER_DEFAULT_SORT, CUSTOMER_SORTS } from './customers.js';

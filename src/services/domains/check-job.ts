@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.js';
+import { domainCheckJob } from '../../jobs/domain-check.js';
 import { completeJob, findJobRow } from '../job-history/index.js';
 import { checkDomainRecords } from './dns-check.js';
 import type { DomainRow } from './domains.js';
 
-export const DOMAIN_CHECK_JOB_TYPE = 'domains.check';
+export const DOMAIN_CHECK_JOB_TYPE = domainCheckJob.type;
 
 /** The DNS job: resolve, store `verified` or `failed` (naming the wrong record), complete the job row. */
 export async function runDomainCheckJob(ctx: AppContext, jobId: string) {

@@ -12,7 +12,7 @@ export async function requestDomainCheck(ctx: AppContext, tenant: Tenant) {
     const domain = await findDomain(trx, tenant.storeId);
     const job = await createJob(
       ctx,
-      { storeId: tenant.storeId, type: DOMAIN_CHECK_JOB_TYPE, kind: domainCheckJob, input: { domainId: domain.id, hostname: domain.hostname }, createdBy: tenant.userId },
+      { storeId: tenant.storeId, kind: domainCheckJob, input: { domainId: domain.id, hostname: domain.hostname }, createdBy: tenant.userId },
       trx
     );
     return { domain: toDomainDto(ctx, domain), job };

@@ -8,7 +8,7 @@ import { asUpstreamError, ExternalSystemClient, type ExternalPage } from './clie
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
-export const BACKFILL_JOB_TYPE = 'external_system.backfill';
+export const BACKFILL_JOB_TYPE = externalSystemBackfillJob.type;
 export const LINK_STATUSES = ['connected', 'disconnected'] as const;
 
 export interface LinkRow {
@@ -122,7 +122,7 @@ export async function connectLink(ctx: AppContext, tenant: Tenant, input: LinkRe
 }
 
 async function queueBackfill(ctx: AppContext, trx: Transaction, storeId: string, userId: string | null, reason: string) {
-  return createJob(ctx, { storeId, type: BACKFILL_JOB_TYPE, kind: externalSystemBackfillJob, input: { reason }, createdBy: userId }, trx);
+  return createJob(ctx, { storeId, kind: externalSystemBackfillJob, input: { reason }, createdBy: userId }, trx);
 }
 
 async function connectedLink(db: Sql, storeId: string, lock = false): Promise<LinkRow> {

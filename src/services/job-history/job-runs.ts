@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import type { JobKind } from '../../jobs/job-kind.js';
-import type { TrackedJobPayload } from '../../jobs/tracked.js';
+import type { TrackedJobKind } from '../../jobs/tracked.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
 import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
-import { jobFailed } from '../../platform/modules/registry.js';
 import { withTransaction } from '../../platform/with-transaction.js';
+import type { JobKind } from '../../jobs/job-kind.js';
+import type { TrackedJobPayload } from '../../jobs/tracked.js';
+import { jobFailed } from '../../platform/modules/registry.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'completed', 'failed'] as const;
@@ -48,9 +49,8 @@ export type JobDto = ReturnType<typeof toJobDto>;
 
 export interface CreateJobInput {
   storeId: string;
-  /** The `type` operators filter `/admin/jobs` by, e.g. `customers.import`. */
-  type: string;
-  kind: JobKind<TrackedJobPayload>;
+  /** Its declaration names the row's `type` (what operators filter `/admin/jobs` by, e.g. `customers.import`). */
+  kind: TrackedJobKind;
   input?: Record<string, unknown>;
   createdBy?: string | null;
   id?: string;
@@ -64,7 +64,7 @@ export async function createJob(ctx: AppContext, input: CreateJobInput, trx?: Tr
   const id = input.id ?? randomUUID();
   const write = async (db: Transaction) => {
     const [row] = await db('jobs')
-      .insert({ id, storeId: input.storeId, type: input.type, queue: input.kind.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
+      .insert({ id, storeId: input.storeId, type: input.kind.type, queue: input.kind.queue, input: input.input ?? {}, createdBy: input.createdBy ?? null })
       .returning('*');
     await enqueueJob(db, input.kind, { jobId: id, storeId: input.storeId }, { jobId: id });
     return toJobDto(row);

@@ -52,19 +52,23 @@ export async function audienceCondition(ctx: AppContext, db: Sql, storeId: strin
 
 const SAMPLE_SIZE = 10;
 
-/** How many customers an audience reaches right now, and a few of them. */
-export async function previewAudience(ctx: AppContext, storeId: string, audience: Audience) {
+/**
+ * How many customers an audience reaches right now, and, with `sample`, a few of them (newest
+ * first): their emails and names are customer data, which not every caller may read.
+ */
+export async function previewAudience(ctx: AppContext, storeId: string, audience: Audience, options: { sample: boolean }) {
   await assertListsExist(ctx.db, storeId, audience.listIds ?? []);
   const where = await audienceCondition(ctx, ctx.db, storeId, audience);
   const [countResult, sampleResult] = await Promise.all([
     ctx.db.raw(`select count(*)::int as count from customers c where ${where.sql}`, where.bindings),
-    ctx.db.raw(
-      `select c.id, c.email, c.first_name, c.last_name from customers c where ${where.sql} order by c.created_at desc, c.id desc limit ${SAMPLE_SIZE}`,
-      where.bindings
-    )
+    options.sample
+      ? ctx.db.raw(
+          `select c.id, c.email, c.first_name, c.last_name from customers c where ${where.sql} order by c.created_at desc, c.id desc limit ${SAMPLE_SIZE}`,
+          where.bindings
+        )
+      : null
   ]);
-  return {
-    count: countResult.rows[0].count as number,
-    sample: sampleResult.rows.map((r: any) => ({ id: r.id, email: r.email, firstName: r.firstName, lastName: r.lastName }))
-  };
+  const count = countResult.rows[0].count as number;
+  if (!sampleResult) return { count };
+  return { count, sample: sampleResult.rows.map((r: any) => ({ id: r.id, email: r.email, firstName: r.firstName, lastName: r.lastName })) };
 }

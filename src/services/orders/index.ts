@@ -21,3 +21,4 @@ export { reconcileStripeRefund } from './stripe-refunds.js';
 export { ACTOR_TYPES, ORDER_EVENT_TYPES, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';
 export { restockOrderLines } from './restock.js';
+export { ORDER_DEFAULT_SORT, ORDER_SORTS } from './orders.js';

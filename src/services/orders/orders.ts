@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { containsPattern } from '../../db/like-patterns.js';
 import { notFound } from '../../errors.js';
-import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import { keysetPage, sortOrder, type ListSorts, type PageRequest } from '../../platform/pagination.js';
 import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow, type RefundRow } from './dto.js';
 import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
 import type { Sql } from '../../db/transaction.js';
@@ -28,9 +28,19 @@ export interface OrderListFilters {
   paymentStatus?: (typeof PAYMENT_STATUSES)[number];
   fulfillmentStatus?: (typeof FULFILLMENT_STATUSES)[number];
   q?: string;
+  /** One of `sortValues(ORDER_SORTS)`; `ORDER_DEFAULT_SORT` when absent. */
+  sort?: string;
 }
 
-/** Newest first, keyset pages; filters combine. `q` is an order number (with or without `#`) or part of the email. */
+/** The admin list's sorts (`?sort=`, `-` for descending), each ending with the id; `number` is unique per store (its own index). */
+export const ORDER_SORTS: ListSorts = {
+  createdAt: { column: 'createdAt' },
+  number: { column: 'number', kinds: ['integer', 'uuid'] },
+  total: { column: 'total', kinds: ['bigint', 'uuid'] }
+};
+export const ORDER_DEFAULT_SORT = '-createdAt';
+
+/** Newest first unless `sort` says otherwise, keyset pages; filters combine. `q` is an order number (with or without `#`) or part of the email. */
 export async function listOrders(ctx: AppContext, storeId: string, filters: OrderListFilters, page: PageRequest) {
   const query = ctx.db('orders').where({ storeId });
   if (filters.status) applyStatus(query, filters.status);
@@ -42,7 +52,8 @@ export async function listOrders(ctx: AppContext, storeId: string, filters: Orde
     if (/^\d{1,9}$/.test(digits)) query.where((w) => w.where('number', Number(digits)).orWhereRaw('lower(email) like ?', [containsPattern(q)]));
     else query.whereRaw('lower(email) like ?', [containsPattern(q)]);
   }
-  const result = await keysetPage<OrderRow>(query, { column: 'createdAt', direction: 'desc' }, page);
+  const order = sortOrder(ORDER_SORTS, filters.sort ?? ORDER_DEFAULT_SORT, ORDER_DEFAULT_SORT);
+  const result = await keysetPage<OrderRow>(query, order, page);
   return { orders: result.items.map(toOrderSummaryDto), nextCursor: result.nextCursor };
 }
 
@@ -63,8 +74,12 @@ export async function getOrder(ctx: AppContext, storeId: string, orderId: string
   return { order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }
 
-/** A customer's latest orders, for the customer page (one indexed query). */
+/** A customer's latest orders, newest first, for the customer page (one indexed query). */
 export async function recentOrdersOfCustomer(ctx: AppContext, storeId: string, customerId: string, limit = 5) {
-  const rows: OrderRow[] = await ctx.db('orders').where({ storeId, customerId }).orderBy('createdAt', 'desc').limit(limit);
+  const rows: OrderRow[] = await ctx
+    .db('orders')
+    .where({ storeId, customerId })
+    .orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit);
   return rows.map(toOrderSummaryDto);
 }

@@ -104,7 +104,8 @@ export function Audiences() {
         <Stack gap="xs">
           <Text data-testid="audience-count">{preview.data.count} subscribed customers</Text>
           <List>
-            {preview.data.sample.map((customer) => (
+            {/* Absent only for an API key without read_customers; the console signs in as a member. */}
+            {(preview.data.sample ?? []).map((customer) => (
               <List.Item key={customer.id}>
                 {customer.email} {[customer.firstName, customer.lastName].filter(Boolean).join(' ')}
               </List.Item>

@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../../context.js';
+import { productsExportJob } from '../../../jobs/products-export.js';
 import { csvLine, TAG_SEPARATOR } from '../../../platform/csv/format.js';
 import { completeJob, findJobRow, reportJobProgress } from '../../job-history/index.js';
 import { mediaUrl } from '../media.js';
 import type { ProductOption, ProductStatus } from '../product-rows.js';
 import { currencyDigits, formatMoney, PRODUCT_KEPT, SHOPIFY_COLUMNS, VARIANT_KEPT, type ShopifyColumn } from './shopify-columns.js';
 
-export const PRODUCTS_EXPORT_JOB_TYPE = 'products.export';
+export const PRODUCTS_EXPORT_JOB_TYPE = productsExportJob.type;
 const PAGE_SIZE = 500;
 
 export interface ProductExportFilters {

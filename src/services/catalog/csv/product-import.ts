@@ -1,4 +1,5 @@
 import type { AppContext } from '../../../context.js';
+import { productsImportJob } from '../../../jobs/products-import.js';
 import { AppError, badRequest } from '../../../errors.js';
 import { findQuoteProblem } from '../../../platform/csv/quotes.js';
 import { streamCsvRecords } from '../../../platform/csv/stream.js';
@@ -9,7 +10,7 @@ import { applyProductBatch, type ImportMode } from './product-import-apply.js';
 import { draftProduct, handleOf, type ProductDraft, type RowError } from './product-rows.js';
 import { currencyDigits, mapProductHeader, type ProductColumnMap } from './shopify-columns.js';
 
-export const PRODUCTS_IMPORT_JOB_TYPE = 'products.import';
+export const PRODUCTS_IMPORT_JOB_TYPE = productsImportJob.type;
 /** Rows per transaction: big enough to amortise the round trips, small enough to keep memory flat. */
 export const PRODUCT_BATCH_ROWS = 1_000;
 const MAX_REPORTED_ERRORS = 10_000;

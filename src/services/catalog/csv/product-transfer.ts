@@ -10,7 +10,7 @@ import { createJob } from '../../job-history/index.js';
 import type { Tenant } from '../../../platform/roles.js';
 import { withTransaction } from '../../../platform/with-transaction.js';
 import type { ImportMode } from './product-import-apply.js';
-import { PRODUCTS_EXPORT_JOB_TYPE, type ProductExportFilters } from './product-export.js';
+import type { ProductExportFilters } from './product-export.js';
 import { PRODUCTS_IMPORT_JOB_TYPE, type ProductImportInput } from './product-import.js';
 import { mapProductHeader } from './shopify-columns.js';
 
@@ -41,7 +41,7 @@ export async function startProductImport(ctx: AppContext, tenant: Tenant, upload
       if (running) {
         throw conflict('import_running', 'A product import of this store is still running: wait for it to finish', [{ path: 'file', message: `job ${running.id} is running` }]);
       }
-      return createJob(ctx, { id: jobId, storeId: tenant.storeId, type: PRODUCTS_IMPORT_JOB_TYPE, kind: productsImportJob, input: { ...input, bytes: upload.bytes }, createdBy: tenant.userId }, trx);
+      return createJob(ctx, { id: jobId, storeId: tenant.storeId, kind: productsImportJob, input: { ...input, bytes: upload.bytes }, createdBy: tenant.userId }, trx);
     });
   } catch (error) {
     await ctx.storage.delete(fileKey);
@@ -50,5 +50,5 @@ export async function startProductImport(ctx: AppContext, tenant: Tenant, upload
 }
 
 export async function startProductExport(ctx: AppContext, tenant: Tenant, filters: ProductExportFilters) {
-  return createJob(ctx, { storeId: tenant.storeId, type: PRODUCTS_EXPORT_JOB_TYPE, kind: productsExportJob, input: { ...filters }, createdBy: tenant.userId });
+  return createJob(ctx, { storeId: tenant.storeId, kind: productsExportJob, input: { ...filters }, createdBy: tenant.userId });
 }
