@@ -1,3 +1,4 @@
+import { run as audit } from './audit.js';
 import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as consoleApp } from './console.js';
@@ -9,6 +10,7 @@ import { run as orderOperations } from './order-operations.js';
 import { run as outbox } from './outbox.js';
 import { run as queues } from './queue-backends.js';
 import { run as processes } from './processes.js';
+import { run as products } from './products.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as setup } from './setup.js';
@@ -24,6 +26,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog,
   'catalog-explain': catalogExplain,
   customers: customersCsv,
+  products,
   outbox,
   marketing,
   checkout,
@@ -33,7 +36,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'order-operations': orderOperations,
   setup,
   processes,
-  console: consoleApp
+  console: consoleApp,
+  audit
 };
 
 const only = process.argv.slice(2);

@@ -41,7 +41,9 @@ async function startReceiver() {
 
 async function startWorker(databaseUrl: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/webhook-worker-child.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX, ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', NODE_ENV: 'development' },
+    // Every endpoint here is one local receiver, so the per-host cap (16 by default) would measure
+    // itself, not the worker: lifted unless the caller sets one.
+    env: { WEBHOOK_HOST_CONCURRENCY: '1000', ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX, ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit']
   });
   const lines = readline.createInterface({ input: child.stdout! });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import * as auditLog from './20261126180000_audit_log.js';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
@@ -26,12 +27,15 @@ import * as campaignRecipientClaims from './20261125004000_campaign_recipient_cl
 import * as stockCountHolds from './20261125003000_stock_count_holds.js';
 import * as manualPayments from './20261125003100_manual_payments.js';
 import * as apiKeys from './20261125009000_api_keys.js';
+import * as apiKeyRevocation from './20261126031000_api_key_revocation.js';
+import * as productCsvLedger from './20261126190000_product_csv_ledger.js';
 import * as webhooks from './20261125009100_webhooks.js';
 import * as orderLifecycle from './20261125010000_order_lifecycle.js';
 import * as backendState from './20261125011000_backend_state.js';
 import * as webhookTopics from './20261125013000_webhook_topics.js';
 import * as citusStoreKeys from './20261125014000_citus_store_keys.js';
 import * as campaignSweepRequeues from './20261125015000_campaign_sweep_requeues.js';
+import * as orderItemRestocks from './20261126002300_order_item_restocks.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -70,5 +74,9 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261125011000_backend_state', module: backendState },
   { name: '20261125013000_webhook_topics', module: webhookTopics },
   { name: '20261125014000_citus_store_keys', module: citusStoreKeys },
-  { name: '20261125015000_campaign_sweep_requeues', module: campaignSweepRequeues }
+  { name: '20261125015000_campaign_sweep_requeues', module: campaignSweepRequeues },
+  { name: '20261126002300_order_item_restocks', module: orderItemRestocks },
+  { name: '20261126031000_api_key_revocation', module: apiKeyRevocation },
+  { name: '20261126180000_audit_log', module: auditLog },
+  { name: '20261126190000_product_csv_ledger', module: productCsvLedger }
 ];

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -76,8 +75,16 @@ export interface Config {
   };
   /** Proxies in front of us whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxy: number;
-  /** Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in production), first retry delay, in-flight cap per endpoint. */
-  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number };
+  /**
+   * Outgoing webhooks: http and loopback/private receivers allowed (local testing; never in
+   * production), first retry delay, in-flight cap per endpoint, in-flight cap per destination host
+   * across all stores, subscriptions a store may have.
+   */
+  webhooks: { allowPrivateHosts: boolean; retryBaseMs: number; endpointConcurrency: number; hostConcurrency: number; maxSubscriptionsPerStore: number };
+  /** The audit log (issue #36). `enabled: false` exists for the audit bench's comparison run only (BENCH_AUDIT_OFF). */
+  audit: { enabled: boolean };
+  /** Server-sent event streams open at once (across every process): per user or API key, and per store. */
+  eventStreams: { perPrincipal: number; perStore: number };
   /** Lets store SMTP hosts resolve to loopback/private/link-local addresses (tests, local use). */
   allowPrivateSmtpHosts: boolean;
   /** PostgreSQL statement_timeout and idle_in_transaction_session_timeout for pooled connections (ms). */
@@ -92,7 +99,10 @@ export interface Config {
   replicaProbeMs: number;
   /** Bytes the per-process storefront cache may hold (serialised responses). */
   storefrontCacheMaxBytes: number;
-  /** Where hapi streams uploads before a handler takes them (removed after every response). */
+  /**
+   * Where hapi streams uploads before a handler takes them (removed after every response); '' (the
+   * default): a private (0700) folder of the process's own under the system temp dir.
+   */
   uploadTmpDir: string;
   /** `json` (default) or `pretty` (pino-pretty, for local runs). */
   logFormat: 'json' | 'pretty';
@@ -195,7 +205,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       allowPrivateHosts: nodeEnv !== 'production' && env.ALLOW_PRIVATE_WEBHOOK_HOSTS === 'true',
       retryBaseMs: Math.max(1, int(env.WEBHOOK_RETRY_BASE_MS, 10_000)),
-      endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4))
+      endpointConcurrency: Math.max(1, int(env.WEBHOOK_ENDPOINT_CONCURRENCY, 4)),
+      hostConcurrency: Math.max(1, int(env.WEBHOOK_HOST_CONCURRENCY, 16)),
+      maxSubscriptionsPerStore: Math.max(1, int(env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_STORE, 20))
+    },
+    audit: { enabled: env.BENCH_AUDIT_OFF !== 'true' },
+    eventStreams: {
+      perPrincipal: Math.max(1, int(env.EVENT_STREAMS_PER_PRINCIPAL, 5)),
+      perStore: Math.max(1, int(env.EVENT_STREAMS_PER_STORE, 50))
     },
     dbStatementTimeoutMs: Math.max(0, int(env.DB_STATEMENT_TIMEOUT_MS, 15_000)),
     dbIdleInTransactionTimeoutMs: Math.max(0, int(env.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, 30_000)),
@@ -203,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replicaMaxLagMs: Math.max(0, int(env.REPLICA_MAX_LAG_MS, 5_000)),
     replicaProbeMs: Math.max(50, int(env.REPLICA_PROBE_MS, 1_000)),
     storefrontCacheMaxBytes: Math.max(0, int(env.STOREFRONT_CACHE_MAX_BYTES, 64 * 1024 * 1024)),
-    uploadTmpDir: path.resolve(env.UPLOAD_TMP_DIR || os.tmpdir()),
+    uploadTmpDir: env.UPLOAD_TMP_DIR ? path.resolve(env.UPLOAD_TMP_DIR) : '',
     logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json',
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test'
   };

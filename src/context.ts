@@ -8,6 +8,7 @@ import { createLogger, knexLog, type Logger } from './logger.js';
 import { LocalCache } from './services/cache/local-cache.js';
 import { OutboxRelay } from './services/outbox/relay.js';
 import { registerPool } from './services/outbox/wake.js';
+import { securePrivateRoot } from './services/storage/private-files.js';
 import type { ModuleContribution } from './services/modules/contribution.js';
 
 /** An installed module (src/services/modules/index.ts lists them): what it offers the others. */
@@ -68,7 +69,9 @@ export function createContext(config: Config, options: ContextOptions): AppConte
 export async function openContext(ctx: AppContext): Promise<void> {
   await Promise.all([
     ctx.cache.start(),
-    ctx.backends.open()
+    ctx.backends.open(),
+    // Mail, exports and uploads live under it: private to the service's user, older files included.
+    securePrivateRoot(ctx.config.storageDir, ctx.log)
   ]);
   await ctx.outbox.start();
   await ctx.replica?.start();

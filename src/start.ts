@@ -9,9 +9,10 @@ import { runMain, stopOnSignals } from './lifecycle.js';
  * initialises and starts while they load.
  */
 runMain(async () => {
-  const [{ config, log }, { createServer }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { launchWorkers }, { ensureConsoleBuilt }] = await Promise.all([
+  const [{ config, log }, { createServer }, { addressesOf, describeAddresses }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { launchWorkers }, { ensureConsoleBuilt }] = await Promise.all([
     boot(),
     import('./api/server.js'),
+    import('./api/addresses.js'),
     import('./context.js'),
     import('./services/modules/index.js'),
     import('./db/migrate.js'),
@@ -41,5 +42,7 @@ runMain(async () => {
   });
   await ready;
   if (stopping) return;
-  ctx.log.info({ uri: server.info.uri }, 'shopwright running (api + workers)');
+  // Where the API, the console and the queue dashboard are, in words a newcomer reads (issue #32).
+  const addresses = addressesOf(server, config);
+  ctx.log.info({ uri: server.info.uri, ...addresses }, `shopwright running (api + workers): ${describeAddresses(addresses)}`);
 });

@@ -112,8 +112,8 @@ t.test('products: create, get, list, patch, status', async (t) => {
   // Stock set via PATCH lands in the ledger.
   const restock = await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { variants: [{ id: small.id, inventoryQuantity: 7 }, { id: variants[1].id }] }, ...admin(owner) });
   t.equal(restock.body.data.product.variants[0].inventoryQuantity, 7);
-  const ledger = await app.ctx.db('inventoryLedger').where({ variantId: small.id });
-  t.same(ledger.map((r) => [r.delta, r.quantityAfter, r.reason]), [[4, 7, 'product_update']]);
+  const ledger = await app.ctx.db('inventoryLedger').where({ variantId: small.id }).orderBy('createdAt');
+  t.same(ledger.map((r) => [r.delta, r.quantityAfter, r.reason, r.reasonCode]), [[3, 3, 'new variant', 'manual'], [4, 7, 'product_update', 'manual']], 'the opening stock, then the change');
 
   const status = await app.request({ method: 'PATCH', url: `/admin/products/${product.id}/status`, payload: { status: 'active' }, ...admin(owner) });
   t.equal(status.status, 200);

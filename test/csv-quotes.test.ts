@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import t from 'tap';
-import { QuoteScanner, type CsvDialect } from '../src/services/customers/csv-quotes.js';
+import { QuoteScanner, type CsvDialect } from '../src/services/csv/quotes.js';
 
 /** The line papaparse's first quoting error points at (the line its quoted field opens on), or null. */
 function papaparseVerdict(text: string, dialect: CsvDialect): number | null {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import Papa from 'papaparse';
-import { neutraliseFormula, restoreFormula } from '../src/services/customers/csv-format.js';
+import { neutraliseFormula, restoreFormula } from '../src/services/csv/format.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { customerByEmail, importAndWait, waitForJob } from './helpers/jobs.js';
 

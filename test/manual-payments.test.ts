@@ -5,6 +5,7 @@ import { unpaidOrdersCancelProcessor } from '../src/workers/processors/unpaid-or
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { admin } from './helpers/catalog.js';
 import { ADDRESS, confirm, openSession, sellable, setupShop, sf } from './helpers/checkout.js';
+import { settled } from './helpers/jobs.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
 const stockOf = async (app: TestApp, variantId: string) => (await app.ctx.db('productVariants').where({ id: variantId }).first('inventoryQuantity')).inventoryQuantity as number;
@@ -158,7 +159,7 @@ t.test('unpaid manual orders past the deadline are cancelled once: stock back, o
   t.match(mail.parsed.subject, new RegExp(`Order #${overdue.number} at Tidy Shop was cancelled`));
   t.match(mail.parsed.text, /did not receive its payment within 7 days/);
   t.match(mail.parsed.text, /3 x Kettle/);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await settled(app, ['email']);
   t.equal(smtp.messages.filter((m) => /cancelled/.test(m.parsed.subject ?? '')).length, 1, 'exactly one cancellation email');
   t.equal((await app.ctx.db('emailLog').where({ templateKey: 'order_cancelled' })).length, 1);
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { admin } from './helpers/catalog.js';
+import { settled } from './helpers/jobs.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
 const subscribe = (app: TestApp, owner: Owner, email: string, ip = '198.51.100.1') =>
@@ -76,7 +77,7 @@ t.test('subscribe is rate limited per address signed up, whatever the client: th
 
   await smtp.waitFor((m) => m.envelopeTo.includes('someone.else@example.com'));
   await smtp.waitFor(() => smtp.messages.filter((m) => m.envelopeTo.includes('target@example.com')).length >= 3);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['email']);
   const toTarget = smtp.messages.filter((m) => m.envelopeTo.includes('target@example.com') && isConfirmMail(m.parsed.subject));
   t.equal(toTarget.length, 3, 'two confirm links from the first store, one from the other; none for the refused calls');
 });

@@ -2,6 +2,7 @@ import t from 'tap';
 import { unsubscribeTokenFor } from '../src/services/customers/unsubscribe.js';
 import { buildApp, signupOwner } from './helpers/app.js';
 import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
+import { settled } from './helpers/jobs.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
 
 t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe works', async (t) => {
@@ -40,7 +41,7 @@ t.test('newsletter subscribe sends one welcome email whose one-click unsubscribe
   t.notMatch(listUnsubscribe, /jane/i, 'the token carries no readable email');
   const url = new URL(listUnsubscribe.slice(1, -1));
   t.match(mail.parsed.text, url.toString(), 'the body links the same URL');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['email']);
   t.equal(smtp.messages.filter((m) => m.envelopeTo.includes('jane@example.com')).length, 1, 'no second welcome email');
 
   // GET describes and changes nothing (mail scanners follow links).
@@ -166,6 +167,6 @@ t.test('double opt-in: a customer an order created (not_subscribed) confirms bef
 
   const again = await subscribe();
   t.same(again.body.data, { subscribed: true, email: 'ordered@example.com', emailMarketing: 'subscribed' }, 'already subscribed: stays so, no new link');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['email']);
   t.equal(smtp.messages.filter((m) => /Confirm your subscription/.test(m.parsed.subject ?? '')).length, 1, 'one confirm email in all');
 });

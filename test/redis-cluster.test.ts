@@ -6,6 +6,7 @@ import { clusterSeeds } from '../src/redis.js';
 import { buildApp, signupOwner, type Teardownable } from './helpers/app.js';
 import { clusterUnavailable, startRedisCluster, type LocalRedisCluster } from './helpers/redis-cluster.js';
 import { SmtpCapture } from './helpers/smtp-capture.js';
+import { compiledTestFile } from './helpers/test-files.js';
 
 /**
  * Issue #27: everything Redis holds runs on a Redis Cluster (REDIS_CLUSTER_NODES). A local
@@ -133,7 +134,7 @@ function runFile(file: string, clusterNodes: string): Promise<FileRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, REDIS_CLUSTER_NODES: clusterNodes, TAP_TIMEOUT: String(FILE_TIMEOUT_MS / 1000) };
   delete env.REDIS_URL;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...process.execArgv, '--import', './dist/test/setup/dump-handles.js', `dist/test/${file}.test.js`], {
+    const child = spawn(process.execPath, [...process.execArgv, '--import', './dist/test/setup/dump-handles.js', compiledTestFile(file)], {
       env,
       stdio: ['ignore', 'pipe', 'pipe']
     });

@@ -3,6 +3,7 @@ import t from 'tap';
 import { webhookSweepJob } from '../src/jobs/webhook-sweep.js';
 import { sweepStuckDeliveries } from '../src/services/webhooks/sweep.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
+import { settled } from './helpers/jobs.js';
 import { startReceiver, waitFor } from './helpers/webhook-receiver.js';
 
 t.setTimeout(180_000);
@@ -10,6 +11,7 @@ t.setTimeout(180_000);
 const ENV = { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' };
 const admin = (owner: Owner) => ({ token: owner.accessToken, storeId: owner.store.id });
 
+/** One subscription (one per URL in a store: two in one store need two paths) and one ping to it. */
 async function pingedDelivery(app: TestApp, owner: Owner, url: string) {
   const created = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url, topics: ['product.created'] }, ...admin(owner) });
   const webhookId = created.body.data.webhook.id as string;
@@ -31,8 +33,8 @@ t.test('the sweeper re-enqueues a delivery whose job vanished, and one whose job
   const app = await buildApp(t, { workers: false, env: ENV });
   const owner = await signupOwner(app);
   const receiver = await startReceiver(t);
-  const vanished = await pingedDelivery(app, owner, receiver.url);
-  const failing = await pingedDelivery(app, owner, receiver.url);
+  const vanished = await pingedDelivery(app, owner, `${receiver.url}/vanished`);
+  const failing = await pingedDelivery(app, owner, `${receiver.url}/failing`);
   await app.ctx.outbox.kick();
   await (await bullJobOf(app, vanished.deliveryId)).remove();
   // The other fails for good: taken by a hand-driven worker and failed with no retry left.
@@ -58,7 +60,7 @@ t.test('the sweeper re-enqueues a delivery whose job vanished, and one whose job
     const [row] = (await app.request({ url: `/admin/store/webhooks/${webhookId}/deliveries`, ...admin(owner) })).body.data.deliveries;
     t.match(row, { status: 'succeeded', attempts: 1, lastStatusCode: 200 });
   }
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(receiver.received.length, 2, 'each delivered once');
 });
 

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
+import { settled } from './helpers/jobs.js';
 import { connectStripe, startStripeServer, type StripeServer } from './helpers/stripe-server.js';
 import { startReceiver, waitFor, type Received } from './helpers/webhook-receiver.js';
 
@@ -63,6 +64,6 @@ t.test('order.paid from Stripe: placed paid (with order.created), or paid later 
   t.same(later.data, (await app.request({ url: `/admin/orders/${authorized.order.id}`, ...admin(owner) })).body.data.order);
   // The same event again (Stripe retries): nothing more.
   t.equal((await deliverStripeEvent(app, 'payment_intent.succeeded', succeeded, accountId)).status, 200);
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await settled(app, ['webhooks']);
   t.equal(topicBodies(receiver.received, 'order.paid').length, 2, 'a repeated payment event sends no second order.paid');
 });

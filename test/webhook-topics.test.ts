@@ -4,7 +4,7 @@ import { webhookDeliveryJob } from '../src/jobs/webhook-delivery.js';
 import { sweepLostJobRuns } from '../src/services/job-history/sweep.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
-import { importAndWait, importCsv } from './helpers/jobs.js';
+import { importAndWait, importCsv, settled } from './helpers/jobs.js';
 import { startReceiver, waitFor, type Received } from './helpers/webhook-receiver.js';
 
 // Every topic of issue #25 through the HTTP API, each received by a real local HTTP receiver, with
@@ -52,7 +52,7 @@ t.test('order.created: written by the checkout statement, with the order as GET 
   t.same(event.data, await adminOrder(owner, order.id), "the admin API's shape, number and timestamps included");
   t.match(event, { topic: 'order.created', storeId: owner.store.id });
   t.type(event.version, 'number');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(bodies(list, 'order.paid').length, 0, 'a pending order is not paid');
 
   const quiet = await signupOwner(app);
@@ -132,7 +132,7 @@ t.test('inventory.low: once when a variant crosses to 5 or fewer (adjustment or 
   await setupShop(app, owner);
   await openSession(app, owner, [{ variantId, quantity: 8 }]);
   await received(list, 'inventory.low', 2);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(bodies(list, 'inventory.low').length, 2, 'one event per crossing');
   t.equal(bodies(list, 'inventory.low')[1].data.inventoryQuantity, 5);
 
@@ -173,7 +173,7 @@ t.test('customer.created / customer.updated from a CSV import: one event per cus
   t.same(updated.data, await adminCustomer(owner, updated.data.id), "the SQL-built payload is the admin API's customer");
   const fresh = created.find((event) => event.data.email === 'fresh@example.com');
   t.same(fresh.data, await adminCustomer(owner, fresh.data.id));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(bodies(list, 'customer.updated').length, 1, 'the unchanged row sent nothing');
   const completed = await received(list, 'job.completed', 2);
   const last = completed.find((event) => event.data.id === job.id);

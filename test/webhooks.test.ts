@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { confirm, openSession, sellable, setupShop } from './helpers/checkout.js';
+import { settled } from './helpers/jobs.js';
 import { startReceiver, waitFor } from './helpers/webhook-receiver.js';
 
 // Real receivers, retries and a 10 s hang: more than the default 120 s per file on a busy machine.
@@ -10,11 +11,11 @@ t.setTimeout(300_000);
 
 type Verify = (secret: string, header: string, rawBody: string) => boolean;
 
-/** The README's own snippet, run as written. */
-function readmeVerifier(): Verify {
-  const readme = readFileSync('README.md', 'utf8');
-  const block = /```js\n([\s\S]*?verifyShopwrightSignature[\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error('no signature snippet in README.md');
+/** The documentation's own snippet (docs/webhooks.md), run as written. */
+function documentedVerifier(): Verify {
+  const doc = readFileSync('docs/webhooks.md', 'utf8');
+  const block = /```js\n([\s\S]*?verifyShopwrightSignature[\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('no signature snippet in docs/webhooks.md');
   const code = block[1]!.replace(/^ {2}/gm, '');
   return new Function('require', `${code}\nreturn verifyShopwrightSignature;`)(createRequire(import.meta.url)) as Verify;
 }
@@ -55,7 +56,7 @@ t.test('webhook URLs: https on public addresses only, unless the local-testing f
 
 t.test('deliveries: signed, retried with the same event id until one success, logged, redeliverable', async (t) => {
   const app = await buildApp(t, { workers: ['webhooks'], env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
-  const verify = readmeVerifier();
+  const verify = documentedVerifier();
   const owner = await signupOwner(app);
   const big = 'x'.repeat(5000);
   const receiver = await startReceiver(t, (n) => (n < 3 ? { status: 500, body: 'not yet' } : { status: 200, body: big }));
@@ -72,7 +73,7 @@ t.test('deliveries: signed, retried with the same event id until one success, lo
   const ids = new Set(receiver.received.map((r) => r.headers['shopwright-event-id']));
   t.equal(ids.size, 1, 'the same event id on every attempt');
   t.equal(new Set(receiver.received.map((r) => r.body)).size, 1, 'the same body on every attempt');
-  for (const request of receiver.received) t.ok(verify(secret, request.headers['shopwright-signature'] as string, request.body), 'the README snippet verifies it');
+  for (const request of receiver.received) t.ok(verify(secret, request.headers['shopwright-signature'] as string, request.body), 'the documented snippet verifies it');
   t.notOk(verify('whsec_wrong', receiver.received[0]!.headers['shopwright-signature'] as string, receiver.received[0]!.body), 'and refuses another secret');
   const body = JSON.parse(receiver.received[0]!.body);
   t.same(Object.keys(body).sort(), ['createdAt', 'data', 'id', 'storeId', 'topic', 'version']);
@@ -179,7 +180,7 @@ t.test('order.fulfilled is sent when an order becomes fully fulfilled, with the 
   const rest = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/fulfillments`, payload: {}, ...admin(owner) });
   t.equal(rest.status, 201);
   await waitFor('order.fulfilled', () => receiver.received.length >= 1);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settled(app, ['webhooks']);
   t.equal(receiver.received.length, 1, 'only the fulfilment that completes the order sends it');
   const body = JSON.parse(receiver.received[0]!.body);
   t.equal(body.topic, 'order.fulfilled');

@@ -18,11 +18,12 @@ export class KeepAliveConnection {
     this.hostHeader = origin.host;
   }
 
-  post(path: string, body: string): Promise<{ status: number; body: string }> {
+  /** POST by default; `method` for a PATCH or PUT on the same keep-alive connection. */
+  post(path: string, body: string, method = 'POST'): Promise<{ status: number; body: string }> {
     if (this.pending) return Promise.reject(new Error('one request at a time per connection'));
     const socket = this.socket ?? this.connect();
     const headers = Object.entries(this.fixedHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    const head = `POST ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
       socket.write(head + body);

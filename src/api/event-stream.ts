@@ -1,78 +1,70 @@
 import { PassThrough } from 'node:stream';
-import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
+import type { Request, ResponseObject, ResponseToolkit, Server } from '@hapi/hapi';
+import { notFound } from '../errors.js';
+import { EventStreamHub, frame, send, type EventStreamTopic, type HubStream } from './event-streams/hub.js';
+import { reserveStreamSlots } from './event-streams/limits.js';
+import { credentialOf, tenantOf } from './plugins/auth.js';
 
-/** How often a stream re-reads its resource, the keep-alive comment interval, and a stream's lifetime. */
-export const EVENT_STREAM_POLL_MS = 400;
-const HEARTBEAT_MS = 10_000;
-const MAX_STREAM_MS = 5 * 60_000;
+export type { EventStreamTopic } from './event-streams/hub.js';
 
-export interface EventStreamSource<T> {
-  /** The resource's name in each event's data: `{ [name]: value }`. */
-  name: string;
-  /** Reads the resource (throws, e.g. 404, before the stream opens). */
-  read: () => Promise<T>;
-  /** True once the resource will not change any more: the stream sends `end` and closes. */
-  ended: (value: T) => boolean;
+declare module '@hapi/hapi' {
+  interface ServerApplicationState {
+    /** The one poller behind every event stream this server holds open (src/api/event-streams/hub.ts). */
+    eventStreams: EventStreamHub;
+  }
 }
+
+/** Gives a server its stream hub, which ends every stream when the server stops. */
+export function installEventStreams(server: Server): void {
+  server.app.eventStreams = new EventStreamHub(server.app.ctx);
+  server.ext('onPreStop', () => server.app.eventStreams.stop());
+}
+
+/** How many streams a server holds open and how its one poller has worked (tests, operators). */
+export const eventStreamStats = (server: Server) => server.app.eventStreams.stats();
 
 /** The OpenAPI description of such a stream (`plugins.openapi.success`). */
 export const eventStreamSuccess = (name: string, schema: string) => ({
   status: 200,
-  description: `An event stream; each event's data is \`{ "${name}": ${schema} }\` (JSON): \`progress\` whenever it changes (the first at once), then \`end\``,
+  description:
+    `An event stream; each event's data is \`{ "${name}": ${schema} }\` (JSON): \`progress\` whenever it changes (the first at once), then \`end\`. ` +
+    'If the credential stops holding meanwhile (key revoked, member removed, role lowered, token expired), an `error` event carries the error envelope and the stream ends. ' +
+    'At most EVENT_STREAMS_PER_PRINCIPAL (default 5) open streams per user or API key and EVENT_STREAMS_PER_STORE (default 50) per store, across every process: past either, 429 `rate_limited`.',
   content: { 'text/event-stream': { schema: { type: 'string' } } }
 });
 
 /**
  * Server-sent events of one resource, read with the admin API's own auth (headers, so clients use
  * fetch: EventSource cannot send them, and a token in a URL would end up in logs). `progress` with the
- * resource at once and whenever it changes (re-read every EVENT_STREAM_POLL_MS), then `end` once
- * `ended` says so, and the stream closes; a `: keep-alive` comment every 10 s; a stream open five
- * minutes closes without `end` (the client opens another, or polls the resource).
+ * resource at once and whenever it changes, then `end` once `ended` says so, and the stream closes; a
+ * `: keep-alive` comment every 10 s; a stream open five minutes closes without `end` (the client
+ * opens another, or polls the resource). A finished resource is answered at once and holds nothing;
+ * a live one takes places under the stream caps (429 past them) and joins the process's one poller,
+ * which also re-checks its credential on every tick.
  */
-export async function eventStream<T>(request: Request, h: ResponseToolkit, source: EventStreamSource<T>): Promise<ResponseObject> {
-  const log = request.server.app.ctx.log;
-  let value = await source.read();
-  const stream = new PassThrough();
-  let last = '';
-  let closed = false;
-  const timers: NodeJS.Timeout[] = [];
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    timers.forEach(clearTimeout);
-    stream.end();
-  };
-  const frame = (event: string, current: T) => `event: ${event}\ndata: ${JSON.stringify({ [source.name]: current })}\n\n`;
-  const send = (current: T) => {
-    const state = JSON.stringify(current);
-    if (state !== last) stream.write(frame('progress', current));
-    last = state;
-    if (source.ended(current)) {
-      stream.write(frame('end', current));
-      close();
-    }
-  };
-  const poll = async () => {
-    if (closed) return;
-    try {
-      value = await source.read();
-      send(value);
-    } catch (error) {
-      log.warn({ err: { message: (error as Error).message }, path: request.path }, 'event stream: read failed');
-    }
-    if (!closed) timers[0] = setTimeout(poll, EVENT_STREAM_POLL_MS);
-  };
-  request.events.once('disconnect', close);
-  stream.write('retry: 2000\n\n');
-  send(value);
-  if (!closed) {
-    timers[0] = setTimeout(poll, EVENT_STREAM_POLL_MS);
-    timers[1] = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    timers[2] = setTimeout(close, MAX_STREAM_MS);
+export async function eventStream<T>(request: Request, h: ResponseToolkit, topic: EventStreamTopic<T>, resourceId: string): Promise<ResponseObject> {
+  const ctx = request.server.app.ctx;
+  const hub = request.server.app.eventStreams;
+  const { storeId } = tenantOf(request);
+  const value = (await topic.readMany(ctx, storeId, [resourceId])).get(resourceId);
+  if (value === undefined) throw notFound(topic.label);
+  const out = new PassThrough();
+  out.write('retry: 2000\n\n');
+  if (topic.ended(value)) {
+    out.end(frame('progress', topic.name, value) + frame('end', topic.name, value));
+  } else {
+    const credential = credentialOf(request);
+    const release = await reserveStreamSlots(ctx, credential);
+    const stream: HubStream = { topic: topic as EventStreamTopic<unknown>, storeId, resourceId, credential, out, last: '', openedAt: Date.now(), release };
+    send(hub, stream, value);
+    hub.add(stream);
+    request.events.once('disconnect', () => hub.close(stream));
+    // Gone while its places were being taken: the disconnect event has already passed.
+    if (!request.active()) hub.close(stream);
   }
   return (
     h
-      .response(stream)
+      .response(out)
       .type('text/event-stream; charset=utf-8')
       .header('cache-control', 'no-cache, no-transform')
       // Never compressed (text/event-stream is not compressible: src/api/server.ts) nor buffered by a proxy.

@@ -2,6 +2,7 @@ import { boot } from '../boot.js';
 import { closeContext, createContext, openContext } from '../context.js';
 import { MODULES } from '../services/modules/index.js';
 import { runMain, stopOnSignals } from '../lifecycle.js';
+import { addressesOf, describeAddresses } from './addresses.js';
 import { createServer } from './server.js';
 
 /** The `web` process: the HTTP API only. */
@@ -11,7 +12,8 @@ runMain(async () => {
   await openContext(ctx);
   const server = await createServer(ctx);
   await server.start();
-  ctx.log.info({ uri: server.info.uri }, 'api listening');
+  const addresses = addressesOf(server, config);
+  ctx.log.info({ uri: server.info.uri, ...addresses }, `api listening: ${describeAddresses(addresses)}`);
   stopOnSignals(ctx.log, async () => {
     // Stops accepting connections and waits for in-flight requests.
     await server.stop({ timeout: 20_000 });

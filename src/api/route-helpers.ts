@@ -1,7 +1,8 @@
-import type { ServerRoute } from '@hapi/hapi';
+import type { Lifecycle, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { Role } from '../services/roles.js';
 import { apiKeyScopeFor } from './api-key-scopes.js';
+import { auditedHandler } from './audit-route.js';
 import { isCacheableStorefrontGet, revalidateStorefrontGet } from './storefront/http-cache.js';
 
 /**
@@ -16,6 +17,8 @@ export function adminRoute(roles: readonly Role[], route: ServerRoute): ServerRo
     ...route,
     options: {
       ...options,
+      // Every admin handler runs in its audit request (api/audit-route.ts).
+      ...(typeof options.handler === 'function' ? { handler: auditedHandler(options.handler as Lifecycle.Method) } : {}),
       auth: { strategies: ['api-key', 'admin'] },
       tags: ['api', 'admin', ...((options.tags as string[]) ?? [])],
       plugins: { ...(options.plugins ?? {}), tenancy: { roles }, apiKey: { scope } }

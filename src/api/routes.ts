@@ -3,6 +3,7 @@ import { adminCustomerRoutes } from './admin-customers/index.js';
 import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
+import { adminAuditRoutes } from './admin-audit/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
 import { adminMarketingRoutes } from './admin-marketing/index.js';
 import { publicClickRoutes } from './public-clicks/index.js';
@@ -40,6 +41,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   adminApiKeyRoutes,
   adminWebhookRoutes,
   adminTeamRoutes,
+  adminAuditRoutes,
   adminDomainRoutes,
   adminIssueRoutes,
   adminExternalSystemRoutes,

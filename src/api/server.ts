@@ -4,11 +4,12 @@ import type { AppContext } from '../context.js';
 import { registerEncoders, COMPRESSION_MIN_BYTES, ROUTE_COMPRESSION } from './compression.js';
 import { accountPageRoutes } from './account-pages/index.js';
 import { consoleRoutes } from './console/routes.js';
+import { installEventStreams } from './event-stream.js';
 import { authPlugin } from './plugins/auth.js';
 import { envelopePlugin } from './plugins/envelope.js';
 import { notFoundPlugin } from './plugins/not-found.js';
 import { queueDashboardPlugin } from './plugins/queue-dashboard.js';
-import { uploadCleanupPlugin } from './uploads.js';
+import { uploadCleanupPlugin, uploadDirectory } from './uploads.js';
 import { responseContractPlugin } from './plugins/response-contract.js';
 import { requestLogPlugin } from './plugins/request-log.js';
 import { failValidation, inputGuardPlugin, VALIDATION_OPTIONS } from './plugins/validation.js';
@@ -25,6 +26,7 @@ export const API_PREFIX = '/api/v1';
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export async function createServer(ctx: AppContext, options: { port?: number; host?: string } = {}): Promise<Server> {
+  const uploads = await uploadDirectory(ctx.config.uploadTmpDir);
   const server = Hapi.server({
     port: options.port ?? ctx.config.port,
     host: options.host ?? ctx.config.host,
@@ -37,7 +39,7 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
       // hapi sets no server-side timeout by default; the socket timeout must exceed it.
       timeout: { server: 25_000, socket: 30_000 },
       // JSON only unless a route says otherwise (CSV and multipart uploads, one-click unsubscribe).
-      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json', uploads: ctx.config.uploadTmpDir },
+      payload: { maxBytes: JSON_BODY_LIMIT, timeout: 10_000, protoAction: 'error', allow: 'application/json', uploads: uploads.dir },
       // Routes declare joi data schemas in `response.status` for the OpenAPI document; hapi never
       // runs them (sample 0): the response-contract plugin checks them when VALIDATE_RESPONSES is on.
       response: { emptyStatusCode: 204, sample: 0 },
@@ -47,7 +49,9 @@ export async function createServer(ctx: AppContext, options: { port?: number; ho
     debug: false
   });
   registerEncoders(server);
+  uploads.attach(server);
   server.app.ctx = ctx;
+  installEventStreams(server);
   server.validator(Joi);
 
   await server.register([responseContractPlugin, envelopePlugin, requestLogPlugin, authPlugin, inputGuardPlugin, uploadCleanupPlugin]);

@@ -2,8 +2,13 @@ import { campaignBatchJob } from './campaign-batch.js';
 import { campaignStartJob } from './campaign-start.js';
 import { campaignSweepJob } from './campaign-sweep.js';
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
+import { auditExportJob } from './audit-export.js';
+import { auditRetentionJob } from './audit-retention.js';
 import { customersExportJob } from './customers-export.js';
 import { customersImportJob } from './customers-import.js';
+import { productsBulkJob } from './products-bulk.js';
+import { productsExportJob } from './products-export.js';
+import { productsImportJob } from './products-import.js';
 import { domainCheckJob } from './domain-check.js';
 import { domainRecheckJob } from './domain-recheck.js';
 import { externalSystemBackfillJob } from './external-system-backfill.js';
@@ -24,7 +29,12 @@ export const JOB_KINDS: JobKind[] = [
   sendEmailJob,
   passwordResetRequestJob,
   customersImportJob,
+  auditExportJob,
+  auditRetentionJob,
   customersExportJob,
+  productsImportJob,
+  productsExportJob,
+  productsBulkJob,
   jobRunsSweepJob,
   stripeEventJob,
   checkoutReservationsReleaseJob,

@@ -1,3 +1,4 @@
+import { recordAudit, type AuditOrigin } from './audit/record.js';
 import type { AppContext } from '../context.js';
 import { PREPARED } from '../db/prepared-statements.js';
 import { conflict, unauthenticated, AppError, uniqueViolation, unprocessable } from '../errors.js';
@@ -73,11 +74,25 @@ export async function signup(ctx: AppContext, input: SignupInput) {
 // Verifying against a real hash when the email is unknown keeps both answers equally slow.
 let decoyHash: Promise<string> | null = null;
 
-export async function login(ctx: AppContext, email: string, password: string) {
+/**
+ * A sign-in, and a failed one for an existing account, is an audit entry in each store the person
+ * is a member of (the log is per store; an unknown email belongs to no store and is only rate-limited).
+ */
+async function recordSignIn(ctx: AppContext, userId: string, email: string, action: 'user.signed_in' | 'user.sign_in_failed', origin?: AuditOrigin) {
+  const storeIds = (await membershipsOf(ctx.db, userId)).map((membership) => membership.storeId);
+  if (storeIds.length === 0) return;
+  await withTransaction(ctx, async (trx) => {
+    for (const storeId of storeIds) await recordAudit(ctx, trx, { storeId, action, resourceType: 'user', resourceId: userId, actor: { type: 'user', userId, email }, details: {}, origin });
+  });
+}
+
+export async function login(ctx: AppContext, email: string, password: string, origin?: AuditOrigin) {
   const user = await findUserByEmail(ctx.db, email);
   decoyHash ??= hashPassword(randomSecret(16), ctx.config.passwordHashCost);
   const ok = await verifyPassword(password, user?.passwordHash ?? (await decoyHash));
+  if (user && !ok) await recordSignIn(ctx, user.id, user.email, 'user.sign_in_failed', origin);
   if (!user || !ok) throw invalidCredentials();
+  await recordSignIn(ctx, user.id, user.email, 'user.signed_in', origin);
   return { user: toUserDto(user), memberships: await membershipsOf(ctx.db, user.id), accessToken: issueAccessToken(ctx.config, user) };
 }
 
@@ -110,4 +125,22 @@ export async function userForAccessToken(
   const row = result.rows[0] as { id: string; email: string; sessionVersion: number; role: Role | null } | undefined;
   if (!row || row.sessionVersion !== sessionVersion) return null;
   return { id: row.id, email: row.email, role: row.role };
+}
+
+/**
+ * Which of these (store, user) pairs are still a member, with their role and session version now:
+ * one statement for every person an event-stream check holds (src/api/event-streams/), however
+ * many streams they have open. Keyed `${storeId}|${userId}`.
+ */
+export async function liveMemberships(
+  ctx: AppContext,
+  refs: Array<{ storeId: string; userId: string }>
+): Promise<Map<string, { role: Role; sessionVersion: number }>> {
+  if (refs.length === 0) return new Map();
+  const rows: Array<{ storeId: string; userId: string; role: Role; sessionVersion: number }> = await ctx
+    .db('memberships as m')
+    .join('users as u', 'u.id', 'm.userId')
+    .whereIn(['m.storeId', 'm.userId'], refs.map((ref) => [ref.storeId, ref.userId]))
+    .select('m.storeId', 'm.userId', 'm.role', 'u.sessionVersion');
+  return new Map(rows.map((row) => [`${row.storeId}|${row.userId}`, { role: row.role, sessionVersion: row.sessionVersion }]));
 }

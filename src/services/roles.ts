@@ -13,3 +13,6 @@ export interface Tenant {
   /** Set when an admin API key (not a person's token) makes the request; `userId` is then the key's creator. */
   apiKeyId?: string;
 }
+
+/** The role a key acts with: its creator's current one, never owner (owner-only routes are a person's). */
+export const apiKeyRole = (creatorRole: Role): Role => (creatorRole === 'owner' ? 'admin' : creatorRole);

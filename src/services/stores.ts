@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { recordAudit } from './audit/record.js';
 import type { AppContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { readEmailSettings, toEmailSettingsDto, writeEmailSettings, type EmailSettingsInput } from './email/settings.js';
@@ -35,6 +36,8 @@ export interface StoreRow {
   /** Base of links to the shop (order tracking); null = the platform's APP_URL. */
   storefrontUrl: string | null;
   storefrontCacheMaxAge: number;
+  /** How long the store keeps its audit entries (issue #36; purged by the audit-retention job). */
+  auditRetentionDays: number;
   storefrontCacheStaleWhileRevalidate: number;
   createdAt: Date;
   updatedAt: Date;
@@ -53,6 +56,7 @@ export interface UpdateStoreInput {
   marketingSendRate?: number | null;
   storefrontUrl?: string | null;
   storefrontCacheMaxAge?: number;
+  auditRetentionDays?: number;
   storefrontCacheStaleWhileRevalidate?: number;
   email?: EmailSettingsInput;
 }
@@ -98,6 +102,7 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     marketingSendRate: store.marketingSendRate,
     storefrontUrl: store.storefrontUrl,
     storefrontCacheMaxAge: store.storefrontCacheMaxAge,
+    auditRetentionDays: store.auditRetentionDays,
     storefrontCacheStaleWhileRevalidate: store.storefrontCacheStaleWhileRevalidate,
     email,
     createdAt: store.createdAt,
@@ -150,7 +155,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate', 'auditRetentionDays'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
@@ -177,6 +182,11 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     // Email settings live in their own table; they are still a change of the store.
     if (Object.keys(changes).length || input.email) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
     if (input.email) await writeEmailSettings(trx, ctx.config.encryptionKey, storeId, input.email);
+    // Email settings (SMTP password included) are recorded redacted: which keys were sent, not their values.
+    const before = Object.fromEntries(Object.keys(changes).map((key) => [key, (current as unknown as Record<string, unknown>)[key]]));
+    const after = { ...changes, ...(changes.shippingMethods ? { shippingMethods: JSON.parse(changes.shippingMethods as string) } : {}) };
+    if (input.email) Object.assign(after, { email: Object.fromEntries(Object.keys(input.email).map((key) => [key, 'changed'])) });
+    await recordAudit(ctx, trx, { storeId, action: 'store.settings_updated', resourceType: 'store', resourceId: storeId, before, after });
   });
   dashboardFlight(ctx).forget(storeId);
   await ctx.cache.invalidate(storefrontStoreKey(storeId), storeRowKey(storeId));

@@ -42,6 +42,7 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
   webhook_receipts: 'local', // inbound signature dedupe, before the store is known
 
   // Distributed by store_id, co-located.
+  audit_log: 'store',
   products: 'store',
   product_variants: 'store',
   product_media: 'store',

@@ -9,6 +9,7 @@ export const MODULES_BY_PATH = {
   adapters: ['../adapters/'],
   accounts: ['auth.ts', 'users.ts', 'password-reset.ts', 'team/'],
   'api-keys': ['api-keys/'],
+  audit: ['audit/'],
   catalog: ['catalog/'],
   checkout: ['carts/', 'checkout/'],
   customers: ['customers/'],
@@ -40,6 +41,7 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   stores: 'stores',
   storefront_tokens: 'storefront-tokens',
   api_keys: 'api-keys',
+  audit_log: 'audit',
   products: 'catalog',
   product_variants: 'catalog',
   product_media: 'catalog',
@@ -67,7 +69,7 @@ export const TABLE_OWNERS: Record<string, OwningModule> = {
   customers: 'customers',
   customer_import_emails: 'customers',
   // Rows of a customers import: the only kind of job that reports rows.
-  job_row_errors: 'customers',
+  job_row_errors: 'job-history',
   // Kept by triggers on customers (see customers/module.ts).
   store_customer_counts: 'customers',
   discounts: 'discounts',
@@ -116,5 +118,6 @@ export const FOREIGN_WRITES: ReadonlyArray<{ table: string; file: string; why: s
   { table: 'product_variants', file: 'checkout/reservations.ts', why: 'a checkout session takes and gives back stock in its own statements (one round trip per step)' },
   { table: 'inventory_ledger', file: 'checkout/reservations.ts', why: 'the ledger rows of those stock moves, in the same statements' },
   { table: 'checkout_sessions', file: 'payments/payment-events.ts', why: 'a failed payment event marks the pending session failed' },
-  { table: 'jobs', file: 'customers/import-batch.ts', why: "each import partition's checkpoint is written in the batch's own transaction, on its COPY connection" }
+  { table: 'jobs', file: 'customers/import-batch.ts', why: "each import partition's checkpoint is written in the batch's own transaction, on its COPY connection" },
+  { table: 'job_row_errors', file: 'customers/import-batch.ts', why: "the batch's bad rows, in the same transaction on the same COPY connection (the table moved to job-history when product imports began to use it)" }
 ];

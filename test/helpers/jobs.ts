@@ -34,3 +34,30 @@ export async function importAndWait(app: TestApp, owner: Owner, csv: string | Bu
 export async function customerByEmail(app: TestApp, storeId: string, email: string) {
   return app.ctx.db('customers').where({ storeId }).whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
 }
+
+type QueueName = Parameters<TestApp['ctx']['queues']['get']>[0];
+
+/** Jobs of these queues still to run, running or delayed; the schedulers' next runs (`repeat:…`) aside. */
+async function pendingJobs(app: TestApp, queues: readonly QueueName[]): Promise<number> {
+  const lists = await Promise.all(queues.map((name) => app.ctx.queues.get(name).getJobs(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'])));
+  return lists.flat().filter((job) => job && !String(job.id).startsWith('repeat:')).length;
+}
+
+/**
+ * Waits until the work a test set off is done: nothing left in the outbox, and no job of `queues`
+ * waiting, running or delayed. A job's own outbox rows commit before it completes, and a mail or
+ * webhook is recorded by the test's server before the job completes, so once this resolves nothing
+ * more arrives: a test asserts "no second email" on this instead of sleeping and hoping.
+ */
+export async function settled(app: TestApp, queues: readonly QueueName[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = await pendingJobs(app, queues);
+    const relayed = await app.ctx.outbox.drain();
+    const after = await pendingJobs(app, queues);
+    const outbox = Number((await app.ctx.db('outbox').count('* as n').first())?.n ?? 0);
+    if (!before && !relayed && !after && !outbox) return;
+    if (Date.now() > deadline) throw new Error(`work still pending after ${timeoutMs} ms: ${after} job(s) in ${queues.join(', ')}, ${outbox} outbox row(s)`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
+import { compiledTestFile } from '../helpers/test-files.js';
 
 /**
  * `npm run test:embedded`: the queue-heavy suites once more on the zero-setup stack, as on a machine
@@ -47,7 +48,7 @@ const SUITES = [
 const env = { ...process.env };
 for (const name of ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'TEST_ADMIN_DATABASE_URL']) delete env[name];
 const extra = process.argv.slice(2);
-const files = extra.some((arg) => arg.endsWith('.js')) ? [] : SUITES.map((name) => `dist/test/${name}.test.js`);
+const files = extra.some((arg) => arg.endsWith('.js')) ? [] : SUITES.map((name) => compiledTestFile(name));
 // Coverage is the whole suite's business: its floor is for every file together, so a subset neither
 // measures it nor fails on it.
 const run = spawn(process.execPath, ['dist/test/setup/run-tap.js', '--disable-coverage', '--allow-incomplete-coverage', '--coverage-report=none', ...files, ...extra], { stdio: 'inherit', env });

@@ -4,8 +4,9 @@ import { PostgresSlotStore } from './postgres.js';
 import { RedisSlotStore } from './redis.js';
 
 /**
- * Bounded concurrency shared by every process (webhook deliveries in flight per endpoint): a claim
- * older than `claimMs` lapses by itself, so a dead process's slot frees itself.
+ * Bounded concurrency shared by every process (webhook deliveries in flight per endpoint, and per
+ * destination host across all stores): a claim older than `claimMs` lapses by itself, so a dead
+ * process's slot frees itself.
  */
 export interface SlotStore {
   /** Claims a slot for `member` under `key`; false (nothing claimed) when `limit` are taken. */

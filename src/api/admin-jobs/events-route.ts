@@ -1,9 +1,16 @@
-import { getJob } from '../../services/job-history/job-runs.js';
+import { getJobsByIds, type JobDto } from '../../services/job-history/job-runs.js';
 import { ADMINS } from '../../services/roles.js';
-import { eventStream, eventStreamSuccess } from '../event-stream.js';
-import { tenantOf } from '../plugins/auth.js';
+import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
+
+/** Jobs as the event streams follow them: every stream of a store read in one statement per poll. */
+const JOBS: EventStreamTopic<JobDto> = {
+  name: 'job',
+  label: 'Job',
+  readMany: getJobsByIds,
+  ended: (job) => job.status === 'completed' || job.status === 'failed'
+};
 
 /** A job's progress as server-sent events (src/api/event-stream.ts), with the admin API's own auth. */
 export const jobEventsRoute = adminRoute(ADMINS, {
@@ -14,15 +21,7 @@ export const jobEventsRoute = adminRoute(ADMINS, {
       'Server-sent events (text/event-stream) of a job: `progress` with `{ job }` whenever it changes (the first at once), then `end` with `{ job }` once completed or failed; same auth as the admin API (headers, so read it with fetch; EventSource cannot send them)',
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
-    plugins: { openapi: { success: eventStreamSuccess('job', 'Job') } },
-    handler: (request, h) => {
-      const ctx = request.server.app.ctx;
-      const storeId = tenantOf(request).storeId;
-      return eventStream(request, h, {
-        name: 'job',
-        read: () => getJob(ctx, storeId, request.params.jobId as string),
-        ended: (job) => job.status === 'completed' || job.status === 'failed'
-      });
-    }
+    plugins: { openapi: { success: eventStreamSuccess('job', 'Job'), errors: [429] } },
+    handler: (request, h) => eventStream(request, h, JOBS, request.params.jobId as string)
   }
 });

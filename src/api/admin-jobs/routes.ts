@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { recordBulkRead } from '../../services/audit/bulk-read.js';
 import { storageFor } from '../../services/storage/index.js';
 import { getJob, jobFileKey, listJobs } from '../../services/job-history/job-runs.js';
 import { paginationMeta } from '../../services/pagination.js';
@@ -49,16 +50,20 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
         errors: [409],
         success: {
           status: 200,
-          description: 'The export as CSV (one header row, then one row per customer), as an attachment',
+          description: 'The export as CSV (one header row, then one row per customer, or Shopify\'s product rows), as an attachment',
           content: { 'text/csv': { schema: { type: 'string' } } }
         }
       }
     },
     handler: async (request, h) => {
       const ctx = request.server.app.ctx;
-      const { fileKey, createdAt } = await jobFileKey(ctx, tenantOf(request).storeId, request.params.jobId as string);
+      const jobId = request.params.jobId as string;
+      const { fileKey, createdAt, type } = await jobFileKey(ctx, tenantOf(request).storeId, jobId);
       const file = await storageFor(ctx).get(fileKey);
-      const name = `customers-${createdAt.toISOString().slice(0, 10)}.csv`;
+      // Personal data in bulk leaves the store here: recorded before the first byte goes out.
+      await recordBulkRead(ctx, { action: 'export.downloaded', resourceType: 'job', resourceId: jobId, details: { type } });
+      // `customers.export` -> customers-….csv, `products.export` -> products-….csv, `audit.export` -> audit-log-….csv
+      const name = `${type === 'audit.export' ? 'audit-log' : type.split('.')[0]}-${createdAt.toISOString().slice(0, 10)}.csv`;
       return h
         .response(file.body)
         .type('text/csv; charset=utf-8')

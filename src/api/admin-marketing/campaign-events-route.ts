@@ -1,11 +1,20 @@
-import { getCampaign } from '../../services/marketing/campaigns.js';
+import { getCampaignsByIds } from '../../services/marketing/campaigns.js';
 import { ADMINS } from '../../services/roles.js';
-import { eventStream, eventStreamSuccess } from '../event-stream.js';
-import { tenantOf } from '../plugins/auth.js';
+import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 
 const LIVE = new Set(['scheduled', 'sending']);
+
+type CampaignDto = Awaited<ReturnType<typeof getCampaignsByIds>> extends Map<string, infer T> ? T : never;
+
+/** Campaigns as the event streams follow them: every stream of a store read together on each poll. */
+const CAMPAIGNS: EventStreamTopic<CampaignDto> = {
+  name: 'campaign',
+  label: 'Campaign',
+  readMany: getCampaignsByIds,
+  ended: (campaign) => !LIVE.has(campaign.status)
+};
 
 /** A campaign's live counts as server-sent events (src/api/event-stream.ts), with the admin API's own auth. */
 export const campaignEventsRoute = adminRoute(ADMINS, {
@@ -16,15 +25,7 @@ export const campaignEventsRoute = adminRoute(ADMINS, {
       'Server-sent events (text/event-stream) of a campaign: `progress` with `{ campaign }` whenever its counts or status change (the first at once), then `end` once sent, failed or cancelled; same auth as the admin API (read it with fetch)',
     tags: ['marketing'],
     validate: { params: idParams('campaignId') },
-    plugins: { openapi: { success: eventStreamSuccess('campaign', 'Campaign') } },
-    handler: (request, h) => {
-      const ctx = request.server.app.ctx;
-      const storeId = tenantOf(request).storeId;
-      return eventStream(request, h, {
-        name: 'campaign',
-        read: () => getCampaign(ctx, storeId, request.params.campaignId as string),
-        ended: (campaign) => !LIVE.has(campaign.status)
-      });
-    }
+    plugins: { openapi: { success: eventStreamSuccess('campaign', 'Campaign'), errors: [429] } },
+    handler: (request, h) => eventStream(request, h, CAMPAIGNS, request.params.campaignId as string)
   }
 });

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
+import { recordBulkRead } from '../../services/audit/bulk-read.js';
 import { previewAudience, type Audience } from '../../services/marketing/audience.js';
 import { CAMPAIGN_TYPES, cancelCampaign, createCampaign, getCampaign, listCampaigns, type CampaignInput, type CampaignType } from '../../services/marketing/campaigns.js';
 import { paginationMeta } from '../../services/pagination.js';
@@ -32,8 +33,14 @@ export const previewAudienceRoute = adminRoute(ADMINS, {
     tags,
     validate: { payload: audiencePreviewPayload },
     response: { status: { 200: audiencePreviewResponse } },
-    handler: async (request) =>
-      previewAudience(request.server.app.ctx, tenantOf(request).storeId, (request.payload as { audience: Audience }).audience)
+    handler: async (request) => {
+      const ctx = request.server.app.ctx;
+      const { audience } = request.payload as { audience: Audience };
+      const preview = await previewAudience(ctx, tenantOf(request).storeId, audience);
+      // Customers' names and emails in bulk: recorded before they are handed out.
+      await recordBulkRead(ctx, { action: 'audience.sampled', resourceType: 'audience', details: { audience, count: preview.count, sampled: preview.sample.length } });
+      return preview;
+    }
   }
 });
 

@@ -56,7 +56,12 @@ export const orderItemResource = responseObject({
   lineTotal: Joi.number().integer().required(),
   fulfilledQuantity: Joi.number().integer().required(),
   refundedQuantity: Joi.number().integer().required().description('units refunded (or being refunded)'),
-  returnedQuantity: Joi.number().integer().required().description('units on requested or received returns')
+  returnedQuantity: Joi.number().integer().required().description('units on requested or received returns'),
+  restockedQuantity: Joi.number()
+    .integer()
+    .min(0)
+    .required()
+    .description('units put back on the shelf so far by cancels, refunds and returns together: never more than quantity (each unit goes back once)')
 }).label('OrderItem');
 
 export const refundResource = responseObject({
@@ -70,7 +75,12 @@ export const refundResource = responseObject({
       responseObject({
         orderItemId: idValue().required(),
         quantity: Joi.number().integer().required(),
-        restock: Joi.boolean().required(),
+        restock: Joi.boolean().required().description('asked to put the units back on the shelf'),
+        restockedQuantity: Joi.number()
+          .integer()
+          .min(0)
+          .required()
+          .description('units this refund put back: 0 until it succeeds, and fewer than quantity when a cancel or a return already put some back'),
         amount: Joi.number().integer().required()
       }).label('RefundItem')
     )

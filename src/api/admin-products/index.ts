@@ -1,5 +1,15 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { adjustInventoryRoute, createProductRoute, deleteProductRoute, getProductRoute, listProductsRoute, productStatusRoute, updateProductRoute } from './routes.js';
+import {
+  adjustInventoryRoute,
+  createProductRoute,
+  deleteProductRoute,
+  getProductRoute,
+  inventoryHistoryRoute,
+  listProductsRoute,
+  productStatusRoute,
+  updateProductRoute
+} from './routes.js';
+import { bulkProductsRoute, exportProductsRoute, importProductsRoute } from './transfer-routes.js';
 
 export const adminProductRoutes: ServerRoute[] = [
   listProductsRoute,
@@ -8,5 +18,9 @@ export const adminProductRoutes: ServerRoute[] = [
   updateProductRoute,
   deleteProductRoute,
   productStatusRoute,
-  adjustInventoryRoute
+  adjustInventoryRoute,
+  inventoryHistoryRoute,
+  importProductsRoute,
+  exportProductsRoute,
+  bulkProductsRoute
 ];

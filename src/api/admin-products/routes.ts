@@ -1,8 +1,10 @@
 import Joi from 'joi';
 import { changeInventory } from '../../services/catalog/inventory.js';
+import { inventoryHistory } from '../../services/catalog/inventory-history.js';
 import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct, type ProductInput } from '../../services/catalog/products.js';
 import { toAdminVariantDto, type ProductStatus } from '../../services/catalog/product-rows.js';
 import { paginationMeta } from '../../services/pagination.js';
+import { inventoryHistoryResponse } from './transfer-schemas.js';
 import { ANY_MEMBER } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
 import { withMeta } from '../plugins/envelope.js';
@@ -135,6 +137,23 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
       const amount = delta !== undefined ? { delta } : { quantity: quantity! };
       const result = await changeInventory(request.server.app.ctx, tenant.storeId, variantId, { ...change, ...amount });
       return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment, reserved: result.reserved };
+    }
+  }
+});
+
+export const inventoryHistoryRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/products/{productId}/inventory-history',
+  options: {
+    description:
+      "The product's stock moves, newest first (paginated; variantId narrows to one variant): delta, stock after, reason (sale, cancel, refund, return, manual, import, bulk, sync), note, actor, order or job",
+    tags: ['catalog'],
+    validate: { params: idParams('productId'), query: Joi.object({ ...paginationQuery, variantId: Joi.string().uuid() }) },
+    response: { status: { 200: inventoryHistoryResponse } },
+    handler: async (request) => {
+      const { limit, cursor, variantId } = request.query as { limit: number; cursor?: string; variantId?: string };
+      const result = await inventoryHistory(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string, { variantId }, { limit, cursor });
+      return withMeta({ entries: result.entries }, paginationMeta(limit, result.nextCursor));
     }
   }
 });

@@ -46,7 +46,7 @@ export const receiveReturnRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [403, 409, 502] } },
       description:
-        'The items came back (requested → received): restock puts them back on the shelf; refund (owner or admin: 403 for staff) refunds them in the same step and closes the return; 409 unless requested',
+        'The items came back (requested → received): restock puts them back on the shelf (only units no refund already put back: see restockedQuantity on the order items); refund (owner or admin: 403 for staff) refunds them in the same step and closes the return; 409 unless requested',
       tags,
       validate: { params: idParams('returnId'), payload: receivePayload },
       response: { status: { 200: receivedReturnResponse } },

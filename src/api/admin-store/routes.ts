@@ -52,6 +52,7 @@ export const updateStorePayload = Joi.object({
   manualPaymentDays: Joi.number().integer().min(1).max(365).description('days an unpaid manual-payment order stays open before it is cancelled and its stock released'),
   // Seconds browsers and CDNs may reuse storefront responses, and serve them stale while revalidating.
   storefrontCacheMaxAge: Joi.number().integer().min(0).max(86400),
+  auditRetentionDays: Joi.number().integer().min(1).max(3650).description('how long audit entries are kept (default 365)'),
   storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).max(604800),
   logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   newsletterDoubleOptIn: Joi.boolean(),

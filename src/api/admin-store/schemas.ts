@@ -48,6 +48,7 @@ export const storeSettingsResource = responseObject({
   marketingSendRate: Joi.number().integer().min(1).allow(null).required().description('messages per second; null = the platform default'),
   storefrontUrl: Joi.string().uri().allow(null).required(),
   storefrontCacheMaxAge: Joi.number().integer().min(0).required(),
+  auditRetentionDays: Joi.number().integer().min(1).required(),
   storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).required(),
   email: emailSettingsResource.required(),
   createdAt: timestamp().required(),

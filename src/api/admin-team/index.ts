@@ -1,4 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { acceptInviteRoute, createInviteRoute, listTeamRoute, resendInviteRoute, revokeMemberRoute } from './routes.js';
+import { acceptInviteRoute, changeMemberRoleRoute, createInviteRoute, listTeamRoute, resendInviteRoute, revokeMemberRoute } from './routes.js';
 
-export const adminTeamRoutes: ServerRoute[] = [listTeamRoute, createInviteRoute, resendInviteRoute, revokeMemberRoute, acceptInviteRoute];
+export const adminTeamRoutes: ServerRoute[] = [listTeamRoute, createInviteRoute, resendInviteRoute, revokeMemberRoute, changeMemberRoleRoute, acceptInviteRoute];

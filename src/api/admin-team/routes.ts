@@ -1,7 +1,7 @@
 import type { Request } from '@hapi/hapi';
 import { acceptInvite, describeInvite, type AcceptInviteInput } from '../../services/team/accept.js';
 import { createInvite, resendInvite } from '../../services/team/invites.js';
-import { listTeam, revokeMember } from '../../services/team/members.js';
+import { changeMemberRole, listTeam, revokeMember } from '../../services/team/members.js';
 import { ADMINS } from '../../services/roles.js';
 import type { Role } from '../../services/roles.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -11,7 +11,7 @@ import { htmlPage, wantsHtml, type PageContent } from '../public/html-page.js';
 import { adminRoute, publicRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { sessionResponse } from '../auth/schemas.js';
-import { acceptInvitePayload, createInvitePayload, inviteResponse, revokedMemberResponse, teamResponse } from './schemas.js';
+import { acceptInvitePayload, changeRolePayload, createInvitePayload, inviteResponse, memberResponse, revokedMemberResponse, teamResponse } from './schemas.js';
 
 export const listTeamRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -57,11 +57,26 @@ export const revokeMemberRoute = adminRoute(ADMINS, {
   path: '/admin/store/team/members/{userId}/revoke',
   options: {
     plugins: { openapi: { errors: [409] } },
-    description: 'Remove a member; 409 last_owner for the last owner (only an owner removes an owner)',
+    description: 'Remove a member; 409 last_owner for the last owner (only an owner removes an owner). Their API keys are revoked (`member_removed`) at once, in every process',
     tags: ['team'],
     validate: { params: idParams('userId') },
     response: { status: { 200: revokedMemberResponse } },
     handler: async (request) => revokeMember(request.server.app.ctx, tenantOf(request), request.params.userId as string)
+  }
+});
+
+export const changeMemberRoleRoute = adminRoute(ADMINS, {
+  method: 'PATCH',
+  path: '/admin/store/team/members/{userId}',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description:
+      "Change a member's role; only an owner makes an owner or changes one, 409 last_owner for the last owner. The member's API keys act within the new role at once, in every process",
+    tags: ['team'],
+    validate: { params: idParams('userId'), payload: changeRolePayload },
+    response: { status: { 200: memberResponse } },
+    handler: async (request) =>
+      changeMemberRole(request.server.app.ctx, tenantOf(request), request.params.userId as string, (request.payload as { role: Role }).role)
   }
 });
 

@@ -42,6 +42,8 @@ export const teamResponse = responseObject({
   invites: Joi.array().items(inviteResource).required().description('invites not yet accepted or revoked')
 });
 export const inviteResponse = responseObject({ invite: inviteResource.required() });
+export const changeRolePayload = Joi.object({ role: Joi.string().valid(...ROLES).required() });
+export const memberResponse = responseObject({ member: memberResource.required() });
 export const revokedMemberResponse = responseObject({
   member: responseObject({
     userId: idValue().required(),

@@ -49,7 +49,9 @@ export const createWebhook = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/webhooks',
   options: {
-    description: 'Subscribe an https endpoint on a public address to topics; the signing secret is shown only here',
+    plugins: { openapi: { errors: [409] } },
+    description:
+      'Subscribe an https endpoint on a public address to topics; the signing secret is shown only here. 409 url_taken when another subscription of the store has this URL (the message names it); 409 webhook_limit_reached past WEBHOOK_MAX_SUBSCRIPTIONS_PER_STORE (20) subscriptions',
     tags,
     validate: { payload: createWebhookPayload },
     response: { status: { 201: webhookSecretResponse } },
@@ -76,7 +78,8 @@ export const updateWebhook = adminRoute(ADMINS, {
   method: 'PATCH',
   path: '/admin/store/webhooks/{webhookId}',
   options: {
-    description: 'Change the URL, topics or description, or disable/enable (enabling clears the failure record)',
+    plugins: { openapi: { errors: [409] } },
+    description: 'Change the URL, topics or description, or disable/enable (enabling clears the failure record); 409 url_taken for a URL another subscription of the store has',
     tags,
     validate: { params: idParams('webhookId'), payload: updateWebhookPayload },
     response: { status: { 200: webhookResponse } },

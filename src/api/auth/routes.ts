@@ -50,7 +50,8 @@ export const postLogin = publicRoute({
       const ctx = request.server.app.ctx;
       const { email: address, password } = request.payload as { email: string; password: string };
       await limitAuthAttempt(ctx, 'login', clientIp(request), address);
-      return login(ctx, address, password);
+      const userAgent = request.headers['user-agent'];
+      return login(ctx, address, password, { requestId: request.info.id, ip: clientIp(request), userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 500) : null });
     }
   }
 });

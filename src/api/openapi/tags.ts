@@ -5,9 +5,10 @@
  */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   'api-keys': 'Admin API keys: scoped `swk_` bearer credentials for integrations',
+  audit: "The store's audit log: who changed what, in a hash chain that shows tampering",
   auth: 'Sign-up, sign-in, tokens, password reset and team invites',
   carts: 'Storefront carts: items, addresses, shipping and discount codes',
-  catalog: 'Products, variants, inventory and collections (admin and storefront)',
+  catalog: 'Products, variants, inventory, collections, product CSV import and export, bulk edits (admin and storefront)',
   checkout: 'Checkout sessions: reserve stock, take payment, place the order',
   customers: 'Customers, their CSV import and export',
   discounts: 'Discount codes and their rules',

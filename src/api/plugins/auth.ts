@@ -6,10 +6,10 @@ import { appErrorResponse } from './envelope.js';
 import { clientIp } from '../client-ip.js';
 import { JWT_ALGORITHM } from '../../services/access-tokens.js';
 import { API_KEY_PREFIX, authenticateApiKey, consumeApiKeyRate, type ApiKeyPrincipal } from '../../services/api-keys/api-keys.js';
-import type { ApiKeyScope } from '../../services/api-keys/scopes.js';
+import { effectiveScopes, type ApiKeyScope } from '../../services/api-keys/scopes.js';
 import { userForAccessToken } from '../../services/auth.js';
 import { LocalRateLimiter } from '../../services/rate-limit.js';
-import type { Role, Tenant } from '../../services/roles.js';
+import { apiKeyRole, type Role, type Tenant } from '../../services/roles.js';
 import { authenticateStorefrontToken, STOREFRONT_TOKEN_PREFIX } from '../../services/storefront-tokens.js';
 import { findMembership } from '../../services/users.js';
 
@@ -59,7 +59,14 @@ function apiKeyTenant(request: Request, principal: ApiKeyPrincipal): Tenant {
   if (!principal.scopes.includes(scope)) {
     throw new AppError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, [{ path: 'scopes', message: `requires ${scope}` }]);
   }
-  return { storeId: principal.storeId, userId: principal.createdBy, role: 'admin', apiKeyId: principal.keyId };
+  // A key never exceeds its creator's rights now: its scope must be one their current role grants,
+  // and the route must admit that role (the role read with the key; a change drops it everywhere).
+  const role = apiKeyRole(principal.creatorRole);
+  const roles = request.route.settings.plugins.tenancy.roles;
+  if (!effectiveScopes(principal.scopes, principal.creatorRole).includes(scope) || !roles.includes(role)) {
+    throw forbidden(`The member who created this API key is now ${principal.creatorRole}; this action needs one of the roles: ${roles.join(', ')}`);
+  }
+  return { storeId: principal.storeId, userId: principal.createdBy, role, apiKeyId: principal.keyId };
 }
 
 /** The store an admin request names in x-store-id, lowercased; 400 when missing or not a store id. */
@@ -183,6 +190,24 @@ export function tenantOf(request: Request): Tenant {
   const tenant = request.app.tenant;
   if (!tenant) throw new Error('tenantOf called on a route without tenancy');
   return tenant;
+}
+
+/**
+ * What an admin request was authenticated with, for the checks made again while it lasts (an event
+ * stream re-checks it on every poll): the key and the scope the route needs, or the person, their
+ * token's session version and expiry; with the roles the route admits either way.
+ */
+export type RequestCredential =
+  | { kind: 'key'; storeId: string; keyId: string; scope: ApiKeyScope | null; roles: readonly Role[] }
+  | { kind: 'user'; storeId: string; userId: string; sessionVersion: unknown; expiresAt: number; roles: readonly Role[] };
+
+export function credentialOf(request: Request): RequestCredential {
+  const tenant = tenantOf(request);
+  const roles = request.route.settings.plugins?.tenancy?.roles ?? [];
+  if (tenant.apiKeyId) return { kind: 'key', storeId: tenant.storeId, keyId: tenant.apiKeyId, scope: request.route.settings.plugins?.apiKey?.scope ?? null, roles };
+  const payload = (request.auth.artifacts as { decoded?: { payload?: { sv?: unknown; exp?: unknown } } } | undefined)?.decoded?.payload;
+  const expiresAt = typeof payload?.exp === 'number' ? payload.exp * 1000 : 0;
+  return { kind: 'user', storeId: tenant.storeId, userId: tenant.userId, sessionVersion: payload?.sv, expiresAt, roles };
 }
 
 export function storefrontOf(request: Request): { storeId: string; tokenId: string } {

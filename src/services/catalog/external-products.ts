@@ -45,12 +45,21 @@ export async function upsertExternalProducts(trx: Transaction, emit: EmitEvent, 
                                    and o.external_id is distinct from i.external_id)
                    then null else i.sku end as sku
          from changed c join input i on i.external_id = c.external_id
+     ), stock_before as (
+       -- The statement's snapshot: stock as it was before this page, for the ledger's sync rows.
+       select b.id, b.inventory_quantity from product_variants b
+        where b.store_id = ? and b.external_id in (select external_id from variant_input)
      ), variants as (
        insert into product_variants as v (store_id, product_id, external_id, sku, title, price, inventory_quantity, inventory_policy, position)
        select ?, product_id, external_id, sku, 'Default', price, inventory, 'deny', 0 from variant_input
        on conflict (store_id, external_id) where external_id is not null do update
          set sku = excluded.sku, price = excluded.price, inventory_quantity = excluded.inventory_quantity, updated_at = now()
-       returning v.id
+       returning v.id, v.inventory_quantity
+     ), ledger as (
+       insert into inventory_ledger (store_id, variant_id, delta, reason, reason_code, actor, quantity_after)
+       select ?, v.id, v.inventory_quantity - coalesce(b.inventory_quantity, 0), 'external system sync', 'sync', 'system', v.inventory_quantity
+         from variants v left join stock_before b on b.id = v.id
+        where v.inventory_quantity <> coalesce(b.inventory_quantity, 0)
      )
      select coalesce((select array_agg(id)::text[] from changed), '{}') as changed_ids, (select count(*) from variants) as variants`,
     [
@@ -62,6 +71,8 @@ export async function upsertExternalProducts(trx: Transaction, emit: EmitEvent, 
       rows.map((r) => r.price),
       rows.map((r) => r.inventory),
       rows.map((r) => r.updatedAt),
+      storeId,
+      storeId,
       storeId,
       storeId,
       storeId

@@ -5,10 +5,20 @@ import type { InventoryPolicy, VariantRow } from './product-rows.js';
 import { withTransaction } from '../with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
+/** Why stock moved: every ledger row carries one (issue #33). */
+export const LEDGER_REASONS = ['sale', 'cancel', 'refund', 'return', 'manual', 'import', 'bulk', 'sync'] as const;
+export type LedgerReason = (typeof LEDGER_REASONS)[number];
+
 export interface InventoryChange {
   /** Who made the change (null for the storefront/checkout). */
   userId?: string | null;
+  /** The free-text note (the ledger's `reason` column). */
   reason?: string | null;
+  /** The ledger's reason code; `manual` when not given. */
+  code?: LedgerReason;
+  /** The order or job that caused the move. */
+  orderId?: string | null;
+  jobId?: string | null;
   /** When given, the variant must belong to this product. */
   productId?: string;
 }
@@ -29,9 +39,21 @@ const outOfRange = (current: number) =>
 const insufficient = (available: number) =>
   conflict('insufficient_inventory', 'Not enough stock for this change', [{ path: 'delta', message: `only ${available} in stock` }]);
 
+/** The ledger columns of a change (everything but the variant, delta and quantity after). */
+export function ledgerColumns(change: InventoryChange) {
+  return {
+    userId: change.userId ?? null,
+    reason: change.reason ?? null,
+    reasonCode: change.code ?? 'manual',
+    actor: change.jobId ? 'job' : change.userId ? 'user' : 'system',
+    orderId: change.orderId ?? null,
+    jobId: change.jobId ?? null
+  };
+}
+
 async function writeLedger(trx: Transaction, storeId: string, variant: VariantRow, delta: number, change: InventoryChange) {
   const [row] = await trx('inventoryLedger')
-    .insert({ storeId, variantId: variant.id, userId: change.userId ?? null, delta, reason: change.reason ?? null, quantityAfter: variant.inventoryQuantity })
+    .insert({ storeId, variantId: variant.id, delta, quantityAfter: variant.inventoryQuantity, ...ledgerColumns(change) })
     .returning(['id', 'delta', 'reason', 'quantityAfter', 'createdAt']);
   return row as NonNullable<InventoryResult['adjustment']>;
 }
@@ -140,7 +162,7 @@ export async function restockUnits(trx: Transaction, storeId: string, units: Map
     const row = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: InventoryPolicy } | undefined;
     if (!row) continue;
     if (row.inventoryPolicy === 'deny' && row.inventoryQuantity - quantity <= 0 && row.inventoryQuantity > 0) backInStock.push(variantId);
-    ledger.push({ storeId, variantId, userId: change.userId ?? null, delta: quantity, reason: change.reason ?? null, quantityAfter: row.inventoryQuantity });
+    ledger.push({ storeId, variantId, delta: quantity, quantityAfter: row.inventoryQuantity, ...ledgerColumns(change) });
   }
   if (ledger.length) await trx('inventoryLedger').insert(ledger);
   return backInStock;

@@ -26,6 +26,8 @@ export interface MediaRow {
   width: number | null;
   height: number | null;
   alt: string | null;
+  /** Where an imported image was fetched from (product CSV import); null for uploads. */
+  sourceUrl?: string | null;
   createdAt: Date;
 }
 
@@ -68,7 +70,7 @@ async function dimensions(path: string): Promise<{ width: number | null; height:
  * Stores an uploaded image: the type comes from the file's magic bytes (never its name or the
  * client's content type), dimensions from its header. The temporary file is always removed.
  */
-export async function createMedia(ctx: AppContext, storeId: string, file: UploadedFile, alt: string | null) {
+export async function createMedia(ctx: AppContext, storeId: string, file: UploadedFile, alt: string | null, sourceUrl: string | null = null) {
   try {
     if (file.bytes > MEDIA_MAX_BYTES) throw payloadTooLarge();
     if (file.bytes === 0) throw validationFailed([{ path: 'file', message: 'file is empty' }]);
@@ -81,7 +83,7 @@ export async function createMedia(ctx: AppContext, storeId: string, file: Upload
     const storage = storageFor(ctx);
     const { size } = await storage.put(storageKey, createReadStream(file.path), { contentType: sniffed.mime });
     try {
-      const [row] = await ctx.db('media').insert({ id, storeId, storageKey, contentType: sniffed.mime, size, width, height, alt }).returning('*');
+      const [row] = await ctx.db('media').insert({ id, storeId, storageKey, contentType: sniffed.mime, size, width, height, alt, sourceUrl }).returning('*');
       return toMediaDto(ctx, row as MediaRow);
     } catch (error) {
       await storage.delete(storageKey);

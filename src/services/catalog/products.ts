@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, uniqueViolation } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
@@ -99,6 +100,9 @@ export async function listProducts(ctx: AppContext, storeId: string, filters: Pr
   return { products: await hydrateProducts(ctx, storeId, result.items, toAdminProductDto), nextCursor: result.nextCursor };
 }
 
+/** What a product's audit entries compare. */
+const auditedProduct = (row: ProductRow) => ({ title: row.title, slug: row.slug, description: row.description, status: row.status, tags: row.tags, options: row.options, seo: row.seo });
+
 export async function createProduct(ctx: AppContext, storeId: string, userId: string | null, input: ProductInput & { title: string }) {
   const productId = await withTransaction(ctx, async (trx, emit) => {
     const columns = {
@@ -125,6 +129,7 @@ export async function createProduct(ctx: AppContext, storeId: string, userId: st
     await syncVariants(ctx, trx, { storeId, productId: row.id, userId, options: input.options ?? [] }, input.variants ?? [], []);
     if (input.mediaIds) await replaceProductMedia(trx, storeId, row.id, input.mediaIds);
     emit({ type: 'product.changed', storeId, productIds: [row.id], change: 'created' });
+    await recordAudit(ctx, trx, { storeId, action: 'product.created', resourceType: 'product', resourceId: row.id, before: null, after: auditedProduct(row) });
     return row.id;
   });
   return getProduct(ctx, storeId, productId);
@@ -155,14 +160,19 @@ export async function updateProduct(ctx: AppContext, storeId: string, userId: st
     }
     if (input.mediaIds !== undefined) await replaceProductMedia(trx, storeId, productId, input.mediaIds);
     emit({ type: 'product.changed', storeId, productIds: [productId], change: 'updated' });
+    const after = { ...auditedProduct(current), ...changes, options: input.options ?? current.options, seo: changes.seo ? JSON.parse(changes.seo as string) : current.seo };
+    const extra = { ...(input.variants !== undefined ? { variants: 'replaced' } : {}), ...(input.mediaIds !== undefined ? { mediaIds: input.mediaIds } : {}) };
+    await recordAudit(ctx, trx, { storeId, action: 'product.updated', resourceType: 'product', resourceId: productId, before: auditedProduct(current), after: { ...after, ...extra } });
   });
   return getProduct(ctx, storeId, productId);
 }
 
 export async function setProductStatus(ctx: AppContext, storeId: string, productId: string, status: ProductStatus) {
   await withTransaction(ctx, async (trx, emit) => {
+    const before: { status: string } | undefined = await trx('products').where({ storeId, id: productId }).forUpdate().first('status');
     const updated = await trx('products').where({ storeId, id: productId }).update({ status, updatedAt: trx.fn.now() });
     if (!updated) throw notFound('Product');
+    await recordAudit(ctx, trx, { storeId, action: 'product.updated', resourceType: 'product', resourceId: productId, before: { status: before?.status }, after: { status } });
     emit({ type: 'product.changed', storeId, productIds: [productId], change: 'updated' });
   });
   return getProduct(ctx, storeId, productId);
@@ -182,8 +192,10 @@ export async function deleteProduct(ctx: AppContext, storeId: string, productId:
     if ((await variantsInUse(ctx, trx, storeId, variantIds)).size) {
       throw conflict('product_in_use', 'This product has been ordered or is in an open checkout: archive it instead', [{ path: 'productId', message: 'variants in use' }]);
     }
+    const before = (await trx('products').where({ storeId, id: productId }).first(productColumns())) as ProductRow;
     await trx('products').where({ storeId, id: productId }).delete();
     emit({ type: 'product.changed', storeId, productIds: [productId], change: 'deleted' });
+    await recordAudit(ctx, trx, { storeId, action: 'product.deleted', resourceType: 'product', resourceId: productId, before: auditedProduct(before), after: null });
   });
   return { deleted: true as const, id: productId };
 }

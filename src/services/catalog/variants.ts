@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { variantsInUse } from '../modules/registry.js';
 import { checkViolation, conflict, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
-import { setInventory } from './inventory.js';
+import { ledgerColumns, setInventory } from './inventory.js';
 import type { InventoryPolicy, ProductOption, VariantRow } from './product-rows.js';
 import type { Transaction } from '../../db/transaction.js';
 
@@ -58,7 +58,7 @@ function normaliseOptionValues(input: VariantInput['optionValues'], options: Pro
 const titleFor = (values: Record<string, string>) => (Object.keys(values).length ? Object.values(values).join(' / ') : 'Default');
 
 /** Deletes a variant nobody ordered; archives it when orders (or anything else) still point at it. */
-async function removeVariants(ctx: AppContext, trx: Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
+export async function removeVariants(ctx: AppContext, trx: Transaction, storeId: string, variants: VariantRow[]): Promise<void> {
   const ordered = await variantsInUse(ctx, trx, storeId, variants.map((v) => v.id));
   for (const variant of variants) {
     let archive = ordered.has(variant.id);
@@ -140,15 +140,27 @@ export async function syncVariants(ctx: AppContext, trx: Transaction, sync: Sync
               .update({ ...columns, updatedAt: savepoint.fn.now() });
           }
         } else {
-          await savepoint('productVariants').insert({
-            storeId: sync.storeId,
-            productId: sync.productId,
-            sku: null,
-            compareAtPrice: null,
-            inventoryQuantity: input.inventoryQuantity ?? 0,
-            inventoryPolicy: 'deny',
-            ...columns
-          });
+          const [created] = await savepoint('productVariants')
+            .insert({
+              storeId: sync.storeId,
+              productId: sync.productId,
+              sku: null,
+              compareAtPrice: null,
+              inventoryQuantity: input.inventoryQuantity ?? 0,
+              inventoryPolicy: 'deny',
+              ...columns
+            })
+            .returning(['id', 'inventoryQuantity']);
+          // Stock a new variant starts with is a ledger row too: the ledger explains every unit.
+          if (created.inventoryQuantity) {
+            await savepoint('inventoryLedger').insert({
+              storeId: sync.storeId,
+              variantId: created.id,
+              delta: created.inventoryQuantity,
+              quantityAfter: created.inventoryQuantity,
+              ...ledgerColumns({ userId: sync.userId, reason: 'new variant' })
+            });
+          }
         }
       });
     } catch (error) {

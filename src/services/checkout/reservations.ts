@@ -25,8 +25,8 @@ export const TAKE_STOCK_CTES = `v as (
        ), r as (
          insert into stock_reservations (store_id, session_id, variant_id, quantity) select :storeId, :sessionId, v.id, :quantity from v returning 1
        ), l as (
-         insert into inventory_ledger (store_id, variant_id, delta, reason, quantity_after)
-         select :storeId, v.id, -(:quantity)::int, :reason, v.inventory_quantity from v returning 1
+         insert into inventory_ledger (store_id, variant_id, delta, reason, reason_code, actor, reference, quantity_after)
+         select :storeId, v.id, -(:quantity)::int, :reason, 'sale', 'customer', 'checkout:' || :sessionId, v.inventory_quantity from v returning 1
        )`;
 
 export const takeReason = (sessionId: string) => `checkout ${sessionId} reserved`;
@@ -114,7 +114,7 @@ export async function releaseSession(trx: Sql, session: { id: string; storeId: s
     );
     const row = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: string } | undefined;
     if (row && availabilityFlipped(row.inventoryPolicy, row.inventoryQuantity - line.quantity, row.inventoryQuantity)) backInStock.push(line.variantId);
-    if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, quantityAfter: row.inventoryQuantity });
+    if (row) ledger.push({ storeId: session.storeId, variantId: line.variantId, delta: line.quantity, reason: `checkout ${session.id} released`, reasonCode: 'cancel', actor: 'customer', reference: `checkout:${session.id}`, quantityAfter: row.inventoryQuantity });
   }
   if (ledger.length) await trx('inventoryLedger').insert(ledger);
   if (session.discountId && held.length) await releaseDiscount(trx, session.storeId, session.discountId);

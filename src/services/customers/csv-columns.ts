@@ -1,6 +1,5 @@
-import Papa from 'papaparse';
-import { open } from 'node:fs/promises';
 import { badRequest } from '../../errors.js';
+import { sniffCsvHeader } from '../csv/sniff.js';
 
 /** The columns of our own export, in order (also accepted on import). */
 export const EXPORT_COLUMNS = [
@@ -61,27 +60,12 @@ export function mapHeader(header: string[]): ColumnMap | null {
   return map.indexes.email === undefined ? null : map;
 }
 
-const SNIFF_BYTES = 64 * 1024;
-
 /**
  * Cheap request-time check that an upload is a CSV we can import: not binary, and a header row
  * with an email column. Anything else is answered 400 before a job is queued.
  */
 export async function assertImportableCsv(filePath: string): Promise<void> {
-  const handle = await open(filePath, 'r');
-  let head: Buffer;
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    head = buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-  if (head.length === 0) throw badRequest('The uploaded file is empty', [{ path: 'file', message: 'file is empty' }]);
-  if (head.includes(0)) throw badRequest('The uploaded file is not a CSV file', [{ path: 'file', message: 'file is binary, not CSV' }]);
-  const text = head.toString('utf8').replace(/^\uFEFF/, '');
-  const parsed = Papa.parse<string[]>(text, { preview: 1, skipEmptyLines: 'greedy' });
-  const header = parsed.data[0];
+  const header = await sniffCsvHeader(filePath);
   if (!header || !mapHeader(header)) {
     throw badRequest('The CSV file has no header row with an Email column', [{ path: 'file', message: 'an Email column is required' }]);
   }

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { completeJob, findJobRow, reportJobProgress } from '../job-history/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { EXPORT_COLUMNS } from './csv-columns.js';
-import { csvLine, TAG_SEPARATOR } from './csv-format.js';
+import { csvLine, TAG_SEPARATOR } from '../csv/format.js';
 
 export const CUSTOMERS_EXPORT_JOB_TYPE = 'customers.export';
 const PAGE_SIZE = 5_000;

@@ -1,5 +1,5 @@
 import type { EmailMarketing } from './customers.js';
-import { parseTags, restoreFormula } from './csv-format.js';
+import { parseTags, restoreFormula } from '../csv/format.js';
 import type { ColumnMap, ImportField } from './csv-columns.js';
 
 export interface RowError {

@@ -5,7 +5,7 @@ import { AppError, badRequest } from '../../errors.js';
 import { completeJob, findJobRow } from '../job-history/job-runs.js';
 import { storageFor } from '../storage/index.js';
 import { mapHeader, type ColumnMap } from './csv-columns.js';
-import { findQuoteProblem, type QuoteProblem } from './csv-quotes.js';
+import { findQuoteProblem, type QuoteProblem } from '../csv/quotes.js';
 import {
   applyBatch,
   emptyCheckpoint,

@@ -1,8 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../config.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../storage/private-files.js';
 
 export interface SmtpSettings {
   host: string;
@@ -48,6 +49,7 @@ let platformMailer: { url: string; mailer: Mailer } | null = null;
 /**
  * The platform's own mailer: `SMTP_URL` when set; otherwise a local outbox that keeps every message
  * as an .eml file under STORAGE_DIR/outbox, so a fresh `npm start` can send without any SMTP server.
+ * Those files carry password reset and invite links: 0600 in a 0700 folder.
  */
 export function platformDefaultMailer(config: Config): Mailer {
   const key = config.smtpUrl || `local:${config.storageDir}`;
@@ -62,8 +64,8 @@ export function platformDefaultMailer(config: Config): Mailer {
       provider: 'local',
       transporter: nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
       persist: async (messageId, raw) => {
-        await mkdir(outbox, { recursive: true });
-        await writeFile(path.join(outbox, `${messageId.replace(/[^a-zA-Z0-9._-]/g, '_')}.eml`), raw);
+        await privateDir(outbox);
+        await writeFile(path.join(outbox, `${messageId.replace(/[^a-zA-Z0-9._-]/g, '_')}.eml`), raw, { mode: PRIVATE_FILE_MODE });
       }
     };
   }

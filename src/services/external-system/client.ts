@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { upstreamFailed, validationFailed } from '../../errors.js';
 import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-guard.js';
+import { isInternalAddress } from '../address-ranges.js';
+import { guardedLookup, PrivateAddressError } from './address-guard.js';
 
 export interface ExternalAccount {
   id: string;
@@ -70,7 +71,7 @@ export function checkBaseUrl(raw: string, allowPrivateHosts: boolean): URL {
   if (url.username || url.password) throw validationFailed([{ path: 'baseUrl', message: 'baseUrl must not carry credentials' }]);
   // Sockets to IP literals skip the lookup, so a literal is checked here.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivateHosts && isIP(literal) && isPrivateAddress(literal)) {
+  if (!allowPrivateHosts && isIP(literal) && isInternalAddress(literal)) {
     throw validationFailed([{ path: 'baseUrl', message: 'baseUrl must resolve to a public address' }]);
   }
   url.hash = '';

@@ -82,6 +82,34 @@ export async function saveJobProgress(trx: Transaction, jobId: string, state: { 
   await trx('jobs').where({ id: jobId }).update({ checkpoint: state.checkpoint, progress: state.progress, updatedAt: trx.fn.now() });
 }
 
+/**
+ * saveJobProgress guarded on the checkpoint's `key` still being `expected` (null: absent): false
+ * when another runner of the job moved it first, so two runners never both commit one batch.
+ */
+export async function saveJobProgressFrom(
+  trx: Transaction,
+  jobId: string,
+  guard: { key: string; expected: string | number | null },
+  state: { checkpoint: object; progress: object }
+): Promise<boolean> {
+  const updated = await trx('jobs')
+    .where({ id: jobId })
+    .whereRaw(`(checkpoint->>?) is not distinct from ?::text`, [guard.key, guard.expected === null ? null : String(guard.expected)])
+    .update({ checkpoint: JSON.stringify(state.checkpoint), progress: JSON.stringify(state.progress), updatedAt: trx.fn.now() });
+  return updated === 1;
+}
+
+/** A job's bad input rows (row, column, problem), in the caller's transaction: what the job result lists. */
+export async function insertJobRowErrors(trx: Transaction, jobId: string, errors: Array<{ row: number; column: string; message: string }>): Promise<void> {
+  if (!errors.length) return;
+  await trx.raw(`insert into job_row_errors (job_id, row_number, column_name, message) select ?, * from unnest(?::int[], ?::text[], ?::text[])`, [
+    jobId,
+    errors.map((e) => e.row),
+    errors.map((e) => e.column),
+    errors.map((e) => e.message)
+  ]);
+}
+
 /** A worker picked the job up (first attempt or retry). */
 export async function markJobActive(ctx: AppContext, jobId: string): Promise<void> {
   await ctx
@@ -172,6 +200,12 @@ export async function getJob(ctx: AppContext, storeId: string, jobId: string): P
   const row: JobRow | undefined = await ctx.db('jobs').where({ storeId, id: jobId }).first();
   if (!row) throw notFound('Job');
   return toJobDto(row);
+}
+
+/** Some jobs of one store by id (missing ids are absent): one statement for every stream following them. */
+export async function getJobsByIds(ctx: AppContext, storeId: string, jobIds: string[]): Promise<Map<string, JobDto>> {
+  const rows: JobRow[] = await ctx.db('jobs').where({ storeId }).whereIn('id', jobIds);
+  return new Map(rows.map((row) => [row.id, toJobDto(row)]));
 }
 
 /** The stored file of a completed job of this store (exports); 404 otherwise. */

@@ -1,6 +1,7 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
+import { lockVariants } from '../catalog/inventory.js';
 import { releaseDiscountUse } from '../discounts.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
@@ -13,6 +14,7 @@ import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { REFUNDABLE_STATES } from './refund-amounts.js';
 import { createRefund } from './refunds.js';
+import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 import { withTransaction } from '../with-transaction.js';
@@ -35,7 +37,8 @@ const orderFulfilled = () =>
  * PaymentIntent cancelled), a paid one refunded (a refund like any other, for what is left) when
  * `refund`; a pending manual payment is voided. Then one transaction: the variants locked (the
  * lock order of every stock move), the order re-checked under its lock, its units back on the
- * shelf when `restock` (the storefront documents follow in the same transaction, by trigger), the
+ * shelf when `restock` (only those no refund put back already: restockOrderLines; the storefront
+ * documents follow in the same transaction, by trigger), the
  * discount's use given back, revenue and the customer's figures net of it, the timeline and the
  * `order_cancelled` email. A second cancel answers the cancelled order as it is.
  */
@@ -62,8 +65,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
 
   await withTransaction(ctx, async (trx, emit) => {
     const items = (await trx('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];
-    const units = restock ? unitsOf(items) : new Map<string, number>();
-    await lockVariants(trx, storeId, [...units.keys()]);
+    await lockVariants(trx, storeId, restock ? [...unitsOf(items).keys()] : []);
     const before = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow;
     if (before.status === 'cancelled') return;
     if (before.fulfillmentStatus !== 'unfulfilled') throw orderFulfilled();
@@ -76,12 +78,24 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
       .returning('*')) as OrderRow[];
     await applyFigureChange(trx, before, afterPayment, order!);
     emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
-    const backInStock = await restockUnits(trx, storeId, units, { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${before.number} cancelled` });
+    await recordAudit(ctx, trx, { storeId, action: 'order.cancelled', resourceType: 'order', resourceId: orderId, before: { status: before.status, paymentStatus: before.paymentStatus }, after: { status: 'cancelled', paymentStatus: afterPayment.paymentStatus, reason: input.reason, restock } });
+    // What a refund or a return already put back stays put: only the rest of each line goes back.
+    const restocked = restock
+      ? await restockOrderLines(
+          trx,
+          storeId,
+          orderId,
+          items.map((item) => ({ orderItemId: item.id, quantity: item.quantity })),
+          { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${before.number} cancelled`, code: 'cancel' }
+        )
+      : null;
+    const backInStock = restocked?.backInStock ?? [];
     if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
     if (before.discountCode) await releaseDiscountUse(trx, storeId, before.discountCode);
     await recordOrderEvent(trx, storeId, orderId, 'cancelled', actor, {
       reason: input.reason,
       restocked: restock,
+      restockedQuantity: restocked?.restockedQuantity ?? 0,
       refunded: Number(order!.amountRefunded) - Number(current.amountRefunded),
       discountReleased: before.discountCode
     });

@@ -153,6 +153,7 @@ export function orderDtoBeforeInsert(order: NewOrder, keys: Omit<OrderKeys, 'seq
     fulfilledQuantity: 0,
     refundedQuantity: 0,
     returnedQuantity: 0,
+    restockedQuantity: 0,
     position
   })) as OrderItemRow[];
   return toOrderDto(row, items, [], trackingUrl);

@@ -48,6 +48,8 @@ export interface OrderItemRow {
   fulfilledQuantity: number;
   refundedQuantity: number;
   returnedQuantity: number;
+  /** Units put back on the shelf so far, by any cancel, refund or return (never more than `quantity`). */
+  restockedQuantity: number;
   position: number;
 }
 
@@ -85,7 +87,8 @@ export const toOrderItemDto = (row: OrderItemRow) => ({
   lineTotal: Number(row.lineTotal),
   fulfilledQuantity: row.fulfilledQuantity,
   refundedQuantity: row.refundedQuantity ?? 0,
-  returnedQuantity: row.returnedQuantity ?? 0
+  returnedQuantity: row.returnedQuantity ?? 0,
+  restockedQuantity: row.restockedQuantity ?? 0
 });
 
 /** An `order_refunds` row. */
@@ -97,7 +100,8 @@ export interface RefundRow {
   source: 'admin' | 'stripe';
   amount: number | string;
   shipping: number | string;
-  items: Array<{ orderItemId: string; variantId: string | null; quantity: number; restock: boolean; amount: number }>;
+  /** `restockedQuantity` is written when the refund settles (rows settled before it was kept: all of a `restock` line). */
+  items: Array<{ orderItemId: string; variantId: string | null; quantity: number; restock: boolean; amount: number; restockedQuantity?: number }>;
   reason: string | null;
   notifyCustomer: boolean;
   stripeRefundId: string | null;
@@ -113,7 +117,13 @@ export const toRefundDto = (row: RefundRow) => ({
   source: row.source,
   amount: Number(row.amount),
   shipping: Number(row.shipping),
-  items: row.items.map((line) => ({ orderItemId: line.orderItemId, quantity: line.quantity, restock: line.restock, amount: line.amount })),
+  items: row.items.map((line) => ({
+    orderItemId: line.orderItemId,
+    quantity: line.quantity,
+    restock: line.restock,
+    restockedQuantity: line.restockedQuantity ?? (row.status === 'succeeded' && line.restock ? line.quantity : 0),
+    amount: line.amount
+  })),
   reason: row.reason,
   stripeRefundId: row.stripeRefundId,
   returnId: row.returnId,

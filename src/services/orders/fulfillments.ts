@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { enqueueEmail } from '../email/outbox.js';
@@ -65,6 +66,7 @@ export async function createFulfillment(ctx: AppContext, storeId: string, orderI
     }
     const status = deriveFulfillmentStatus(items);
     if (status === 'fulfilled') emit({ type: 'order.changed', storeId, orderId, change: 'fulfilled' });
+    await recordAudit(ctx, trx, { storeId, action: 'order.fulfilled', resourceType: 'order', resourceId: orderId, before: { fulfillmentStatus: order.fulfillmentStatus }, after: { fulfillmentStatus: status, items: wanted } });
     const [updatedOrder] = (await trx('orders')
       .where({ storeId, id: orderId })
       .update({ fulfillmentStatus: status, status: status === 'fulfilled' ? 'completed' : order.status, updatedAt: trx.fn.now() })

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
+import { lockVariants } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { reactInTransaction } from '../events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
@@ -8,6 +8,7 @@ import { orderCancelledEmail } from './notifications.js';
 import { applyFigureChange } from './order-figures.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
+import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 import { withTransaction } from '../with-transaction.js';
@@ -64,8 +65,7 @@ export async function cancelOverdueOrder(ctx: AppContext, storeId: string, order
   const store = await orderMailStore(ctx, storeId);
   return withTransaction(ctx, async (trx, emit) => {
     const items = (await trx('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];
-    const units = unitsOf(items);
-    await lockVariants(trx, storeId, [...units.keys()]);
+    await lockVariants(trx, storeId, [...unitsOf(items).keys()]);
 
     const before = (await trx('orders').where({ id: orderId, storeId }).first()) as OrderRow | undefined;
     const cancelled = await trx.raw(
@@ -78,12 +78,19 @@ export async function cancelOverdueOrder(ctx: AppContext, storeId: string, order
     if (!order || !before) return false;
     await applyFigureChange(trx, order, before, order);
 
-    const backInStock = await restockUnits(trx, storeId, units, { reason: `order #${order.number} cancelled unpaid` });
+    // Through the capped path like every restock, though an unpaid order had no refund to put units back before.
+    const { backInStock, restockedQuantity } = await restockOrderLines(
+      trx,
+      storeId,
+      orderId,
+      items.map((item) => ({ orderItemId: item.id, quantity: item.quantity })),
+      { reason: `order #${order.number} cancelled unpaid`, code: 'cancel' }
+    );
     if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
 
     const days = order.manualPaymentDays;
     const reason = `we did not receive its payment within ${days} day${days === 1 ? '' : 's'}`;
-    await recordOrderEvent(trx, storeId, orderId, 'cancelled', SYSTEM, { reason, restocked: true, refunded: 0 });
+    await recordOrderEvent(trx, storeId, orderId, 'cancelled', SYSTEM, { reason, restocked: true, restockedQuantity, refunded: 0 });
     emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
     await enqueueEmail(ctx, orderCancelledEmail(store.name, order, items, trackingUrlFor(store.trackingBase, order.trackingToken), reason), { trx });
     await recordOrderEvent(trx, storeId, orderId, 'email_sent', SYSTEM, { template: 'order_cancelled', to: order.email });

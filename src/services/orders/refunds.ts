@@ -1,6 +1,7 @@
+import { recordAudit } from '../audit/record.js';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
+import { lockVariants } from '../catalog/inventory.js';
 import { enqueueEmail } from '../email/outbox.js';
 import { type EmitEvent } from '../events/domain-events.js';
 import { connectedStripeAccount } from '../payments/accounts.js';
@@ -10,6 +11,7 @@ import { toRefundDto } from './dto.js';
 import { orderRefundedEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
+import { restockOrderLines } from './restock.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
@@ -62,8 +64,9 @@ export async function previewRefund(ctx: AppContext, storeId: string, orderId: s
  * A refund succeeded (recorded for a manual order, or answered by Stripe): the row says so, the
  * order's payment moves through the state machine (the amount refunded is the larger of what it
  * was plus this refund and what the refund rows add up to, so a Stripe event that already counted
- * it does not count it twice), refunded items with `restock` go back on the shelf, the timeline
- * and (if asked) the customer hear of it. The variants were locked by the caller, before the order.
+ * it does not count it twice), refunded items with `restock` go back on the shelf (capped at what a
+ * cancel or return has not put back already; the row keeps each line's `restockedQuantity`), the
+ * timeline and (if asked) the customer hear of it. The variants were locked by the caller, before the order.
  */
 async function settleRefund(
   ctx: AppContext,
@@ -74,24 +77,33 @@ async function settleRefund(
   actor: Actor,
   stripeRefundId: string | null
 ) {
+  // The refund row first, its lines after (the order failPendingRefund takes them in).
   await trx('orderRefunds')
     .where({ storeId: refund.storeId, id: refund.id })
     .update({ status: 'succeeded', stripeRefundId: stripeRefundId ?? refund.stripeRefundId, updatedAt: trx.fn.now() });
   const order = (await trx('orders').where({ storeId: refund.storeId, id: refund.orderId }).first()) as OrderRow;
+  // Restocked lines go back now, each capped at what a cancel or a return did not already put back.
+  const restock = await restockOrderLines(
+    trx,
+    refund.storeId,
+    refund.orderId,
+    refund.items.filter((line) => line.restock).map(({ orderItemId, quantity }) => ({ orderItemId, quantity })),
+    { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${order.number} refunded`, code: 'refund' }
+  );
+  const restockedOf = new Map(restock.lines.map((line) => [line.orderItemId, line.restockedQuantity]));
+  const items = refund.items.map((line) => ({ ...line, restockedQuantity: line.restock ? (restockedOf.get(line.orderItemId) ?? 0) : 0 }));
+  await trx('orderRefunds').where({ storeId: refund.storeId, id: refund.id }).update({ items: JSON.stringify(items) });
   const settled = (await trx('orderRefunds').where({ storeId: refund.storeId, orderId: refund.orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
   const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded) + Number(refund.amount), Number(settled ?? 0)));
   const state = amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded';
   await moveOrderPayment(trx, refund.storeId, refund.orderId, { state, amountRefunded }, { actor });
   emit({ type: 'order.changed', storeId: refund.storeId, orderId: refund.orderId, change: 'refunded' });
-  const units = new Map<string, number>();
-  for (const line of refund.items) if (line.restock && line.variantId) units.set(line.variantId, (units.get(line.variantId) ?? 0) + line.quantity);
-  const backInStock = await restockUnits(trx, refund.storeId, units, { userId: actor.type === 'user' ? actor.userId : null, reason: `order #${order.number} refunded` });
-  if (backInStock.length) emit({ type: 'inventory.changed', storeId: refund.storeId, variantIds: backInStock });
+  if (restock.backInStock.length) emit({ type: 'inventory.changed', storeId: refund.storeId, variantIds: restock.backInStock });
   await recordOrderEvent(trx, refund.storeId, refund.orderId, 'refunded', actor, {
     refundId: refund.id,
     amount: Number(refund.amount),
     shipping: Number(refund.shipping),
-    items: refund.items.map(({ orderItemId, quantity, restock }) => ({ orderItemId, quantity, restock })),
+    items: items.map(({ orderItemId, quantity, restock, restockedQuantity }) => ({ orderItemId, quantity, restock, restockedQuantity })),
     reason: refund.reason,
     source: refund.source,
     stripeRefundId: stripeRefundId ?? refund.stripeRefundId
@@ -181,6 +193,13 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
       await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ refundedQuantity: trx.raw('refunded_quantity + ?', [line.quantity]) });
     }
     if (!stripe) await settleRefund(ctx, trx, emit, store, refund!, actor, null);
+    await recordAudit(ctx, trx, {
+      storeId,
+      action: 'order.refunded',
+      resourceType: 'order',
+      resourceId: orderId,
+      details: { refundId: refund!.id, amount: Number(refund!.amount), shipping: Number(refund!.shipping), items: calculation.items, reason: input.reason ?? null, provider: order.paymentProvider }
+    });
     return { refund: refund!, order };
   });
 

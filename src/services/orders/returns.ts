@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
-import { lockVariants, restockUnits } from '../catalog/inventory.js';
+import { lockVariants } from '../catalog/inventory.js';
 import type { OrderItemRow } from './dto.js';
 import { loadOrder } from './orders.js';
 import { createRefund } from './refunds.js';
+import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { withTransaction } from '../with-transaction.js';
 
@@ -91,7 +92,7 @@ export async function getReturn(ctx: AppContext, storeId: string, returnId: stri
 
 /**
  * The parcel came back: the received lines (default: all requested) go back on the shelf when
- * `restock`; with `refund`, the received items are refunded in the same request (a refund like any
+ * `restock` (each line capped at what a refund has not put back already: restockOrderLines); with `refund`, the received items are refunded in the same request (a refund like any
  * other, linked to the return) and the return is closed. A return not `requested` is 409.
  */
 export async function receiveReturn(
@@ -124,21 +125,16 @@ export async function receiveReturn(
       const back = lines.find((line) => line.orderItemId === orderItemId)?.quantity ?? 0;
       if (quantity > back) await trx('orderItems').where({ storeId, id: orderItemId }).update({ returnedQuantity: trx.raw('greatest(returned_quantity - ?, 0)', [quantity - back]) });
     }
-    if (restock) {
-      const items = (await trx('orderItems').where({ storeId }).whereIn('id', lines.map((line) => line.orderItemId))) as OrderItemRow[];
-      const units = new Map<string, number>();
-      for (const line of lines) {
-        const variantId = items.find((item) => item.id === line.orderItemId)?.variantId;
-        if (variantId) units.set(variantId, (units.get(variantId) ?? 0) + line.quantity);
-      }
-      const backInStock = await restockUnits(trx, storeId, units, { userId: actor.type === 'user' ? actor.userId : null, reason: 'return received' });
-      if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
-    }
+    // Capped per line: units a refund with restock already put back do not go back a second time.
+    const restocked = restock
+      ? await restockOrderLines(trx, storeId, found.orderId, lines, { userId: actor.type === 'user' ? actor.userId : null, reason: 'return received', code: 'return' })
+      : null;
+    if (restocked?.backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: restocked.backInStock });
     const [row] = (await trx('orderReturns')
       .where({ storeId, id: returnId })
       .update({ status: 'received', receivedItems: JSON.stringify(lines), restocked: restock, receivedAt: trx.fn.now(), updatedAt: trx.fn.now() })
       .returning('*')) as ReturnRow[];
-    await recordOrderEvent(trx, storeId, found.orderId, 'return_received', actor, { returnId, items: lines, restocked: restock });
+    await recordOrderEvent(trx, storeId, found.orderId, 'return_received', actor, { returnId, items: lines, restocked: restock, restockedQuantity: restocked?.restockedQuantity ?? 0 });
     return row!;
   });
   let row = received;

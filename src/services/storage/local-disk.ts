@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from '../../errors.js';
+import { PRIVATE_FILE_MODE, privateDir } from './private-files.js';
 import type { ObjectStorage, StoredObject } from './types.js';
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
 /**
  * Objects as files under one root directory. Writes go to a temporary name first and are renamed
- * into place, so a reader never sees half a file and a failed upload leaves nothing behind.
+ * into place, so a reader never sees half a file and a failed upload leaves nothing behind. Files
+ * are 0600 and folders 0700 (private-files.ts): exports and uploads hold customers' data.
  */
 export class LocalDiskStorage implements ObjectStorage {
   constructor(readonly root: string) {}
@@ -23,10 +25,10 @@ export class LocalDiskStorage implements ObjectStorage {
 
   async put(key: string, body: Readable): Promise<{ size: number }> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
+    await privateDir(path.dirname(target));
     const temporary = `${target}.${randomBytes(6).toString('hex')}.part`;
     try {
-      await pipeline(body, createWriteStream(temporary, { flags: 'wx' }));
+      await pipeline(body, createWriteStream(temporary, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });

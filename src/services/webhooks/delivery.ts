@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
 import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
@@ -6,14 +7,20 @@ import { enqueueEmail } from '../email/outbox.js';
 import { enqueueJob } from '../outbox/enqueue.js';
 import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.js';
 import { disableAfterMs, nextRetryDelayMs, retryWindowMs } from './retry-schedule.js';
-import { signatureHeader } from './signature.js';
+import { signatureHeader, standardWebhookHeaders } from './signature.js';
 import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
+import { destinationKey, hostOf, resolveDestination } from './url-guard.js';
 import { withTransaction } from '../with-transaction.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 5_000;
-/** How soon an attempt that found its endpoint at the in-flight cap tries again (plus jitter). */
+/**
+ * How soon an attempt that found its endpoint or destination at the in-flight cap tries again: 0.5 s,
+ * doubling with each wait of that attempt up to 10 s (plus up to as much jitter), so a backlog
+ * behind a slow host polls the slot store a few times a minute per delivery, not twice a second.
+ */
 const BUSY_DELAY_MS = 500;
+const BUSY_MAX_DELAY_MS = 10_000;
 
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'deferred' | 'skipped';
 
@@ -37,19 +44,53 @@ export function eventBody(view: Pick<DeliveryView, 'eventId' | 'topic' | 'eventC
 }
 
 /**
- * Per-endpoint in-flight cap, shared by every worker (the backends' slot store, Redis or
- * PostgreSQL: claims older than CLAIM_MS lapse, so a dead worker's slot frees itself). Store away: no cap.
+ * In-flight caps shared by every worker (the backends' slot store, Redis or PostgreSQL: claims
+ * older than CLAIM_MS lapse, so a dead worker's slot frees itself): per endpoint (subscription),
+ * and per destination across all stores, so that no store, however many subscriptions it points at
+ * one third party, and no number of stores together, puts more than WEBHOOK_HOST_CONCURRENCY
+ * requests in flight at one host. Store away: no cap.
  */
-async function takeSlot(ctx: AppContext, subscriptionId: string, deliveryId: string): Promise<boolean> {
+const endpointSlot = (ctx: AppContext, subscriptionId: string) => ({ key: `webhook-inflight:${subscriptionId}`, limit: ctx.config.webhooks.endpointConcurrency });
+const destinationSlot = (ctx: AppContext, destination: string) => ({ key: `webhook-host:${destination}`, limit: ctx.config.webhooks.hostConcurrency });
+
+async function takeSlot(ctx: AppContext, slot: { key: string; limit: number }, deliveryId: string): Promise<boolean> {
   try {
-    return await ctx.backends.slots.take(`webhook-inflight:${subscriptionId}`, deliveryId, ctx.config.webhooks.endpointConcurrency, CLAIM_MS);
+    return await ctx.backends.slots.take(slot.key, deliveryId, slot.limit, CLAIM_MS);
   } catch {
     return true;
   }
 }
 
-async function releaseSlot(ctx: AppContext, subscriptionId: string, deliveryId: string): Promise<void> {
-  await ctx.backends.slots.release(`webhook-inflight:${subscriptionId}`, deliveryId).catch(() => undefined);
+async function releaseSlots(ctx: AppContext, keys: string[], deliveryId: string): Promise<void> {
+  await Promise.all(keys.map((key) => ctx.backends.slots.release(key, deliveryId).catch(() => undefined)));
+}
+
+/**
+ * The destination slots of a delivery: its URL's host, then, for a host name, the address it
+ * resolved to (names of one store or many that all resolve to one machine share that machine's
+ * cap). Taken in that order, the name before the lookup, so an attempt that must wait costs no DNS
+ * query. The resolution checks the addresses again, IP literals included (a socket to a literal
+ * skips the lookup): the name may resolve elsewhere than when it was saved, and a URL saved under
+ * older rules meets today's. Returns the addresses to connect to (or why there are none), or null
+ * when a cap is full.
+ */
+async function takeDestination(ctx: AppContext, url: string, deliveryId: string, held: string[]): Promise<LookupAddress[] | Error | null> {
+  const hostKey = destinationKey(hostOf(new URL(url)));
+  const host = destinationSlot(ctx, hostKey);
+  if (!(await takeSlot(ctx, host, deliveryId))) return null;
+  held.push(host.key);
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolveDestination(url, ctx.config.webhooks.allowPrivateHosts);
+  } catch (error) {
+    return error as Error;
+  }
+  const addressKey = destinationKey(addresses[0]!.address);
+  if (addressKey === hostKey) return addresses;
+  const address = destinationSlot(ctx, addressKey);
+  if (!(await takeSlot(ctx, address, deliveryId))) return null;
+  held.push(address.key);
+  return addresses;
 }
 
 /**
@@ -58,15 +99,16 @@ async function releaseSlot(ctx: AppContext, subscriptionId: string, deliveryId: 
  * 4xx other than 408/429 is final; anything else retries on the schedule until 24 h (scaled) after
  * the first attempt. A job for a delivery already done, or not yet due, does nothing.
  */
-export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal?: AbortSignal, knownSubscriptionId?: string): Promise<DeliveryOutcome> {
+export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal?: AbortSignal, knownSubscriptionId?: string, deferrals = 0): Promise<DeliveryOutcome> {
   // A job that names its subscription takes the endpoint's slot first: an attempt that must wait
   // its turn costs no database read (one endpoint with a deep backlog defers most attempts).
-  let slot: string | null = null;
-  if (knownSubscriptionId) {
-    if (!(await takeSlot(ctx, knownSubscriptionId, deliveryId))) return defer(ctx, deliveryId, knownSubscriptionId);
-    slot = knownSubscriptionId;
-  }
+  const held: string[] = [];
   try {
+    if (knownSubscriptionId) {
+      const slot = endpointSlot(ctx, knownSubscriptionId);
+      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(ctx, deliveryId, knownSubscriptionId, deferrals);
+      held.push(slot.key);
+    }
     const view: (DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null }) | undefined = await ctx
       .db('webhookDeliveries as d')
       .comment('cross-store: webhook delivery job by id')
@@ -86,10 +128,13 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
         .update({ status: 'failed', lastError: 'the subscription is disabled', completedAt: ctx.db.fn.now(), nextRetryAt: null, updatedAt: ctx.db.fn.now() });
       return 'failed';
     }
-    if (!slot) {
-      if (!(await takeSlot(ctx, view.subscriptionId, deliveryId))) return defer(ctx, deliveryId, view.subscriptionId);
-      slot = view.subscriptionId;
+    if (!held.length) {
+      const slot = endpointSlot(ctx, view.subscriptionId);
+      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(ctx, deliveryId, view.subscriptionId, deferrals);
+      held.push(slot.key);
     }
+    const destination = await takeDestination(ctx, view.url, deliveryId, held);
+    if (!destination) return defer(ctx, deliveryId, view.subscriptionId, deferrals);
     const [claimed] = await ctx.db('webhookDeliveries')
       .where({ storeId: view.storeId, id: deliveryId })
       .where((q) => q.where({ status: 'pending' }).orWhere((q2) => q2.where({ status: 'delivering' }).where('lockedUntil', '<', ctx.db.fn.now())))
@@ -107,37 +152,46 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
       return 'skipped';
     }
     const body = eventBody(view);
-    const result = await postWebhook(
-      view.url,
-      body,
-      {
-        'Shopwright-Signature': signatureHeader(signingSecrets(ctx, view), body),
-        'Shopwright-Event-Id': view.eventId,
-        'Shopwright-Topic': view.topic,
-        'Shopwright-Delivery-Id': deliveryId
-      },
-      ctx.config.webhooks.allowPrivateHosts,
-      signal
-    );
+    const secrets = signingSecrets(ctx, view);
+    const now = Date.now();
+    // A host that does not resolve, or resolves to a refused address, is a failed attempt like a refused connection.
+    const result: PostResult = destination instanceof Error
+      ? { statusCode: null, durationMs: 0, body: null, error: destination.message }
+      : await postWebhook(
+          view.url,
+          body,
+          {
+            ...standardWebhookHeaders(secrets, view.eventId, body, now),
+            'Shopwright-Signature': signatureHeader(secrets, body, now),
+            'Shopwright-Event-Id': view.eventId,
+            'Shopwright-Topic': view.topic,
+            'Shopwright-Delivery-Id': deliveryId
+          },
+          destination,
+          signal
+        );
     return await recordOutcome(ctx, view, claimed.attempts as number, claimed.firstAttemptAt as Date, result);
   } finally {
-    if (slot) await releaseSlot(ctx, slot, deliveryId);
+    if (held.length) await releaseSlots(ctx, held, deliveryId);
   }
 }
 
 /**
- * At the endpoint's cap: this attempt waits its turn as a new job, so the worker slot goes to
- * another endpoint. Straight into the queue, not through the outbox: nothing commits with it (the
+ * At the endpoint's or the destination's cap: this attempt waits its turn as a new job (not an
+ * attempt: nothing is counted or failed), so the worker slot goes to another endpoint. Straight into the queue, not through the outbox: nothing commits with it (the
  * delivery row is already there), a deferral costs no database write, and if the add fails this
  * job fails and BullMQ runs it again (the sweeper covers a job lost with Redis).
  */
-async function defer(ctx: AppContext, deliveryId: string, subscriptionId: string): Promise<DeliveryOutcome> {
-  const delay = Math.round(BUSY_DELAY_MS + Math.random() * BUSY_DELAY_MS);
-  await ctx.queues.get(webhookDeliveryJob.queue).add(webhookDeliveryJob.name, { deliveryId, subscriptionId }, { ...webhookDeliveryJob.options, delay });
+async function defer(ctx: AppContext, deliveryId: string, subscriptionId: string, deferrals: number): Promise<DeliveryOutcome> {
+  const base = Math.min(BUSY_MAX_DELAY_MS, BUSY_DELAY_MS * 2 ** Math.min(deferrals, 10));
+  const delay = Math.round(base + Math.random() * base);
+  await ctx.queues.get(webhookDeliveryJob.queue).add(webhookDeliveryJob.name, { deliveryId, subscriptionId, deferrals: deferrals + 1 }, { ...webhookDeliveryJob.options, delay });
   return 'deferred';
 }
 
 const isSuccess = (code: number | null) => code !== null && code >= 200 && code < 300;
+/** Standard Webhooks: a receiver answering 410 Gone wants no more deliveries; the subscription is disabled at once. */
+const GONE = 410;
 const isFinalRefusal = (code: number | null) => code !== null && code >= 400 && code < 500 && code !== 408 && code !== 429;
 
 async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: number, firstAttemptAt: Date, result: PostResult): Promise<DeliveryOutcome> {
@@ -175,9 +229,20 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
       await trx('webhookDeliveries').where({ storeId: view.storeId, id: view.id }).update({ ...outcome, status: 'pending', nextRetryAt: runAt });
       await enqueueJob(trx as unknown as Sql, webhookDeliveryJob, { deliveryId: view.id, subscriptionId: view.subscriptionId }, { runAt, jobId: `webhook-delivery-${view.id}-${attempts + 1}-${randomUUID().slice(0, 8)}` });
     }
-    await noteEndpointFailure(ctx, trx as unknown as Sql, view);
+    if (result.statusCode === GONE) await disableGoneEndpoint(trx as unknown as Sql, view);
+    else await noteEndpointFailure(ctx, trx as unknown as Sql, view);
     return final ? 'failed' : 'retrying';
   });
+}
+
+/**
+ * The receiver answered 410 Gone: the subscription is disabled now (no 3 days of retries), with its
+ * other pending deliveries failed by their own next attempt (a disabled subscription's delivery fails).
+ */
+async function disableGoneEndpoint(trx: Sql, view: DeliveryView): Promise<void> {
+  await trx('webhookSubscriptions')
+    .where({ storeId: view.storeId, id: view.subscriptionId, enabled: true })
+    .update({ enabled: false, disabledReason: 'the receiver answered 410 Gone', failingSince: trx.raw('coalesce(failing_since, now())'), updatedAt: trx.fn.now() });
 }
 
 /** An endpoint failing for 3 days (scaled like the retries) is disabled, and the store's owners are told. */

@@ -1,6 +1,7 @@
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { webhookLookup } from './url-guard.js';
+import { pinnedLookup } from './url-guard.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const KEPT_BODY_BYTES = 1024;
@@ -14,10 +15,11 @@ export interface PostResult {
 }
 
 /**
- * One POST, never following a redirect (a 3xx is an answer like any other non-2xx), with the
- * address checked at connect time, and 10 s for the whole exchange.
+ * One POST, never following a redirect (a 3xx is an answer like any other non-2xx), to one of
+ * `addresses` only (resolved and checked by the caller: url-guard's resolveDestination), and 10 s
+ * for the whole exchange.
  */
-export function postWebhook(url: string, body: string, headers: Record<string, string>, allowPrivate: boolean, signal?: AbortSignal): Promise<PostResult> {
+export function postWebhook(url: string, body: string, headers: Record<string, string>, addresses: LookupAddress[], signal?: AbortSignal): Promise<PostResult> {
   const started = Date.now();
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
@@ -34,7 +36,7 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       {
         method: 'POST',
         agent: false,
-        lookup: webhookLookup(allowPrivate) as never,
+        lookup: pinnedLookup(addresses) as never,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Shopwright-Webhooks/1', ...headers },
         signal
       },

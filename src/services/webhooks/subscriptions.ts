@@ -1,7 +1,11 @@
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
+import type { Sql } from '../../db/transaction.js';
+import { conflict, notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../pagination.js';
-import { decryptSecret, encryptSecret, randomSecret } from '../secrets.js';
+import { recordAudit } from '../audit/record.js';
+import { newWebhookSecret } from '../checksum-tokens.js';
+import { decryptSecret, encryptSecret } from '../secrets.js';
+import { withTransaction } from '../with-transaction.js';
 import { checkWebhookUrl } from './url-guard.js';
 import type { WebhookTopic } from './topics.js';
 
@@ -37,7 +41,11 @@ export const toSubscriptionDto = (row: SubscriptionRow) => ({
   updatedAt: row.updatedAt
 });
 
-const newSigningSecret = () => `whsec_${randomSecret(32)}`;
+/** Standard Webhooks' `whsec_<base64>`, checksummed (services/checksum-tokens.ts). */
+const newSigningSecret = newWebhookSecret;
+
+/** What a subscription's audit entries compare (never a secret). */
+const audited = (row: SubscriptionRow) => ({ url: row.url, topics: row.topics, description: row.description, enabled: row.enabled });
 
 export async function findSubscription(ctx: AppContext, storeId: string, id: string): Promise<SubscriptionRow> {
   const row = await ctx.db('webhookSubscriptions').where({ storeId, id }).first();
@@ -54,13 +62,51 @@ export function signingSecrets(ctx: AppContext, row: Pick<SubscriptionRow, 'secr
   return secrets;
 }
 
+/**
+ * Serialises a store's subscription writes that the limits below read (count, URLs), so two
+ * concurrent creates cannot both be the 20th or both take one URL. Other stores are not held.
+ */
+async function lockStoreSubscriptions(trx: Sql, storeId: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook-subscriptions:${storeId}`]);
+}
+
+/** 409 url_taken naming the store's subscription that already has this URL (the URL as saved: normalised). */
+async function refuseTakenUrl(trx: Sql, storeId: string, url: string, exceptId?: string): Promise<void> {
+  const query = trx('webhookSubscriptions').where({ storeId, url });
+  if (exceptId) query.whereNot({ id: exceptId });
+  const existing = await query.first('id');
+  if (existing) {
+    const message = `Webhook subscription ${existing.id} already sends to this URL`;
+    throw conflict('url_taken', message, [{ path: 'url', message }]);
+  }
+}
+
+/**
+ * A new subscription: a store has at most WEBHOOK_MAX_SUBSCRIPTIONS_PER_STORE (20; disabled ones
+ * count, or disabling would lift the limit), one per URL. Past the limit: 409
+ * webhook_limit_reached, the store's state and not the request being wrong, as for other state
+ * conflicts. Fan-out is bounded that way: one change of the store causes at most that many deliveries.
+ */
 export async function createSubscription(ctx: AppContext, storeId: string, input: { url: string; topics: WebhookTopic[]; description?: string | null }) {
   const url = await checkWebhookUrl(input.url, ctx.config.webhooks.allowPrivateHosts);
   const secret = newSigningSecret();
-  const [row] = await ctx.db('webhookSubscriptions')
-    .insert({ storeId, url, topics: [...new Set(input.topics)], description: input.description ?? null, secretSealed: encryptSecret(secret, ctx.config.encryptionKey) })
-    .returning('*');
-  return { webhook: toSubscriptionDto(row as SubscriptionRow), secret };
+  const limit = ctx.config.webhooks.maxSubscriptionsPerStore;
+  const row = await withTransaction(ctx, async (trx) => {
+    await lockStoreSubscriptions(trx, storeId);
+    const [counted] = (await trx('webhookSubscriptions').where({ storeId }).count({ count: '*' })) as Array<{ count: string | number }>;
+    const count = Number(counted?.count ?? 0);
+    if (count >= limit) {
+      const message = `This store has ${count} webhook subscriptions; at most ${limit} are allowed. Delete one (or send more topics to one endpoint) first`;
+      throw conflict('webhook_limit_reached', message, [{ path: 'url', message }]);
+    }
+    await refuseTakenUrl(trx, storeId, url);
+    const [inserted] = await trx('webhookSubscriptions')
+      .insert({ storeId, url, topics: [...new Set(input.topics)], description: input.description ?? null, secretSealed: encryptSecret(secret, ctx.config.encryptionKey) })
+      .returning('*');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.created', resourceType: 'webhook', resourceId: inserted.id, before: null, after: audited(inserted as SubscriptionRow) });
+    return inserted as SubscriptionRow;
+  });
+  return { webhook: toSubscriptionDto(row), secret };
 }
 
 export async function listSubscriptions(ctx: AppContext, storeId: string, page: PageRequest) {
@@ -79,9 +125,9 @@ export interface SubscriptionPatch {
   enabled?: boolean;
 }
 
-/** Re-enabling clears the failure record: the endpoint gets a fresh 3 days. */
+/** Re-enabling clears the failure record; a URL another of the store's subscriptions has is 409 url_taken. */
 export async function updateSubscription(ctx: AppContext, storeId: string, id: string, patch: SubscriptionPatch) {
-  await findSubscription(ctx, storeId, id);
+  const current = await findSubscription(ctx, storeId, id);
   const changes: Record<string, unknown> = { updatedAt: ctx.db.fn.now() };
   if (patch.url !== undefined) changes.url = await checkWebhookUrl(patch.url, ctx.config.webhooks.allowPrivateHosts);
   if (patch.topics !== undefined) changes.topics = [...new Set(patch.topics)];
@@ -91,14 +137,25 @@ export async function updateSubscription(ctx: AppContext, storeId: string, id: s
     changes.disabledReason = patch.enabled ? null : 'disabled by a store admin';
     if (patch.enabled) changes.failingSince = null;
   }
-  const [row] = await ctx.db('webhookSubscriptions').where({ storeId, id }).update(changes).returning('*');
+  const row = await withTransaction(ctx, async (trx) => {
+    if (typeof changes.url === 'string') {
+      await lockStoreSubscriptions(trx, storeId);
+      await refuseTakenUrl(trx, storeId, changes.url, id);
+    }
+    const [updated] = await trx('webhookSubscriptions').where({ storeId, id }).update(changes).returning('*');
+    if (updated) await recordAudit(ctx, trx, { storeId, action: 'webhook.updated', resourceType: 'webhook', resourceId: id, before: audited(current), after: audited(updated as SubscriptionRow) });
+    return updated as SubscriptionRow | undefined;
+  });
   if (!row) throw notFound('Webhook subscription');
-  return { webhook: toSubscriptionDto(row as SubscriptionRow) };
+  return { webhook: toSubscriptionDto(row) };
 }
 
 export async function deleteSubscription(ctx: AppContext, storeId: string, id: string) {
-  const deleted = await ctx.db('webhookSubscriptions').where({ storeId, id }).delete();
-  if (!deleted) throw notFound('Webhook subscription');
+  await withTransaction(ctx, async (trx) => {
+    const [deleted] = await trx('webhookSubscriptions').where({ storeId, id }).delete().returning('*');
+    if (!deleted) throw notFound('Webhook subscription');
+    await recordAudit(ctx, trx, { storeId, action: 'webhook.deleted', resourceType: 'webhook', resourceId: id, before: audited(deleted as SubscriptionRow), after: null });
+  });
   return { deleted: true };
 }
 
@@ -106,15 +163,19 @@ export async function deleteSubscription(ctx: AppContext, storeId: string, id: s
 export async function rotateSubscriptionSecret(ctx: AppContext, storeId: string, id: string) {
   const current = await findSubscription(ctx, storeId, id);
   const secret = newSigningSecret();
-  const [row] = await ctx.db('webhookSubscriptions')
-    .where({ storeId, id, secretSealed: current.secretSealed })
-    .update({
-      secretSealed: encryptSecret(secret, ctx.config.encryptionKey),
-      previousSecretSealed: current.secretSealed,
-      previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
-      updatedAt: ctx.db.fn.now()
-    })
-    .returning('*');
+  const row = await withTransaction(ctx, async (trx) => {
+    const [rotated] = await trx('webhookSubscriptions')
+      .where({ storeId, id, secretSealed: current.secretSealed })
+      .update({
+        secretSealed: encryptSecret(secret, ctx.config.encryptionKey),
+        previousSecretSealed: current.secretSealed,
+        previousSecretExpiresAt: new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS),
+        updatedAt: trx.fn.now()
+      })
+      .returning('*');
+    if (rotated) await recordAudit(ctx, trx, { storeId, action: 'webhook.secret_rotated', resourceType: 'webhook', resourceId: id, details: { secret: 'rotated', previousSecretExpiresAt: rotated.previousSecretExpiresAt } });
+    return rotated;
+  });
   if (!row) return rotateSubscriptionSecret(ctx, storeId, id);
   return { webhook: toSubscriptionDto(row as SubscriptionRow), secret };
 }

@@ -3,8 +3,11 @@ import { campaignBatchProcessor } from './campaign-batch.js';
 import { campaignStartProcessor } from './campaign-start.js';
 import { campaignSweepProcessor } from './campaign-sweep.js';
 import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, idempotencyKeysPurgeProcessor } from './checkout-maintenance.js';
+import { auditExportProcessor } from './audit-export.js';
+import { auditRetentionProcessor } from './audit-retention.js';
 import { customersExportProcessor } from './customers-export.js';
 import { customersImportProcessor } from './customers-import.js';
+import { productsBulkProcessor, productsExportProcessor, productsImportProcessor } from './products.js';
 import { domainCheckProcessor } from './domain-check.js';
 import { domainRecheckProcessor } from './domain-recheck.js';
 import { externalSystemBackfillProcessor } from './external-system-backfill.js';
@@ -24,7 +27,12 @@ export const PROCESSORS: JobProcessor[] = [
   sendEmailProcessor,
   passwordResetRequestProcessor,
   customersImportProcessor,
+  auditExportProcessor,
+  auditRetentionProcessor,
   customersExportProcessor,
+  productsImportProcessor,
+  productsExportProcessor,
+  productsBulkProcessor,
   jobRunsSweepProcessor,
   stripeEventProcessor,
   checkoutReservationsReleaseProcessor,

@@ -1,4 +1,6 @@
 /**
+ * Shared by every CSV import and export (customers, products).
+ *
  * CSV cell rules shared by the customer export and import.
  *
  * Formula injection: a spreadsheet runs a cell that begins with `=`, `+`, `-`, `@`, tab or carriage

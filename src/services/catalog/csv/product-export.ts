@@ -1,0 +1,170 @@
+import { Readable } from 'node:stream';
+import type { AppContext } from '../../../context.js';
+import { csvLine, TAG_SEPARATOR } from '../../csv/format.js';
+import { completeJob, findJobRow, reportJobProgress } from '../../job-history/job-runs.js';
+import { storageFor } from '../../storage/index.js';
+import { mediaUrl } from '../media.js';
+import type { ProductOption, ProductStatus } from '../product-rows.js';
+import { currencyDigits, formatMoney, PRODUCT_KEPT, SHOPIFY_COLUMNS, VARIANT_KEPT, type ShopifyColumn } from './shopify-columns.js';
+
+export const PRODUCTS_EXPORT_JOB_TYPE = 'products.export';
+const PAGE_SIZE = 500;
+
+export interface ProductExportFilters {
+  status?: ProductStatus;
+  collectionId?: string;
+  tag?: string;
+  updatedSince?: string;
+}
+
+export interface ProductExportResult {
+  products: number;
+  rows: number;
+  bytes: number;
+  fileName: string;
+}
+
+interface ExportProduct {
+  id: string;
+  slug: string;
+  title: string;
+  description: string;
+  status: ProductStatus;
+  tags: string[];
+  options: ProductOption[];
+  seo: { title?: string | null; description?: string | null };
+  csvFields: Record<string, string>;
+}
+
+interface ExportVariant {
+  productId: string;
+  sku: string | null;
+  optionValues: Record<string, string>;
+  price: number;
+  compareAtPrice: number | null;
+  inventoryQuantity: number;
+  inventoryPolicy: string;
+  csvFields: Record<string, string>;
+}
+
+/** The rows of one product in Shopify's layout: product columns on the first, then one per variant or image. */
+function productLines(ctx: AppContext, product: ExportProduct, variants: ExportVariant[], images: Array<{ id: string; sourceUrl: string | null; alt: string | null }>, digits: number): { text: string; rows: number } {
+  const count = Math.max(variants.length, images.length, 1);
+  let text = '';
+  for (let i = 0; i < count; i++) {
+    const row: Partial<Record<ShopifyColumn, string | number | null>> = { Handle: product.slug };
+    if (i === 0) {
+      row.Title = product.title;
+      row['Body (HTML)'] = product.description;
+      for (const column of PRODUCT_KEPT) row[column] = product.csvFields[column] ?? null;
+      row.Published ??= product.status === 'active' ? 'TRUE' : 'FALSE';
+      row.Tags = product.tags.join(TAG_SEPARATOR);
+      if (product.options.length) product.options.forEach((option, n) => (row[`Option${n + 1} Name` as ShopifyColumn] = option.name));
+      else row['Option1 Name'] = 'Title';
+      row['SEO Title'] = product.seo.title ?? null;
+      row['SEO Description'] = product.seo.description ?? null;
+      row.Status = product.status;
+    }
+    const variant = variants[i];
+    if (variant) {
+      if (product.options.length) product.options.forEach((option, n) => (row[`Option${n + 1} Value` as ShopifyColumn] = variant.optionValues[option.name] ?? null));
+      else row['Option1 Value'] = 'Default Title';
+      row['Variant SKU'] = variant.sku;
+      row['Variant Inventory Qty'] = variant.inventoryQuantity;
+      row['Variant Inventory Policy'] = variant.inventoryPolicy;
+      row['Variant Price'] = formatMoney(variant.price, digits);
+      row['Variant Compare At Price'] = variant.compareAtPrice === null ? null : formatMoney(variant.compareAtPrice, digits);
+      for (const column of VARIANT_KEPT) row[column] = variant.csvFields[column] ?? null;
+    }
+    const image = images[i];
+    if (image) {
+      row['Image Src'] = image.sourceUrl ?? mediaUrl(ctx, image.id);
+      row['Image Position'] = i + 1;
+      row['Image Alt Text'] = image.alt;
+    }
+    text += csvLine(SHOPIFY_COLUMNS.map((column) => row[column] ?? null));
+  }
+  return { text, rows: count };
+}
+
+/**
+ * The export job: keyset pages of the store's products by handle (so two stores holding the same
+ * catalog export the same bytes), each page's variants and images read in two queries, streamed as
+ * Shopify's CSV into storage (written whole or not at all, so a retry simply starts over).
+ */
+export async function runProductExport(ctx: AppContext, jobId: string): Promise<ProductExportResult> {
+  const job = await findJobRow(ctx, jobId);
+  if (!job || !job.storeId) throw new Error(`export job ${jobId} not found`);
+  if (job.status === 'completed' && job.result) return job.result as unknown as ProductExportResult;
+  const storeId = job.storeId;
+  const filters = (job.input ?? {}) as ProductExportFilters;
+  const store = (await ctx.db('stores').where({ id: storeId }).first('currency')) as { currency: string } | undefined;
+  const digits = currencyDigits(store?.currency ?? 'USD');
+  const key = `exports/${storeId}/${jobId}.csv`;
+  const filtered = () => {
+    const query = ctx.db('products as p').where('p.storeId', storeId);
+    if (filters.status) query.where('p.status', filters.status);
+    if (filters.tag) query.whereRaw('? = any(p.tags)', [filters.tag]);
+    if (filters.updatedSince) query.where('p.updatedAt', '>=', filters.updatedSince);
+    if (filters.collectionId) {
+      query.whereExists((sub) => sub.select(ctx.db.raw('1')).from('collectionProducts as cp').where({ 'cp.storeId': storeId, 'cp.collectionId': filters.collectionId! }).whereRaw('cp.product_id = p.id'));
+    }
+    return query;
+  };
+  const total = Number(((await filtered().count<{ count: string }[]>('* as count')) as Array<{ count: string }>)[0]?.count ?? 0);
+  let products = 0;
+  let rows = 0;
+  let bytes = 0;
+
+  async function* csv(): AsyncGenerator<string> {
+    const header = csvLine([...SHOPIFY_COLUMNS]);
+    bytes += Buffer.byteLength(header);
+    yield header;
+    let after: string | null = null;
+    for (;;) {
+      const query = filtered()
+        .select('p.id', 'p.slug', 'p.title', 'p.description', 'p.status', 'p.tags', 'p.options', 'p.seo', 'p.csvFields')
+        .orderByRaw('lower(p.slug)')
+        .limit(PAGE_SIZE);
+      if (after !== null) query.whereRaw('lower(p.slug) > ?', [after]);
+      const page = (await query) as ExportProduct[];
+      if (!page.length) return;
+      const ids = page.map((p) => p.id);
+      const [variants, images] = await Promise.all([
+        ctx.db('productVariants')
+          .where({ storeId })
+          .whereIn('productId', ids)
+          .whereNull('archivedAt')
+          .orderBy(['productId', 'position', 'createdAt'])
+          .select('productId', 'sku', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy', 'csvFields') as Promise<ExportVariant[]>,
+        ctx.db('productMedia as pm')
+          .join('media as m', (on) => on.on('m.storeId', 'pm.storeId').andOn('m.id', 'pm.mediaId'))
+          .where('pm.storeId', storeId)
+          .whereIn('pm.productId', ids)
+          .orderBy(['pm.productId', 'pm.position'])
+          .select('pm.productId', 'm.id', 'm.sourceUrl', 'm.alt') as Promise<Array<{ productId: string; id: string; sourceUrl: string | null; alt: string | null }>>
+      ]);
+      const variantsOf = new Map<string, ExportVariant[]>();
+      for (const v of variants) variantsOf.set(v.productId, [...(variantsOf.get(v.productId) ?? []), v]);
+      const imagesOf = new Map<string, typeof images>();
+      for (const m of images) imagesOf.set(m.productId, [...(imagesOf.get(m.productId) ?? []), m]);
+      let chunk = '';
+      for (const product of page) {
+        const lines = productLines(ctx, product, variantsOf.get(product.id) ?? [], imagesOf.get(product.id) ?? [], digits);
+        chunk += lines.text;
+        rows += lines.rows;
+      }
+      bytes += Buffer.byteLength(chunk);
+      yield chunk;
+      products += page.length;
+      after = page[page.length - 1]!.slug.toLowerCase();
+      await reportJobProgress(ctx, jobId, { percent: total ? Math.min(99, Math.floor((products / total) * 100)) : 99, processedRows: rows });
+      if (page.length < PAGE_SIZE) return;
+    }
+  }
+
+  await storageFor(ctx).put(key, Readable.from(csv()), { contentType: 'text/csv' });
+  const result: ProductExportResult = { products, rows, bytes, fileName: `products-${new Date().toISOString().slice(0, 10)}.csv` };
+  await completeJob(ctx, jobId, result as unknown as Record<string, unknown>, key);
+  return result;
+}
