@@ -6,7 +6,7 @@ t.test('GET /openapi.json documents the routes from their joi schemas', async (t
   const app = await buildApp(t);
   const response = await app.request({ url: '/openapi.json' });
   t.equal(response.status, 200);
-  t.equal(response.body.openapi, '3.0.3');
+  t.equal(response.body.openapi, '3.1.0');
   const signup = response.body.paths['/api/v1/auth/signup'].post;
   t.same(signup.requestBody.content['application/json'].schema.required.sort(), ['email', 'firstName', 'lastName', 'password', 'storeName', 'storeSlug']);
   const put = response.body.paths['/api/v1/admin/discounts/{discountId}'].put;
@@ -45,7 +45,7 @@ t.test('labelled response schemas are named components, so a generated client ge
   t.equal(data('/api/v1/admin/orders/{orderId}', 'get', '200').properties.order.$ref, '#/components/schemas/Order');
   t.equal(data('/api/v1/storefront/checkout-sessions/{sessionId}/confirm', 'post', '200').properties.order.$ref, '#/components/schemas/Order', 'one Order type wherever an order is answered');
   t.equal(schemas.Order.properties.items.items.$ref, '#/components/schemas/OrderItem');
-  t.same(schemas.Order.properties.billingAddress, { type: 'object', allOf: [{ $ref: '#/components/schemas/Address' }], nullable: true }, 'a nullable use keeps the reference');
+  t.same(schemas.Order.properties.billingAddress, { anyOf: [{ $ref: '#/components/schemas/Address' }, { type: 'null' }] }, 'a nullable use keeps the reference');
   t.same(schemas.Address.required, ['firstName', 'lastName', 'line1', 'city', 'postalCode', 'country']);
   t.same(schemas.OptionValues, { type: 'object', additionalProperties: { type: 'string' } }, 'a map publishes its value type, not an object without keys');
   t.same(schemas.NewsletterSubscription.anyOf, [{ $ref: '#/components/schemas/NewsletterSubscribed' }, { $ref: '#/components/schemas/NewsletterPendingConfirmation' }]);
@@ -121,8 +121,8 @@ t.test("a route's business-rule failures are documented beside those derived fro
     for (const code of codes) t.ok(responses(path, method).includes(code), `${method} ${path} documents ${code}`);
   }
   for (const code of ['400', '413', '415']) t.ok(responses('/admin/products', 'post').includes(code), `a JSON body documents ${code}`);
-  t.notOk(responses('/admin/customers/export', 'post').includes('413'), 'a route that takes no body does not');
-  t.notOk(paths['/api/v1/admin/customers/export'].post.requestBody, 'and documents no request body');
+  t.ok(responses('/admin/customers/export', 'post').includes('413'), 'hapi reads (and limits) the body of every POST, even one that takes none');
+  t.notOk(paths['/api/v1/admin/customers/export'].post.requestBody, 'which documents no request body');
 });
 
 t.test('a request that waits on its job answers 503 when Redis is down, and nothing is sent later', { skip: needsSingleRedis }, async (t) => {

@@ -53,11 +53,11 @@ export function uploadedCsv(payload: unknown): UploadedFile {
 }
 
 /** A CSV import route's body: text/csv or multipart `file`, streamed to disk, up to 50 MB (and its OpenAPI request body). */
-export function csvUploadOptions(description: string) {
+export function csvUploadOptions(description: string, errors: number[] = []) {
   return {
     plugins: {
       openapi: {
-      errors: [400, 413, 415],
+      errors: [400, 413, 415, ...errors],
       requestBody: {
         description,
         content: {

@@ -12,6 +12,7 @@ import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
 import { clusterSeeds, type RedisTarget } from '../../src/adapters/redis.js';
 import { createTestDatabase, dropTestDatabase } from './databases.js';
+import { checkResponsesAgainstDocument } from './openapi-contract.js';
 
 export interface Teardownable {
   teardown(fn: () => unknown): void;
@@ -50,7 +51,7 @@ export interface TestApp {
  */
 export async function buildApp(
   t: Teardownable,
-  options: { workers?: boolean | QueueName[]; env?: Record<string, string>; listen?: boolean } = {}
+  options: { workers?: boolean | QueueName[]; env?: Record<string, string>; listen?: boolean; contract?: boolean } = {}
 ): Promise<TestApp> {
   const name = `sw_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const databaseUrl = await createTestDatabase(name);
@@ -71,6 +72,8 @@ export async function buildApp(
   const ctx = createContext(config, { modules: MODULES, dbPoolMax: 20 });
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0, host: '127.0.0.1' });
+  // Every response a test receives must be one the OpenAPI document describes (helpers/openapi-contract.ts).
+  if (options.contract !== false) checkResponsesAgainstDocument(server);
   if (options.listen) await server.start();
   else await server.initialize();
 

@@ -11,6 +11,7 @@ export const domainOnboardingRoute = adminRoute(ADMINS, {
   options: {
     description: 'Connect a custom hostname: the CNAME (to DOMAIN_TARGET) and TXT (ownership token) records to create; 409 if another store has it',
     tags: ['domain'],
+    plugins: { openapi: { errors: [409] } },
     validate: { payload: onboardingPayload },
     response: { status: { 200: domainResponse } },
     handler: async (request) => startDomainOnboarding(request.server.app.ctx, tenantOf(request).storeId, (request.payload as { hostname: string }).hostname)
@@ -21,8 +22,9 @@ export const getDomainRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/domain',
   options: {
-    description: "The store's custom domain with its status and the records it needs",
+    description: "The store's custom domain with its status and the records it needs; 404 before one is connected",
     tags: ['domain'],
+    plugins: { openapi: { errors: [404] } },
     response: { status: { 200: domainResponse } },
     handler: async (request) => getDomain(request.server.app.ctx, tenantOf(request).storeId)
   }
@@ -32,8 +34,9 @@ export const domainCheckRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/domain/check',
   options: {
-    description: 'Queue a DNS check of the records: 202 { domain, job }; the job sets verified or failed (naming the wrong record)',
+    description: 'Queue a DNS check of the records: 202 { domain, job }; the job sets verified or failed (naming the wrong record); 404 before a domain is connected',
     tags: ['domain'],
+    plugins: { openapi: { errors: [404] } },
     response: { status: { 202: domainCheckResponse } },
     handler: async (request, h) => {
       const result = await requestDomainCheck(request.server.app.ctx, tenantOf(request));

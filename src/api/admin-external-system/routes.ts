@@ -38,8 +38,9 @@ export const getLinkRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/external-system',
   options: {
-    description: 'The external-system link (never the key or the webhook secret)',
+    description: 'The external-system link (never the key or the webhook secret); 404 before the store was ever connected',
     tags: ['external-system'],
+    plugins: { openapi: { errors: [404] } },
     response: { status: { 200: linkResponse } },
     handler: async (request) => getLink(request.server.app.ctx, tenantOf(request).storeId)
   }
@@ -49,8 +50,9 @@ export const disconnectRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/external-system/disconnect',
   options: {
-    description: 'Unlink the external system; synced products and customers stay',
+    description: 'Unlink the external system; synced products and customers stay; 404 before the store was ever connected',
     tags: ['external-system'],
+    plugins: { openapi: { errors: [404] } },
     response: { status: { 200: linkResponse } },
     handler: async (request) => disconnectLink(request.server.app.ctx, tenantOf(request).storeId)
   }
@@ -60,8 +62,10 @@ export const syncRoute = adminRoute(ADMINS, {
   method: 'POST',
   path: '/admin/store/external-system/sync',
   options: {
-    description: 'Queue a backfill now: 202 { job } (a backfill already queued or running is returned instead)',
+    description:
+      'Queue a backfill now: 202 { job } (a backfill already queued or running is returned instead); 404 before the store was ever connected, 409 once disconnected',
     tags: ['external-system'],
+    plugins: { openapi: { errors: [404, 409] } },
     response: { status: { 202: syncResponse } },
     handler: async (request, h) => {
       const tenant = tenantOf(request);

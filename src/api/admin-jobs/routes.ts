@@ -51,6 +51,7 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
     validate: { params: idParams('jobId') },
     plugins: {
       openapi: {
+        errors: [409],
         success: {
           status: 200,
           description: 'The export as CSV (one header row, then one row per customer, or Shopify\'s product rows), as an attachment',

@@ -14,7 +14,7 @@ export const importProductsRoute = adminRoute(ANY_MEMBER, {
   method: 'POST',
   path: '/admin/products/import',
   options: {
-    ...csvUploadOptions("A Shopify product CSV (Handle, Title, Body (HTML), … Status), up to 50 MB: the whole body, or the multipart field `file`"),
+    ...csvUploadOptions("A Shopify product CSV (Handle, Title, Body (HTML), … Status), up to 50 MB: the whole body, or the multipart field `file`", [409]),
     description:
       'Import products from a Shopify product CSV in a worker: 202 { job }. Handle is the key; mode upsert (default), create (existing handles are row errors) or update (unknown handles are row errors). ' +
       'The job result lists per-row errors (row, column, message), the ignored columns and the counts; images (Image Src) are fetched and stored like uploads. 409 import_running while another product import of the store runs.',

@@ -10,8 +10,9 @@ export const verifyEmail = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/email/verify',
   options: {
-    description: "Check the store's email provider with a real SMTP handshake",
+    description: "Check the store's email provider with a real SMTP handshake; 409 secret_unreadable when the stored SMTP password no longer decrypts",
     tags: ['email'],
+    plugins: { openapi: { errors: [409] } },
     response: { status: { 200: emailVerifyResponse } },
     handler: async (request) => verifyEmailProvider(request.server.app.ctx, tenantOf(request).storeId)
   }

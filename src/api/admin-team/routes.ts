@@ -82,9 +82,10 @@ export const acceptInviteRoute = publicRoute({
   method: 'POST',
   path: '/auth/accept-invite',
   options: {
-    plugins: { openapi: { errors: [409] } },
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { errors: [401, 409], html: true } },
     description:
-      'Accept a team invite: token, plus firstName, lastName and password for a new account. The invite page posts it as a form: ' +
+      'Accept a team invite: token, plus firstName, lastName and password for a new account (an existing account: its password, else 401). The invite page posts it as a form: ' +
       'a browser (Accept: text/html) gets a page back instead of JSON.',
     tags: ['auth'],
     payload: { allow: ['application/json', 'application/x-www-form-urlencoded'] },

@@ -88,6 +88,8 @@ export const postResetPassword = publicRoute({
   method: 'POST',
   path: '/auth/reset-password',
   options: {
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { html: true } },
     description:
       'Set a new password with a reset token; earlier access tokens stop working. The reset page posts it as a form: ' +
       'a browser (Accept: text/html) gets a page back instead of JSON.',

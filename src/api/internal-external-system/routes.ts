@@ -1,7 +1,8 @@
 import type { ResponseToolkit, Request } from '@hapi/hapi';
 import { receiveExternalTrigger } from '../../services/external-system/index.js';
-import { linkResponse, syncResponse } from './schemas.js';
+import { externalTriggerBody, linkResponse, syncResponse } from './schemas.js';
 import { RAW_BODY } from '../internal-hosted-domain/routes.js';
+import { SIGNED_HEADERS } from '../internal-hosted-domain/schemas.js';
 import { publicRoute } from '../route-helpers.js';
 
 const handlerFor = (action: 'backfill' | 'disconnect') => async (request: Request, h: ResponseToolkit) => {
@@ -16,8 +17,9 @@ export const backfillTriggerRoute = publicRoute({
   method: 'POST',
   path: '/internal/external-system/backfill',
   options: {
-    description: `The external system asks for a backfill: body { accountId }; 202 { job }. ${SIGNED}`,
+    description: `The external system asks for a backfill: body { accountId }; 202 { job }; 409 once the link is disconnected. ${SIGNED}`,
     tags: ['internal'],
+    plugins: { openapi: { requestBody: externalTriggerBody, headers: SIGNED_HEADERS, errors: [409] } },
     payload: RAW_BODY,
     response: { status: { 202: syncResponse } },
     handler: handlerFor('backfill')
@@ -30,6 +32,7 @@ export const disconnectTriggerRoute = publicRoute({
   options: {
     description: `The external system ends the link: body { accountId }; 200 { link }. ${SIGNED}`,
     tags: ['internal'],
+    plugins: { openapi: { requestBody: externalTriggerBody, headers: SIGNED_HEADERS } },
     payload: RAW_BODY,
     response: { status: { 200: linkResponse } },
     handler: handlerFor('disconnect')

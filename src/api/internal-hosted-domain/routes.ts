@@ -1,6 +1,6 @@
 import { receiveHostedDomainWebhook } from '../../services/domains/index.js';
 import { publicRoute } from '../route-helpers.js';
-import { hostedDomainReceiptResponse } from './schemas.js';
+import { hostedDomainEventBody, hostedDomainReceiptResponse, SIGNED_HEADERS } from './schemas.js';
 
 /** The raw bytes are what was signed: hapi must not parse (and re-serialise) the body. */
 export const RAW_BODY = { parse: false, output: 'data', maxBytes: 1024 * 1024 } as const;
@@ -13,6 +13,7 @@ export const hostedDomainWebhookRoute = publicRoute({
       'Hosting provider callback, signed: x-webhook-timestamp and x-webhook-signature = sha256=<hex HMAC of "timestamp.body" with HOSTED_DOMAIN_WEBHOOK_SECRET>; ' +
       '5-minute tolerance, replays refused (400). `{ hostname, event: "certificate.issued" }` makes the domain active.',
     tags: ['internal'],
+    plugins: { openapi: { requestBody: hostedDomainEventBody, headers: SIGNED_HEADERS } },
     payload: RAW_BODY,
     response: { status: { 200: hostedDomainReceiptResponse } },
     handler: async (request) => {

@@ -9,6 +9,8 @@ export const trackOrderRoute = publicRoute({
   method: 'GET',
   path: '/public/orders/{trackingToken}',
   options: {
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { html: true } },
     description:
       'Order tracking by the token from the confirmation email: status, items, total, fulfilments; unknown token 404. ' +
       'The emailed link opens it in a browser (Accept: text/html): a page showing the same.',

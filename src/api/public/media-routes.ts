@@ -11,6 +11,7 @@ export const getPublicMediaRoute = publicRoute({
     validate: { params: idParams('mediaId') },
     plugins: {
       openapi: {
+        notModified: true,
         success: {
           status: 200,
           description: 'The image bytes (JPEG, PNG, WebP, GIF or AVIF)',

@@ -13,6 +13,8 @@ export const describeNewsletterConfirmRoute = publicRoute({
   method: 'GET',
   path: '/public/newsletter/confirm',
   options: {
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { html: true } },
     description:
       'Double opt-in link: describes the pending subscription `{ email, emailMarketing, store }` and changes nothing; ' +
       'a browser (Accept: text/html) gets a page with a button that POSTs. 422 invalid_token for a bad or expired token.',
@@ -42,6 +44,8 @@ export const confirmNewsletterRoute = publicRoute({
   method: 'POST',
   path: '/public/newsletter/confirm',
   options: {
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { html: true } },
     description: 'Confirms a double opt-in subscription (?token= or JSON { token }): 200 { subscribed: true, email, emailMarketing }, idempotent; 422 invalid_token',
     tags: ['newsletter'],
     payload: { parse: true, output: 'data', maxBytes: 16 * 1024, allow: ['application/json', 'application/x-www-form-urlencoded'], failAction: 'error' },

@@ -16,6 +16,8 @@ export const unsubscribeRoute = publicRoute({
   method: 'POST',
   path: '/public/unsubscribe',
   options: {
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { html: true } },
     description:
       'Unsubscribe from marketing email with ?token= (RFC 8058 one-click: body List-Unsubscribe=One-Click, or empty) or JSON { token }: ' +
       '200 { unsubscribed: true, email } every time; 422 invalid_token for a bad token',
@@ -59,6 +61,8 @@ export const describeUnsubscribeRoute = publicRoute({
   method: 'GET',
   path: '/public/unsubscribe',
   options: {
+    // A browser (Accept: text/html) gets a page, success or failure.
+    plugins: { openapi: { html: true } },
     description:
       'What an unsubscribe link points at, for a confirmation page; changes nothing (mail scanners follow links). ' +
       'A browser (Accept: text/html) gets a small page with a button that POSTs.',

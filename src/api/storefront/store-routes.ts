@@ -11,7 +11,7 @@ export const getStorefrontStoreRoute = storefrontRoute({
   path: '/storefront/store',
   options: {
     description: 'Store metadata for the storefront',
-    tags: ['storefront'],
+    tags: ['store'],
     response: { status: { 200: storefrontStoreResponse } },
     handler: cacheableStorefrontGet(async (request, h) => {
       const result = await getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId);

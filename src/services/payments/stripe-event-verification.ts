@@ -6,8 +6,11 @@ import { badRequest } from '../../errors.js';
 /** The contract's webhook window: a signature timestamp further than this from now, either way, is refused. */
 export const SIGNATURE_TOLERANCE_SEC = 5 * 60;
 
-/** The parts of an event the service stores, orders and dispatches on; the object is checked per type when processed. */
-const envelope = Joi.object({
+/**
+ * The parts of an event the service stores, orders and dispatches on; the object is checked per type
+ * when processed. Also the receiver's documented request body.
+ */
+export const stripeEventEnvelope = Joi.object({
   id: Joi.string()
     .max(255)
     .pattern(/^evt_[A-Za-z0-9_]+$/)
@@ -48,7 +51,7 @@ export function verifiedStripeEvent(ctx: AppContext, rawBody: Buffer, signature:
       { path: 'Stripe-Signature', message: Number.isFinite(skew) ? `timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} this server's clock` : 'no valid timestamp' }
     ]);
   }
-  const { error } = envelope.validate(event, { abortEarly: false, convert: false });
+  const { error } = stripeEventEnvelope.validate(event, { abortEarly: false, convert: false });
   if (error) {
     throw badRequest('The Stripe event is malformed', error.details.map((detail) => ({ path: detail.path.join('.'), message: detail.message })));
   }
