@@ -11,7 +11,12 @@ export function ResetPassword() {
   const [params] = useSearchParams();
   const [password, setPassword] = useState('');
   const reset = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/auth/reset-password', { body: { token: params.get('token') ?? '', password } })).data
+    mutationFn: async () => {
+      // The route answers a browser with an HTML page too; the console asks for JSON.
+      const answer = unwrap(await api.POST('/api/v1/auth/reset-password', { body: { token: params.get('token') ?? '', password } }));
+      if (typeof answer === 'string') throw new Error('Unexpected answer from the server');
+      return answer.data;
+    }
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
