@@ -26,7 +26,7 @@ import path from 'node:path';
 export const PLAN = {
   unit: ['address-ranges', 'config', 'csv-quotes', 'logger', 'one-transaction-helper', 'readme-facts', 'start-addresses', 'table-ownership'],
 
-  'integration/api': ['event-streams', 'health', 'list-order', 'openapi-and-queues', 'openapi-operations', 'role-matrix', 'scope-matrix', 'tenancy', 'www-authenticate'],
+  'integration/api': ['event-streams', 'health', 'list-order', 'openapi-and-queues', 'openapi-contract', 'openapi-operations', 'role-matrix', 'scope-matrix', 'tenancy', 'www-authenticate'],
   'integration/platform': ['citus-rules', 'db-statement', 'db-transaction', 'idempotency-purge', 'jobs-failure', 'prepared-statements', 'private-files', 'queue-dashboard', 'queue-postgres-pool'],
   'integration/stores': ['api-keys', 'api-keys-creator-rights', 'auth-signup', 'auth-tokens', 'email-link-pages', 'scoped-data', 'store-settings', 'team'],
   'integration/catalog': [

@@ -27,8 +27,12 @@ const auth: Middleware = {
   }
 };
 
-/** The typed client: paths, bodies and answers come from the service's OpenAPI document. */
-export const api = createClient<paths>({ baseUrl: location.origin });
+/**
+ * The typed client: paths, bodies and answers come from the service's OpenAPI document. It speaks
+ * JSON only (the pages some routes answer a browser, text/html, are not for it; files and event
+ * streams go through a raw fetch), so only JSON answers type `data`.
+ */
+export const api = createClient<paths, 'application/json'>({ baseUrl: location.origin });
 api.use(auth);
 
 /** The headers a raw fetch (uploads, downloads, event streams) needs. */

@@ -11,12 +11,7 @@ export function ResetPassword() {
   const [params] = useSearchParams();
   const [password, setPassword] = useState('');
   const reset = useMutation({
-    mutationFn: async () => {
-      // The route answers a browser with an HTML page too; the console asks for JSON.
-      const answer = unwrap(await api.POST('/api/v1/auth/reset-password', { body: { token: params.get('token') ?? '', password } }));
-      if (typeof answer === 'string') throw new Error('Unexpected answer from the server');
-      return answer.data;
-    }
+    mutationFn: async () => unwrap(await api.POST('/api/v1/auth/reset-password', { body: { token: params.get('token') ?? '', password } })).data
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
