@@ -3,7 +3,7 @@ import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { buildApp, signupOwner, type Owner, type TestApp } from './helpers/app.js';
 import { startReceiver, waitFor } from './helpers/webhook-receiver.js';
-import { checksummedWebhookKey } from '../src/services/checksum-tokens.js';
+import { checksummedWebhookKey } from '../src/platform/checksum-tokens.js';
 import { encryptSecret } from '../src/platform/secrets.js';
 
 t.setTimeout(180_000);

@@ -6,7 +6,7 @@ import { consumeRateLimit } from '../../platform/rate-limit.js';
 import type { Role } from '../../platform/roles.js';
 import { hashToken, randomSecret } from '../../platform/secrets.js';
 import { recordAudit } from '../audit/index.js';
-import { hasChecksummedLength, isChecksummedToken, newChecksummedToken } from '../checksum-tokens.js';
+import { hasChecksummedLength, isChecksummedToken, newChecksummedToken } from '../../platform/checksum-tokens.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { effectiveScopes, type ApiKeyScope } from './scopes.js';
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { checksummedWebhookKey } from '../checksum-tokens.js';
+import { checksummedWebhookKey } from '../../platform/checksum-tokens.js';
 
 /**
  * The older scheme, kept for receivers built on it:

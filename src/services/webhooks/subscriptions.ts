@@ -5,7 +5,7 @@ import { decryptSecret, encryptSecret, randomSecret } from '../../platform/secre
 import type { Sql } from '../../db/transaction.js';
 import { conflict } from '../../errors.js';
 import { recordAudit } from '../audit/index.js';
-import { newWebhookSecret } from '../checksum-tokens.js';
+import { newWebhookSecret } from '../../platform/checksum-tokens.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { checkWebhookUrl } from '../../platform/url-guard.js';
 import type { WebhookTopic } from './topics.js';
