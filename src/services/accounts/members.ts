@@ -5,7 +5,7 @@ import { forgetApiKeys, keysOfMember, revokeKeysOfMember } from '../api-keys/ind
 import type { Role, Tenant } from '../../platform/roles.js';
 import { listOpenInvites } from './invites.js';
 import { withTransaction } from '../../platform/with-transaction.js';
-import type { Sql } from '../../db/transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface MemberDto {
   userId: string;
@@ -32,6 +32,27 @@ export async function listTeam(ctx: AppContext, storeId: string) {
 }
 
 /**
+ * The locks a membership change takes, in one order: the store's owners (stable order, so two owners
+ * acting on each other serialise), then the actor, re-read (a request that held the lock before us
+ * may have removed them: 403), then the target member (404 when absent).
+ */
+async function lockMembershipChange(trx: Transaction, actor: Tenant, userId: string) {
+  const owners: Array<{ userId: string }> = await trx('memberships')
+    .where({ storeId: actor.storeId, role: 'owner' })
+    .orderBy('userId')
+    .forUpdate()
+    .select('userId');
+  const stillMember: { role: Role } | undefined = await trx('memberships').where({ storeId: actor.storeId, userId: actor.userId }).first('role');
+  if (!stillMember) throw forbidden('You are not a member of this store');
+  const target: { userId: string; role: Role } | undefined = await trx('memberships')
+    .where({ storeId: actor.storeId, userId })
+    .forUpdate()
+    .first('userId', 'role');
+  if (!target) throw notFound('Member');
+  return { owners, stillMember, target };
+}
+
+/**
  * Removes a membership. Owners are locked first (in a stable order), so two owners revoking each
  * other at the same time cannot both succeed and leave the store without an owner. The member's API
  * keys are revoked in the same transaction (`member_removed`) and, once it commits, dropped from
@@ -39,19 +60,7 @@ export async function listTeam(ctx: AppContext, storeId: string) {
  */
 export async function revokeMember(ctx: AppContext, actor: Tenant, userId: string) {
   const { result, staleKeys } = await withTransaction(ctx, async (trx) => {
-    const owners: Array<{ userId: string }> = await trx('memberships')
-      .where({ storeId: actor.storeId, role: 'owner' })
-      .orderBy('userId')
-      .forUpdate()
-      .select('userId');
-    // The actor may have been removed by a request that held the lock before us.
-    const stillMember = await trx('memberships').where({ storeId: actor.storeId, userId: actor.userId }).first('role');
-    if (!stillMember) throw forbidden('You are not a member of this store');
-    const target: { userId: string; role: Role } | undefined = await trx('memberships')
-      .where({ storeId: actor.storeId, userId })
-      .forUpdate()
-      .first('userId', 'role');
-    if (!target) throw notFound('Member');
+    const { owners, stillMember, target } = await lockMembershipChange(trx, actor, userId);
     if (target.role === 'owner') {
       if (stillMember.role !== 'owner') throw forbidden('Only an owner can remove an owner');
       if (owners.length <= 1) throw conflict('last_owner', 'The last owner of a store cannot be removed', [{ path: 'userId', message: 'last owner' }]);
@@ -73,18 +82,7 @@ export async function revokeMember(ctx: AppContext, actor: Tenant, userId: strin
  */
 export async function changeMemberRole(ctx: AppContext, actor: Tenant, userId: string, role: Role) {
   const { member, staleKeys } = await withTransaction(ctx, async (trx) => {
-    const owners: Array<{ userId: string }> = await trx('memberships')
-      .where({ storeId: actor.storeId, role: 'owner' })
-      .orderBy('userId')
-      .forUpdate()
-      .select('userId');
-    const stillMember = await trx('memberships').where({ storeId: actor.storeId, userId: actor.userId }).first('role');
-    if (!stillMember) throw forbidden('You are not a member of this store');
-    const target: { userId: string; role: Role } | undefined = await trx('memberships')
-      .where({ storeId: actor.storeId, userId })
-      .forUpdate()
-      .first('userId', 'role');
-    if (!target) throw notFound('Member');
+    const { owners, stillMember, target } = await lockMembershipChange(trx, actor, userId);
     if ((target.role === 'owner' || role === 'owner') && target.role !== role && stillMember.role !== 'owner') {
       throw forbidden('Only an owner can make an owner or change an owner\'s role');
     }
