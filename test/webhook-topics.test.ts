@@ -200,6 +200,9 @@ t.test('job.failed: a tracked job that failed for good (its BullMQ job lost, fou
   t.equal(started.status, 202);
   const jobId = started.body.data.job.id;
   const queued = await waitFor('the import in BullMQ', () => quiet.ctx.queues.get('imports').getJob(jobId));
+  // The relay adds the job to BullMQ before its outbox row's delete commits, and the sweep leaves a
+  // run whose outbox row still waits: under load the sweep could look in between and find nothing.
+  await waitFor('the outbox row relayed', async () => !(await quiet.ctx.db('outbox').whereRaw('job_id = ?', [jobId]).first()));
   await queued.remove();
   t.same(await sweepLostJobRuns(quiet.ctx, { quietForMs: 0 }), { failed: 1 });
   const [event] = await received(receiver.received, 'job.failed');
