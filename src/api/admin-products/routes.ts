@@ -4,7 +4,7 @@ import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
 import { inventoryHistory } from '../../services/catalog/index.js';
 import { inventoryHistoryResponse } from './transfer-schemas.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
@@ -20,6 +20,9 @@ import {
   updateProductPayload
 } from './schemas.js';
 
+type ProductParams = { productId: string };
+type ListProductsQuery = { limit: number; cursor?: string; status?: ProductStatus; q?: string; collectionId?: string; sort: string };
+
 export const listProductsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/products',
@@ -28,18 +31,11 @@ export const listProductsRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, ...listProductsQuery }) },
     response: { status: { 200: productListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, status, q, collectionId, sort } = request.query as {
-        limit: number;
-        cursor?: string;
-        status?: ProductStatus;
-        q?: string;
-        collectionId?: string;
-        sort: string;
-      };
-      const result = await listProducts(request.server.app.ctx, tenantOf(request).storeId, { status, q: q || undefined, collectionId, sort }, { limit, cursor });
+    handler: adminHandler<{}, undefined, ListProductsQuery>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, status, q, collectionId, sort } = query;
+      const result = await listProducts(ctx, storeId, { status, q: q || undefined, collectionId, sort }, { limit, cursor });
       return withMeta({ products: result.products }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -52,11 +48,10 @@ export const createProductRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { payload: createProductPayload },
     response: { status: { 201: productResponse } },
-    handler: async (request, h) => {
-      const tenant = tenantOf(request);
-      const product = await createProduct(request.server.app.ctx, tenant.storeId, tenant.userId, request.payload as ProductInput & { title: string });
+    handler: adminHandler<{}, ProductInput & { title: string }>(async ({ ctx, storeId, actor, payload, h }) => {
+      const product = await createProduct(ctx, storeId, actor.userId, payload);
       return h.response({ product }).code(201);
-    }
+    })
   }
 });
 
@@ -68,9 +63,7 @@ export const getProductRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('productId') },
     response: { status: { 200: productResponse } },
-    handler: async (request) => ({
-      product: await getProduct(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string)
-    })
+    handler: adminHandler<ProductParams>(async ({ ctx, storeId, params }) => ({ product: await getProduct(ctx, storeId, params.productId) }))
   }
 });
 
@@ -83,12 +76,9 @@ export const updateProductRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('productId'), payload: updateProductPayload },
     response: { status: { 200: productResponse } },
-    handler: async (request) => {
-      const tenant = tenantOf(request);
-      return {
-        product: await updateProduct(request.server.app.ctx, tenant.storeId, tenant.userId, request.params.productId as string, request.payload as ProductInput)
-      };
-    }
+    handler: adminHandler<ProductParams, ProductInput>(async ({ ctx, storeId, actor, params, payload }) => ({
+      product: await updateProduct(ctx, storeId, actor.userId, params.productId, payload)
+    }))
   }
 });
 
@@ -100,14 +90,9 @@ export const productStatusRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('productId'), payload: statusPayload },
     response: { status: { 200: productResponse } },
-    handler: async (request) => ({
-      product: await setProductStatus(
-        request.server.app.ctx,
-        tenantOf(request).storeId,
-        request.params.productId as string,
-        (request.payload as { status: ProductStatus }).status
-      )
-    })
+    handler: adminHandler<ProductParams, { status: ProductStatus }>(async ({ ctx, storeId, params, payload }) => ({
+      product: await setProductStatus(ctx, storeId, params.productId, payload.status)
+    }))
   }
 });
 
@@ -120,7 +105,7 @@ export const deleteProductRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('productId') },
     response: { status: { 200: productDeletedResponse } },
-    handler: async (request) => deleteProduct(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string)
+    handler: adminHandler<ProductParams>(({ ctx, storeId, params }) => deleteProduct(ctx, storeId, params.productId))
   }
 });
 
@@ -134,15 +119,13 @@ export const adjustInventoryRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('productId', 'variantId'), payload: inventoryPayload },
     response: { status: { 200: inventoryAdjustmentResponse } },
-    handler: async (request) => {
-      const tenant = tenantOf(request);
-      const { delta, quantity, reason } = request.payload as { delta?: number; quantity?: number; reason?: string | null };
-      const change = { userId: tenant.userId, reason: reason || (delta !== undefined ? 'adjustment' : 'stock_count'), productId: request.params.productId as string };
-      const variantId = request.params.variantId as string;
+    handler: adminHandler<ProductParams & { variantId: string }, { delta?: number; quantity?: number; reason?: string | null }>(async ({ ctx, storeId, actor, params, payload }) => {
+      const { delta, quantity, reason } = payload;
+      const change = { userId: actor.userId, reason: reason || (delta !== undefined ? 'adjustment' : 'stock_count'), productId: params.productId };
       const amount = delta !== undefined ? { delta } : { quantity: quantity! };
-      const result = await changeInventory(request.server.app.ctx, tenant.storeId, variantId, { ...change, ...amount });
+      const result = await changeInventory(ctx, storeId, params.variantId, { ...change, ...amount });
       return { variant: toAdminVariantDto(result.variant), adjustment: result.adjustment, reserved: result.reserved };
-    }
+    })
   }
 });
 
@@ -155,10 +138,10 @@ export const inventoryHistoryRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('productId'), query: Joi.object({ ...paginationQuery, variantId: Joi.string().uuid() }) },
     response: { status: { 200: inventoryHistoryResponse } },
-    handler: async (request) => {
-      const { limit, cursor, variantId } = request.query as { limit: number; cursor?: string; variantId?: string };
-      const result = await inventoryHistory(request.server.app.ctx, tenantOf(request).storeId, request.params.productId as string, { variantId }, { limit, cursor });
+    handler: adminHandler<ProductParams, undefined, { limit: number; cursor?: string; variantId?: string }>(async ({ ctx, storeId, params, query }) => {
+      const { limit, cursor, variantId } = query;
+      const result = await inventoryHistory(ctx, storeId, params.productId, { variantId }, { limit, cursor });
       return withMeta({ entries: result.entries }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
