@@ -24,7 +24,7 @@ module.exports = {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A source file nothing imports is dead code: delete it.',
-      from: { orphan: true, pathNot: ['\\.d\\.ts$', '(^|/)\\.[^/]+\\.(c|m)?js$', '^test/setup/', '^bench/[^/]+\\.ts$', '^test/[^/]+\\.test\\.ts$', '^migrations/'] },
+      from: { orphan: true, pathNot: ['\\.d\\.ts$', '(^|/)\\.[^/]+\\.(c|m)?js$', '^test/setup/', '^bench/[^/]+\\.ts$', '^test/.+\\.test\\.ts$', '^migrations/'] },
       to: {}
     },
     {

@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
  *   where the URL prefix goes, and the read replaces it. JSON text can never contain that byte raw
  *   (JSON escapes every control character), so only our markers match.
  * - The text is what JSON.stringify wrote for the old DTOs (key order, number and date formats,
- *   escaping); test/storefront-byte-equivalence.test.ts holds the two together.
+ *   escaping); test/integration/catalog/storefront-byte-equivalence.test.ts holds the two together.
  * - Statement-level triggers with transition tables: a bulk write rebuilds each touched product
  *   once, set-based. Stock changes rebuild only when a variant's availability flips, so checkouts
  *   selling the same product do not queue on its document for every sale.

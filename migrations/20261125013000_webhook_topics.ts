@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
  *   (deny policy, not archived, inventory_quantity <= 5: migration 20261123006900) turns on, whoever
  *   moved the stock (a checkout session, an adjustment or count, an import, the sync). A stock move
  *   that does not cross costs the trigger's WHEN test only. The job options are the
- *   `webhook-delivery` job's (src/jobs/webhook-delivery.ts; test/webhook-topics.test.ts compares).
+ *   `webhook-delivery` job's (src/jobs/webhook-delivery.ts; test/integration/webhooks/webhook-topics.test.ts compares).
  */
 const DELIVERY_JOB_OPTIONS_SQL = `'{"attempts": 20, "backoff": {"type": "exponential", "delay": 1000}, "removeOnComplete": {"age": 3600, "count": 10000}}'::jsonb`;
 

@@ -45,7 +45,11 @@ export const PLAN = {
     'storefront-rate-limit',
     'storefront-search-fresh',
     'storefront-tokens',
-    'variant-low-stock'
+    'variant-low-stock',
+    'inventory-ledger',
+    'products-bulk',
+    'products-import',
+    'products-import-retry'
   ],
   'integration/checkout': ['cart-add-race', 'cart-session-race', 'carts', 'checkout', 'checkout-malformed', 'checkout-multi-variant-race', 'checkout-session-refusal', 'discounts'],
   'integration/orders': ['manual-payments', 'orders', 'orders-lifecycle', 'orders-restock-once', 'orders-restock-races', 'payments', 'stripe-event-trust', 'stripe-webhooks', 'webhook-reconcile'],
@@ -61,7 +65,8 @@ export const PLAN = {
     'newsletter-unsubscribe'
   ],
   'integration/email': ['email', 'issues', 'issues-raised'],
-  'integration/webhooks': ['webhook-host-concurrency', 'webhook-limits', 'webhook-ssrf', 'webhook-sweep', 'webhook-topics', 'webhook-topics-stripe', 'webhooks'],
+  'integration/audit': ['audit-log'],
+  'integration/webhooks': ['webhooks-standard', 'webhook-host-concurrency', 'webhook-limits', 'webhook-ssrf', 'webhook-sweep', 'webhook-topics', 'webhook-topics-stripe', 'webhooks'],
   'integration/domains': ['domains', 'domains-recheck'],
   'integration/integrations': ['external-system'],
 

@@ -1,6 +1,6 @@
 /**
  * How each table would be placed on a Citus cluster sharded by store (issue #27, docs/scaling.md).
- * Checked by test/citus-rules.test.ts, which fails when a table the migrations leave is not listed
+ * Checked by test/integration/platform/citus-rules.test.ts, which fails when a table the migrations leave is not listed
  * here, and on any store-scoped table whose keys or foreign keys leave out `store_id`.
  *
  * - `store`: distributed by `store_id`, all co-located with one another. `store_id` is NOT NULL,

@@ -1,7 +1,7 @@
 /**
  * Who writes each table: every table is written (insert, update, delete, upsert, COPY) only by
  * its owner; other modules call a function of the owner, or run a statement it exports. Reads are
- * free. Checked, at grep level, by test/table-ownership.test.ts, which also fails when a migration
+ * free. Checked, at grep level, by test/unit/table-ownership.test.ts, which also fails when a migration
  * adds a table that is not listed here.
  *
  * An owner is a domain module, named as its folder under src/services/ (the one meaning of

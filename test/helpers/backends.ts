@@ -4,7 +4,7 @@ import type { RedisClient, RedisTarget } from '../../src/adapters/redis.js';
 
 /**
  * Which backends this run tests: with REDIS_URL set (CI's first run), Redis behind the queues and
- * shared state; with REDIS_CLUSTER_NODES set (test/redis-cluster.test.ts's child run), a Redis
+ * shared state; with REDIS_CLUSTER_NODES set (test/system/clusters/redis-cluster.test.ts's child run), a Redis
  * Cluster; with neither, PostgreSQL (src/adapters/). Suites about Redis itself skip without it.
  */
 export const REDIS_URL = process.env.REDIS_URL ?? '';

@@ -1,7 +1,7 @@
 /**
  * The document's tag list: what each route tag (a route's `options.tags` besides `api`, `admin` and
  * `storefront`) groups. A tag used by a route and missing here is still listed, without a
- * description, and test/openapi-operations.test.ts fails until it has one.
+ * description, and test/integration/api/openapi-operations.test.ts fails until it has one.
  */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   'api-keys': 'Admin API keys: scoped `swk_` bearer credentials for integrations',

@@ -17,7 +17,7 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /**
  * The scopes each role's rights cover: a scope is here when the role may call at least one route
- * that needs it (test/api-keys.test.ts checks this against the registered routes). Staff get the
+ * that needs it (test/integration/stores/api-keys.test.ts checks this against the registered routes). Staff get the
  * catalog, orders and customers, never marketing or jobs.
  */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly ApiKeyScope[]>> = {

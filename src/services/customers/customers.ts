@@ -55,7 +55,7 @@ const isoMs = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-M
 
 /**
  * toCustomerDto in SQL, over a customers row alias (the CSV import's webhook events are built by
- * its upsert statement). test/webhook-topics.test.ts compares the two.
+ * its upsert statement). test/integration/webhooks/webhook-topics.test.ts compares the two.
  */
 export const customerJsonSql = (c: string) => `jsonb_build_object(
     'id', ${c}.id, 'email', ${c}.email, 'firstName', ${c}.first_name, 'lastName', ${c}.last_name, 'phone', ${c}.phone,

@@ -73,7 +73,7 @@ export interface OrderKeys {
 /**
  * The order's admin DTO as the insert will make it, before the insert runs: what only the
  * insert draws (the number, created_at and updated_at) are left 0 / epoch for SQL to fill in
- * (webhooks' order.created statement does). test/webhook-topics.test.ts compares it with
+ * (webhooks' order.created statement does). test/integration/webhooks/webhook-topics.test.ts compares it with
  * GET /admin/orders/{id}.
  */
 export function orderDtoBeforeInsert(order: NewOrder, keys: Omit<OrderKeys, 'sequence'>, trackingUrl: string) {

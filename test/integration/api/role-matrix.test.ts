@@ -1,0 +1,79 @@
+import t from 'tap';
+import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+
+type Role = 'owner' | 'admin' | 'staff';
+const ALL: Role[] = ['owner', 'admin', 'staff'];
+const ADMINS: Role[] = ['owner', 'admin'];
+const OWNERS: Role[] = ['owner'];
+
+/**
+ * The contract's role matrix, written as rules over paths so every admin route registered now or
+ * later is checked: staff get the catalog (products, collections, inventory, media), orders and
+ * fulfilment (marking paid, returns; cancel and refunds are for owners and admins), customers
+ * (read/update, no import/export), review moderation and the dashboard read; the payment-provider connect/reset/dashboard link is owner-only; everything else is for
+ * owners and admins.
+ */
+function allowedRoles(method: string, path: string): Role[] {
+  if (/^\/admin\/store\/payments\/(onboarding-link|dashboard-link|reset)$/.test(path)) return OWNERS;
+  if (/^\/admin\/orders\/\{orderId\}\/(cancel|refunds)$/.test(path)) return ADMINS;
+  if (/^\/admin\/(products|collections|orders|returns|reviews)(\/|$)/.test(path)) return ALL;
+  if (path === '/admin/store/media') return ALL;
+  if (path === '/admin/store' && method === 'GET') return ALL;
+  if (/^\/admin\/customers(\/\{customerId\})?$/.test(path) && ['GET', 'PATCH'].includes(method)) return ALL;
+  return ADMINS;
+}
+
+const BOUNDARY = 'role-matrix-boundary';
+function bodyFor(accepts: string[]): { payload?: string; headers?: Record<string, string> } {
+  if (!accepts.length || accepts.includes('application/json')) return {};
+  const plain = accepts.find((type) => type !== 'multipart/form-data');
+  if (plain) return { payload: '', headers: { 'content-type': plain } };
+  return {
+    payload: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="alt"\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
+    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }
+  };
+}
+
+const FAKE_ID = '00000000-0000-4000-8000-000000000000';
+
+t.test('each role against every admin route: 403 exactly where the matrix says, never a 5xx', async (t) => {
+  const app = await buildApp(t, { workers: false });
+  const owner = await signupOwner(app);
+  const members: Record<Role, { accessToken: string }> = {
+    owner,
+    admin: await addMember(app, owner.store.id, 'admin'),
+    staff: await addMember(app, owner.store.id, 'staff')
+  };
+  const routes = app.server
+    .table()
+    .filter((route) => route.path.startsWith('/api/v1/admin/'))
+    .map((route) => ({
+      method: route.method.toUpperCase(),
+      path: route.path.slice('/api/v1'.length),
+      declared: (route.settings.plugins as any)?.tenancy?.roles as Role[] | undefined,
+      accepts: [(route.settings.payload as any)?.allow ?? []].flat() as string[]
+    }));
+  t.ok(routes.length >= 30, `${routes.length} admin routes`);
+
+  for (const route of routes) {
+    t.ok(route.declared, `${route.method} ${route.path} declares its roles`);
+    t.same([...(route.declared ?? [])].sort(), [...allowedRoles(route.method, route.path)].sort(), `${route.method} ${route.path} roles match the contract`);
+  }
+
+  // Least privileged first, so an owner's successful destructive call cannot hide a staff answer.
+  for (const role of ['staff', 'admin', 'owner'] as Role[]) {
+    for (const route of routes) {
+      const url = route.path.replace(/\{[^}]+\}/g, FAKE_ID);
+      // A body of a type the route parses, so the answer is about the role, not the content type.
+      const body = bodyFor(route.accepts);
+      const response = await app.request({ method: route.method, url, token: members[role].accessToken, storeId: owner.store.id, ...body });
+      const allowed = allowedRoles(route.method, route.path).includes(role);
+      t.ok(response.status < 500, `${role} ${route.method} ${url}: no 5xx (${response.status})`);
+      if (allowed) t.not(response.status, 403, `${role} may call ${route.method} ${route.path}`);
+      else {
+        t.equal(response.status, 403, `${role} refused on ${route.method} ${route.path}`);
+        t.equal(response.body.error?.code, 'forbidden');
+      }
+    }
+  }
+});

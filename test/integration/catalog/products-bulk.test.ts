@@ -1,0 +1,98 @@
+import t from 'tap';
+import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
+import { admin, createProduct } from '../../helpers/catalog.js';
+import { waitForJob } from '../../helpers/jobs.js';
+
+async function bulk(app: TestApp, owner: Owner, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return app.request({ method: 'POST', url: '/admin/products/bulk', payload, ...admin(owner), headers });
+}
+
+async function seed(app: TestApp, owner: Owner, n: number, tag: string) {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const product = await createProduct(app, owner, {
+      title: `${tag} ${i}`,
+      status: 'active',
+      tags: [tag],
+      variants: [{ price: 1000 + i, inventoryQuantity: 5 }, { price: 2000, sku: `${tag}-${i}-b`, inventoryQuantity: 1 }].slice(0, i % 2 ? 2 : 1)
+    });
+    ids.push(product.id);
+  }
+  return ids;
+}
+
+t.test('bulk: dryRun counts, a price change and a delete are seen on the storefront, each product changed once', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  const sale = await seed(app, owner, 6, 'sale');
+  await seed(app, owner, 2, 'keep');
+
+  const preview = await bulk(app, owner, { filter: { tag: 'sale' }, action: { type: 'changePrice', mode: 'percent', value: -10, rounding: 'ninety_nine' }, dryRun: true });
+  t.equal(preview.status, 200);
+  t.same(preview.body.data, { dryRun: true, count: 6, job: null });
+  t.equal(await app.ctx.db('productVariants').where({ price: 999 }).count('* as n').first().then((r) => Number(r!.n)), 0, 'a dry run changes nothing');
+
+  const key = { 'idempotency-key': 'bulk-price-1' };
+  const started = await bulk(app, owner, { filter: { tag: 'sale' }, action: { type: 'changePrice', mode: 'percent', value: -10, rounding: 'ninety_nine' } }, key);
+  t.equal(started.status, 202);
+  const replay = await bulk(app, owner, { filter: { tag: 'sale' }, action: { type: 'changePrice', mode: 'percent', value: -10, rounding: 'ninety_nine' } }, key);
+  t.equal(replay.body.data.job.id, started.body.data.job.id, 'the same Idempotency-Key replays the first job, nothing new');
+  const job = await waitForJob(app, owner, started.body.data.job.id);
+  t.equal(job.status, 'completed', job.error ?? '');
+  t.match(job.result, { action: 'changePrice', matched: 6, changed: 6, skipped: 0 });
+  // 10.00..10.05 less 10 % -> 9.00..9.05 -> 9.99 (the next price ending in 99); 20.00 -> 18.00 -> 18.99
+  const prices = await app.ctx.db('productVariants').whereIn('productId', sale).orderBy('price').distinct('price').pluck('price');
+  t.same(prices, [999, 1899]);
+  const list = await app.request({ url: '/storefront/products?limit=100', storefrontToken: owner.storefrontToken });
+  const onSale = list.body.data.products.filter((p: { title: string }) => p.title.startsWith('sale'));
+  t.ok(onSale.length === 6 && onSale.every((p: { priceRange?: { min: number }; minPrice?: number; variants?: Array<{ price: number }> }) => JSON.stringify(p).includes('999')), 'the storefront shows the new prices');
+
+  const removed = await bulk(app, owner, { ids: sale.slice(0, 2), action: { type: 'delete' } });
+  const deleted = await waitForJob(app, owner, removed.body.data.job.id);
+  t.match(deleted.result, { matched: 2, changed: 2 });
+  const after = await app.request({ url: '/storefront/products?limit=100', storefrontToken: owner.storefrontToken });
+  t.equal(after.body.data.products.length, 6, 'deleted products are gone from the storefront');
+  t.equal((await app.request({ url: `/admin/products/${sale[0]}`, ...admin(owner) })).status, 404);
+});
+
+t.test('bulk: tags, collection, status, policy and stock with ledger rows; a collection of another store is 404; a read-only API key is 403', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  const ids = await seed(app, owner, 3, 'b');
+  const run = async (action: Record<string, unknown>) => {
+    const response = await bulk(app, owner, { ids, action });
+    t.equal(response.status, 202, JSON.stringify(response.body));
+    return waitForJob(app, owner, response.body.data.job.id);
+  };
+  await run({ type: 'addTags', tags: ['new', 'B'] });
+  const tagged = await app.ctx.db('products').where({ id: ids[0] }).first();
+  t.same(tagged.tags, ['b', 'new'], 'a tag already there (any case) is not added twice');
+  await run({ type: 'removeTags', tags: ['NEW'] });
+  t.same((await app.ctx.db('products').where({ id: ids[0] }).first()).tags, ['b']);
+  await run({ type: 'setStatus', status: 'draft' });
+  t.equal(await app.ctx.db('products').whereIn('id', ids).where({ status: 'draft' }).count('* as n').first().then((r) => Number(r!.n)), 3);
+
+  const collection = (await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Bulk' }, ...admin(owner) })).body.data.collection;
+  await run({ type: 'addToCollection', collectionId: collection.id });
+  t.equal(await app.ctx.db('collectionProducts').where({ collectionId: collection.id }).count('* as n').first().then((r) => Number(r!.n)), 3);
+  const other = await signupOwner(app);
+  const foreign = (await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Theirs' }, ...admin(other) })).body.data.collection;
+  t.equal((await bulk(app, owner, { ids, action: { type: 'addToCollection', collectionId: foreign.id } })).status, 404);
+
+  const stock = await run({ type: 'adjustStock', delta: -3 });
+  // Variants: 5 (ok -> 2), 5 and 1 (1 cannot go to -2 under deny: that product is skipped for it), 5.
+  t.match(stock.result, { skipped: 1 });
+  const ledger = await app.ctx.db('inventoryLedger').where({ storeId: owner.store.id, reasonCode: 'bulk' }).select('delta', 'jobId', 'actor');
+  t.equal(ledger.length, 3);
+  t.ok(ledger.every((l: { delta: number; jobId: string; actor: string }) => l.delta === -3 && l.jobId === stock.id && l.actor === 'job'));
+  await run({ type: 'setInventoryPolicy', policy: 'continue' });
+  await run({ type: 'setStock', quantity: -1 });
+  t.equal(await app.ctx.db('productVariants').whereIn('productId', ids).where({ inventoryQuantity: -1 }).count('* as n').first().then((r) => Number(r!.n)), 4);
+
+  // Catalog rights: an API key with read_products only cannot run bulk edits.
+  const key = await app.request({ method: 'POST', url: '/admin/store/api-keys', payload: { name: 'ro', scopes: ['read_products'] }, ...admin(owner) });
+  const secret = key.body.data.secret;
+  const refused = await app.request({ method: 'POST', url: '/admin/products/bulk', payload: { ids, action: { type: 'delete' } }, headers: { authorization: `Bearer ${secret}` } });
+  t.equal(refused.status, 403);
+  t.equal((await app.request({ method: 'POST', url: '/admin/products/import', payload: 'Handle\n', headers: { authorization: `Bearer ${secret}`, 'content-type': 'text/csv' } })).status, 403);
+});

@@ -1,0 +1,118 @@
+import t from 'tap';
+import { HELD_CONNECTION, transaction } from '../../../src/db/transaction.js';
+import { buildApp } from '../../helpers/app.js';
+
+const backendPid = async (sql: { raw: (text: string) => PromiseLike<{ rows: Array<{ pid: number }> }> }) =>
+  (await sql.raw('select pg_backend_pid() as pid')).rows[0]!.pid;
+
+t.test('transaction(): one connection, committed together, invisible to others until then', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  await db.raw('create table tx_probe (id int primary key, note text)');
+  let outsideSawIt = true;
+  let ended = false;
+  const result = await transaction(db, async (sql) => {
+    void sql.committed.then(() => (ended = true));
+    const pid = await backendPid(sql);
+    await sql('txProbe').insert({ id: 1, note: 'builder' });
+    await sql.raw('insert into tx_probe (id, note) values (?, ?)', [2, 'raw']);
+    const viaBuilder = (await sql('txProbe').count('* as n').first()) as { n: number };
+    t.equal(viaBuilder.n, 2, 'the builder sees the raw insert: same connection, same transaction');
+    t.equal(await backendPid(sql), pid, 'every statement runs on the one connection');
+    outsideSawIt = ((await db('txProbe').count('* as n').first()) as { n: number }).n > 0;
+    t.notOk(ended, 'not committed while the work runs');
+    return 'done';
+  });
+  t.equal(result, 'done', "the work's result is returned");
+  t.notOk(outsideSawIt, 'another connection does not see the rows before the commit');
+  t.same(await db('txProbe').orderBy('id').pluck('note'), ['builder', 'raw'], 'both writes committed');
+  await Promise.resolve();
+  t.ok(ended, '`committed` resolves once committed');
+});
+
+t.test('transaction(): a throw rolls every write back, rethrows, and leaves the pool usable', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  await db.raw('create table tx_probe (id int primary key)');
+  let committed: Promise<void> | undefined;
+  await t.rejects(
+    transaction(db, async (sql) => {
+      committed = sql.committed;
+      await sql('txProbe').insert({ id: 1 });
+      await sql('txProbe').insert({ id: 1 }); // duplicate key
+    }),
+    { code: '23505' },
+    "the statement's error reaches the caller"
+  );
+  await t.rejects(committed!, { code: '23505' }, '`committed` rejects with it');
+  t.same(await db('txProbe').pluck('id'), [], 'the first insert was rolled back with it');
+
+  await t.rejects(
+    transaction(db, async (sql) => {
+      await sql('txProbe').insert({ id: 2 });
+      throw new Error('business rule');
+    }),
+    /business rule/
+  );
+  t.same(await db('txProbe').pluck('id'), [], "a service's own throw rolls back too");
+  // As many transactions as the pool has connections, and more: none was left inside a transaction.
+  for (let i = 0; i < 30; i += 1) await transaction(db, (sql) => sql('txProbe').insert({ id: 100 + i }));
+  t.equal(((await db('txProbe').count('* as n').first()) as { n: number }).n, 30, 'later transactions commit normally');
+});
+
+t.test('transaction(): a connection that dies mid-transaction never goes back into the pool', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  let deadPid = 0;
+  await t.rejects(
+    transaction(db, async (sql) => {
+      deadPid = await backendPid(sql);
+      await db.raw('select pg_terminate_backend(?)', [deadPid]);
+      await sql.raw('select 1');
+    }),
+    'the statement on the killed connection fails'
+  );
+  const pids = new Set<number>();
+  for (let i = 0; i < 20; i += 1) pids.add(await transaction(db, (sql) => backendPid(sql)));
+  t.notOk(pids.has(deadPid), 'no later transaction is handed the dead connection');
+});
+
+t.test('transaction(): a savepoint undoes only its own writes; the transaction goes on and commits', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  await db.raw('create table tx_probe (id int primary key)');
+  const outcome = await transaction(db, async (sql) => {
+    await sql('txProbe').insert({ id: 1 });
+    const duplicate = await sql
+      .savepoint(async (inner) => {
+        await inner('txProbe').insert({ id: 2 });
+        await inner('txProbe').insert({ id: 1 });
+        return 'inserted';
+      })
+      .catch((error: { code?: string }) => error.code);
+    const kept = await sql.savepoint(async (inner) => {
+      await inner('txProbe').insert({ id: 3 });
+      return 'kept';
+    });
+    return { duplicate, kept };
+  });
+  t.same(outcome, { duplicate: '23505', kept: 'kept' }, 'the failing savepoint rethrew its error; the next one ran');
+  t.same(await db('txProbe').orderBy('id').pluck('id'), [1, 3], 'the rolled-back savepoint took only its own row (2) with it');
+});
+
+t.test('transaction(): not pipelined unless asked, so COPY-style and multi-statement work is safe', async (t) => {
+  const app = await buildApp(t);
+  const db = app.ctx.db;
+  const modes = await transaction(db, async (sql) => {
+    const connection = (sql as unknown as Record<symbol, { connection: { pipeline?: boolean } }>)[HELD_CONNECTION]!.connection;
+    await sql.raw('select 1; select 2');
+    return connection.pipeline;
+  });
+  t.notOk(modes, 'pipeline mode off in a plain transaction; a multi-statement string runs');
+  const pipelined = await transaction(
+    db,
+    async (sql) => (sql as unknown as Record<symbol, { connection: { pipeline?: boolean } }>)[HELD_CONNECTION]!.connection.pipeline,
+    { pipelined: true }
+  );
+  t.equal(pipelined, true, 'on when asked (the checkout path)');
+});

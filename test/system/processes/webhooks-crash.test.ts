@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import { buildApp, signupOwner } from '../../helpers/app.js';
+import { startReceiver, waitFor } from '../../helpers/webhook-receiver.js';
+
+// BullMQ notices a dead worker's job after its lock (30 s) lapses: more than the default 120 s per file on a busy machine.
+t.setTimeout(300_000);
+
+t.test('a worker killed (SIGKILL) mid-delivery loses nothing: another worker delivers the same event once', async (t) => {
+  const app = await buildApp(t, { env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
+  const owner = await signupOwner(app);
+  // The first request hangs (the child is mid-delivery when it dies); later ones succeed.
+  const receiver = await startReceiver(t, (n) => (n === 0 ? 'hang' : { status: 200 }));
+  const created = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: receiver.url, topics: ['product.created'] }, token: owner.accessToken, storeId: owner.store.id });
+  const webhookId = created.body.data.webhook.id;
+
+  const child = spawn(process.execPath, ['dist/test/helpers/webhook-worker-child.js'], {
+    env: { ...process.env, DATABASE_URL: app.ctx.config.databaseUrl, REDIS_PREFIX: app.ctx.config.redisPrefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+
+  const product = await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Crash' }, token: owner.accessToken, storeId: owner.store.id });
+  t.equal(product.status, 201);
+  await waitFor('the child to be mid-delivery', () => receiver.received.length === 1, 30_000);
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+
+  await app.startWorkers(['webhooks']);
+  const delivery = await waitFor(
+    'another worker to deliver it',
+    async () => {
+      const [row] = (await app.request({ url: `/admin/store/webhooks/${webhookId}/deliveries`, token: owner.accessToken, storeId: owner.store.id })).body.data.deliveries;
+      return row?.status === 'succeeded' ? row : null;
+    },
+    150_000
+  );
+  t.equal(receiver.received.length, 2, 'the interrupted attempt, then one successful one');
+  t.equal(receiver.received[0]!.headers['shopwright-event-id'], receiver.received[1]!.headers['shopwright-event-id'], 'the same event');
+  t.equal(delivery.attempts, 2);
+  t.equal(delivery.lastStatusCode, 200);
+});
