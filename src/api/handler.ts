@@ -37,6 +37,12 @@ export interface UserCall<P, B, Q> extends Call<P, B, Q> {
   userId: string;
 }
 
+/**
+ * The context for what runs around a handler rather than as one (a validation `failAction`, an
+ * `ext` point): handlers get it in their call.
+ */
+export const contextOf = (request: Request): AppContext => request.server.app.ctx;
+
 type Answer = unknown | ResponseObject | symbol;
 type Params = Record<string, string>;
 

@@ -4,7 +4,7 @@ import type { ApiKeyScope } from '../../services/api-keys/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { apiKeyListResponse, apiKeyResponse, apiKeySecretResponse, createApiKeyPayload } from './schemas.js';
@@ -17,11 +17,11 @@ export const listKeys = adminRoute(ADMINS, {
     tags: ['api-keys'],
     validate: { query: Joi.object(paginationQuery) },
     response: { status: { 200: apiKeyListResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listApiKeys(request.server.app.ctx, tenantOf(request).storeId, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor } = query;
+      const result = await listApiKeys(ctx, storeId, { limit, cursor });
       return withMeta({ apiKeys: result.apiKeys }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -33,11 +33,9 @@ export const createKey = adminRoute(ADMINS, {
     tags: ['api-keys'],
     validate: { payload: createApiKeyPayload },
     response: { status: { 201: apiKeySecretResponse } },
-    handler: async (request, h) => {
-      const tenant = tenantOf(request);
-      const input = request.payload as { name: string; scopes: ApiKeyScope[] };
-      return h.response(await createApiKey(request.server.app.ctx, tenant.storeId, tenant.userId, input)).code(201);
-    }
+    handler: adminHandler<{}, { name: string; scopes: ApiKeyScope[] }>(async ({ ctx, storeId, actor, payload, h }) =>
+      h.response(await createApiKey(ctx, storeId, actor.userId, payload)).code(201)
+    )
   }
 });
 
@@ -49,6 +47,6 @@ export const revokeKey = adminRoute(ADMINS, {
     tags: ['api-keys'],
     validate: { params: idParams('keyId') },
     response: { status: { 200: apiKeyResponse } },
-    handler: async (request) => revokeApiKey(request.server.app.ctx, tenantOf(request).storeId, request.params.keyId as string)
+    handler: adminHandler<{ keyId: string }>(({ ctx, storeId, params }) => revokeApiKey(ctx, storeId, params.keyId))
   }
 });

@@ -3,7 +3,7 @@ import { listAuditLog, verifyAuditLog, type AuditFilter } from '../../services/a
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { jobResponse } from '../admin-jobs/schemas.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { auditExportPayload, auditListQuery, auditListResponse, auditVerifyResponse } from './schemas.js';
@@ -16,11 +16,11 @@ export const listAuditLogRoute = adminRoute(ADMINS, {
     tags: ['audit'],
     validate: { query: auditListQuery },
     response: { status: { 200: auditListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, ...filter } = request.query as unknown as AuditFilter & { limit: number; cursor?: string };
-      const result = await listAuditLog(request.server.app.ctx, tenantOf(request).storeId, filter, { limit, cursor });
+    handler: adminHandler<{}, undefined, AuditFilter & { limit: number; cursor?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, ...filter } = query;
+      const result = await listAuditLog(ctx, storeId, filter, { limit, cursor });
       return withMeta({ entries: result.entries }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -31,7 +31,7 @@ export const verifyAuditLogRoute = adminRoute(ADMINS, {
     description: "Checks the store's hash chain from its oldest kept entry (its prev hash is the trusted anchor): { valid, checked, anchor, firstBroken }",
     tags: ['audit'],
     response: { status: { 200: auditVerifyResponse } },
-    handler: async (request) => verifyAuditLog(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => verifyAuditLog(ctx, storeId))
   }
 });
 
@@ -43,9 +43,9 @@ export const exportAuditLogRoute = adminRoute(ADMINS, {
     tags: ['audit'],
     validate: { payload: auditExportPayload },
     response: { status: { 202: jobResponse } },
-    handler: async (request, h) => {
-      const job = await startAuditExport(request.server.app.ctx, tenantOf(request), (request.payload ?? {}) as Record<string, unknown>);
+    handler: adminHandler<{}, Record<string, unknown> | null>(async ({ ctx, actor, payload, h }) => {
+      const job = await startAuditExport(ctx, actor, payload ?? {});
       return h.response(withMeta({ job }, { job: { id: job.id, status: job.status } })).code(202);
-    }
+    })
   }
 });

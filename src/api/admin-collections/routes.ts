@@ -2,11 +2,13 @@ import Joi from 'joi';
 import { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { collectionListResponse, collectionResponse, createCollectionPayload, updateCollectionPayload } from './schemas.js';
+
+type CollectionParams = { collectionId: string };
 
 export const listCollectionsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -16,11 +18,11 @@ export const listCollectionsRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(200).allow(''), isPublished: Joi.boolean() }) },
     response: { status: { 200: collectionListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, q, isPublished } = request.query as { limit: number; cursor?: string; q?: string; isPublished?: boolean };
-      const result = await listCollections(request.server.app.ctx, tenantOf(request).storeId, { q, isPublished }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; q?: string; isPublished?: boolean }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, q, isPublished } = query;
+      const result = await listCollections(ctx, storeId, { q, isPublished }, { limit, cursor });
       return withMeta({ collections: result.collections }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -33,10 +35,10 @@ export const createCollectionRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { payload: createCollectionPayload },
     response: { status: { 201: collectionResponse } },
-    handler: async (request, h) => {
-      const collection = await createCollection(request.server.app.ctx, tenantOf(request).storeId, request.payload as CollectionInput & { title: string });
+    handler: adminHandler<{}, CollectionInput & { title: string }>(async ({ ctx, storeId, payload, h }) => {
+      const collection = await createCollection(ctx, storeId, payload);
       return h.response({ collection }).code(201);
-    }
+    })
   }
 });
 
@@ -51,11 +53,11 @@ export const getCollectionRoute = adminRoute(ANY_MEMBER, {
       query: Joi.object({ limit: Joi.number().integer().min(1).max(250).default(100), cursor: paginationQuery.cursor })
     },
     response: { status: { 200: collectionResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await getCollectionPage(request.server.app.ctx, tenantOf(request).storeId, request.params.collectionId as string, { limit, cursor });
+    handler: adminHandler<CollectionParams, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, params, query }) => {
+      const { limit, cursor } = query;
+      const result = await getCollectionPage(ctx, storeId, params.collectionId, { limit, cursor });
       return withMeta({ collection: result.collection }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -68,13 +70,8 @@ export const updateCollectionRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { params: idParams('collectionId'), payload: updateCollectionPayload },
     response: { status: { 200: collectionResponse } },
-    handler: async (request) => ({
-      collection: await updateCollection(
-        request.server.app.ctx,
-        tenantOf(request).storeId,
-        request.params.collectionId as string,
-        request.payload as CollectionInput
-      )
-    })
+    handler: adminHandler<CollectionParams, CollectionInput>(async ({ ctx, storeId, params, payload }) => ({
+      collection: await updateCollection(ctx, storeId, params.collectionId, payload)
+    }))
   }
 });

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { badRequest } from '../../errors.js';
 import { startCustomerExport, startCustomerImport } from '../../services/customers/index.js';
 import { ADMINS } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { csvUploadOptions, uploadedCsv } from '../uploads.js';
@@ -19,12 +19,11 @@ export const importCustomersRoute = adminRoute(ADMINS, {
     tags: ['customers'],
     validate: { query: Joi.object({ dryRun: Joi.boolean().default(false) }) },
     response: { status: { 202: customerTransferJobResponse } },
-    handler: async (request, h) => {
-      const upload = uploadedCsv(request.payload);
-      const { dryRun } = request.query as { dryRun: boolean };
-      const job = await startCustomerImport(request.server.app.ctx, tenantOf(request), upload, { dryRun });
+    handler: adminHandler<{}, unknown, { dryRun: boolean }>(async ({ ctx, actor, payload, query, h }) => {
+      const upload = uploadedCsv(payload);
+      const job = await startCustomerImport(ctx, actor, upload, { dryRun: query.dryRun });
       return h.response(withMeta({ job }, { job: { id: job.id, status: job.status } })).code(202);
-    }
+    })
   }
 });
 
@@ -35,9 +34,9 @@ export const exportCustomersRoute = adminRoute(ADMINS, {
     description: 'Export every customer to CSV in a worker: 202 { job }; download with GET /admin/jobs/{jobId}/download once completed',
     tags: ['customers'],
     response: { status: { 202: customerTransferJobResponse } },
-    handler: async (request, h) => {
-      const job = await startCustomerExport(request.server.app.ctx, tenantOf(request));
+    handler: adminHandler(async ({ ctx, actor, h }) => {
+      const job = await startCustomerExport(ctx, actor);
       return h.response(withMeta({ job }, { job: { id: job.id, status: job.status } })).code(202);
-    }
+    })
   }
 });

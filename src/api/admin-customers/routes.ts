@@ -8,12 +8,14 @@ import {
 } from '../../services/customers/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { customerDetailResponse, customerListResponse, customerResponse, listCustomersQuery, updateCustomerPayload } from './schemas.js';
 import { clientIp } from '../client-ip.js';
+
+type CustomerParams = { customerId: string };
 
 export const listCustomersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -24,11 +26,11 @@ export const listCustomersRoute = adminRoute(ANY_MEMBER, {
     tags: ['customers'],
     validate: { query: Joi.object({ ...paginationQuery, ...listCustomersQuery }) },
     response: { status: { 200: customerListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, ...filters } = request.query as unknown as { limit: number; cursor?: string } & CustomerFilters;
-      const result = await listCustomers(request.server.app.ctx, tenantOf(request).storeId, filters, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string } & CustomerFilters>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, ...filters } = query;
+      const result = await listCustomers(ctx, storeId, filters, { limit, cursor });
       return withMeta({ customers: result.customers }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -40,7 +42,7 @@ export const getCustomerRoute = adminRoute(ANY_MEMBER, {
     tags: ['customers'],
     validate: { params: idParams('customerId') },
     response: { status: { 200: customerDetailResponse } },
-    handler: async (request) => getCustomer(request.server.app.ctx, tenantOf(request).storeId, request.params.customerId as string)
+    handler: adminHandler<CustomerParams>(({ ctx, storeId, params }) => getCustomer(ctx, storeId, params.customerId))
   }
 });
 
@@ -53,16 +55,10 @@ export const updateCustomerRoute = adminRoute(ANY_MEMBER, {
     tags: ['customers'],
     validate: { params: idParams('customerId'), payload: updateCustomerPayload },
     response: { status: { 200: customerResponse } },
-    handler: async (request) => {
-      const tenant = tenantOf(request);
-      const patch = Object.fromEntries(
-        Object.entries(request.payload as CustomerPatch).map(([key, value]) => [key, value === '' ? null : value])
-      ) as CustomerPatch;
-      const customer = await updateCustomer(request.server.app.ctx, tenant.storeId, request.params.customerId as string, patch, {
-        source: 'admin',
-        ip: clientIp(request)
-      });
+    handler: adminHandler<CustomerParams, CustomerPatch>(async ({ ctx, storeId, params, payload, request }) => {
+      const patch = Object.fromEntries(Object.entries(payload).map(([key, value]) => [key, value === '' ? null : value])) as CustomerPatch;
+      const customer = await updateCustomer(ctx, storeId, params.customerId, patch, { source: 'admin', ip: clientIp(request) });
       return { customer };
-    }
+    })
   }
 });

@@ -3,10 +3,12 @@ import { createDiscount, getDiscount, listDiscounts, replaceDiscount, type Disco
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { discountListResponse, discountResponse, upsertDiscountPayload } from './schemas.js';
+
+type DiscountParams = { discountId: string };
 
 export const listDiscountsRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -16,11 +18,11 @@ export const listDiscountsRoute = adminRoute(ADMINS, {
     tags: ['discounts'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow(''), isActive: Joi.boolean() }) },
     response: { status: { 200: discountListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, q, isActive } = request.query as { limit: number; cursor?: string; q?: string; isActive?: boolean };
-      const result = await listDiscounts(request.server.app.ctx, tenantOf(request).storeId, { q, isActive }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; q?: string; isActive?: boolean }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, q, isActive } = query;
+      const result = await listDiscounts(ctx, storeId, { q, isActive }, { limit, cursor });
       return withMeta({ discounts: result.discounts }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -33,10 +35,10 @@ export const createDiscountRoute = adminRoute(ADMINS, {
     tags: ['discounts'],
     validate: { payload: upsertDiscountPayload },
     response: { status: { 201: discountResponse } },
-    handler: async (request, h) => {
-      const discount = await createDiscount(request.server.app.ctx, tenantOf(request).storeId, request.payload as DiscountInput);
+    handler: adminHandler<{}, DiscountInput>(async ({ ctx, storeId, payload, h }) => {
+      const discount = await createDiscount(ctx, storeId, payload);
       return h.response({ discount }).code(201);
-    }
+    })
   }
 });
 
@@ -48,9 +50,7 @@ export const getDiscountRoute = adminRoute(ADMINS, {
     tags: ['discounts'],
     validate: { params: idParams('discountId') },
     response: { status: { 200: discountResponse } },
-    handler: async (request) => ({
-      discount: await getDiscount(request.server.app.ctx, tenantOf(request).storeId, request.params.discountId as string)
-    })
+    handler: adminHandler<DiscountParams>(async ({ ctx, storeId, params }) => ({ discount: await getDiscount(ctx, storeId, params.discountId) }))
   }
 });
 
@@ -63,13 +63,8 @@ export const replaceDiscountRoute = adminRoute(ADMINS, {
     tags: ['discounts'],
     validate: { params: idParams('discountId'), payload: upsertDiscountPayload },
     response: { status: { 200: discountResponse } },
-    handler: async (request) => ({
-      discount: await replaceDiscount(
-        request.server.app.ctx,
-        tenantOf(request).storeId,
-        request.params.discountId as string,
-        request.payload as DiscountInput
-      )
-    })
+    handler: adminHandler<DiscountParams, DiscountInput>(async ({ ctx, storeId, params, payload }) => ({
+      discount: await replaceDiscount(ctx, storeId, params.discountId, payload)
+    }))
   }
 });

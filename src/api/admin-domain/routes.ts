@@ -1,7 +1,7 @@
 import { getDomain, requestDomainCheck, startDomainOnboarding } from '../../services/domains/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { domainCheckResponse, domainResponse, onboardingPayload } from './schemas.js';
 
@@ -14,7 +14,7 @@ export const domainOnboardingRoute = adminRoute(ADMINS, {
     plugins: { openapi: { errors: [409] } },
     validate: { payload: onboardingPayload },
     response: { status: { 200: domainResponse } },
-    handler: async (request) => startDomainOnboarding(request.server.app.ctx, tenantOf(request).storeId, (request.payload as { hostname: string }).hostname)
+    handler: adminHandler<{}, { hostname: string }>(({ ctx, storeId, payload }) => startDomainOnboarding(ctx, storeId, payload.hostname))
   }
 });
 
@@ -26,7 +26,7 @@ export const getDomainRoute = adminRoute(ADMINS, {
     tags: ['domain'],
     plugins: { openapi: { errors: [404] } },
     response: { status: { 200: domainResponse } },
-    handler: async (request) => getDomain(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => getDomain(ctx, storeId))
   }
 });
 
@@ -38,9 +38,9 @@ export const domainCheckRoute = adminRoute(ADMINS, {
     tags: ['domain'],
     plugins: { openapi: { errors: [404] } },
     response: { status: { 202: domainCheckResponse } },
-    handler: async (request, h) => {
-      const result = await requestDomainCheck(request.server.app.ctx, tenantOf(request));
+    handler: adminHandler(async ({ ctx, actor, h }) => {
+      const result = await requestDomainCheck(ctx, actor);
       return h.response(withMeta(result, { job: { id: result.job.id, status: result.job.status } })).code(202);
-    }
+    })
   }
 });

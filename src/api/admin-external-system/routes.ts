@@ -1,7 +1,7 @@
 import { connectLink, disconnectLink, getLink, previewLink, requestSync, type LinkRequest } from '../../services/external-system/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { connectPayload, connectResponse, linkResponse, previewPayload, previewResponse, syncResponse } from './schemas.js';
 
@@ -14,7 +14,7 @@ export const previewRoute = adminRoute(ADMINS, {
     tags: ['external-system'],
     validate: { payload: previewPayload },
     response: { status: { 200: previewResponse } },
-    handler: async (request) => previewLink(request.server.app.ctx, request.payload as LinkRequest)
+    handler: adminHandler<{}, LinkRequest>(({ ctx, payload }) => previewLink(ctx, payload))
   }
 });
 
@@ -27,10 +27,10 @@ export const connectRoute = adminRoute(ADMINS, {
     tags: ['external-system'],
     validate: { payload: connectPayload },
     response: { status: { 200: connectResponse } },
-    handler: async (request) => {
-      const result = await connectLink(request.server.app.ctx, tenantOf(request), request.payload as LinkRequest);
+    handler: adminHandler<{}, LinkRequest>(async ({ ctx, actor, payload }) => {
+      const result = await connectLink(ctx, actor, payload);
       return withMeta(result, { job: { id: result.job.id, status: result.job.status } });
-    }
+    })
   }
 });
 
@@ -42,7 +42,7 @@ export const getLinkRoute = adminRoute(ADMINS, {
     tags: ['external-system'],
     plugins: { openapi: { errors: [404] } },
     response: { status: { 200: linkResponse } },
-    handler: async (request) => getLink(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => getLink(ctx, storeId))
   }
 });
 
@@ -54,7 +54,7 @@ export const disconnectRoute = adminRoute(ADMINS, {
     tags: ['external-system'],
     plugins: { openapi: { errors: [404] } },
     response: { status: { 200: linkResponse } },
-    handler: async (request) => disconnectLink(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => disconnectLink(ctx, storeId))
   }
 });
 
@@ -67,10 +67,9 @@ export const syncRoute = adminRoute(ADMINS, {
     tags: ['external-system'],
     plugins: { openapi: { errors: [404, 409] } },
     response: { status: { 202: syncResponse } },
-    handler: async (request, h) => {
-      const tenant = tenantOf(request);
-      const result = await requestSync(request.server.app.ctx, tenant.storeId, tenant.userId);
+    handler: adminHandler(async ({ ctx, storeId, actor, h }) => {
+      const result = await requestSync(ctx, storeId, actor.userId);
       return h.response(withMeta(result, { job: { id: result.job.id, status: result.job.status } })).code(202);
-    }
+    })
   }
 });

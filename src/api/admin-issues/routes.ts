@@ -3,7 +3,7 @@ import { listIssues, resolveIssue } from '../../services/issues/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { issueListResponse, issueResponse } from './schemas.js';
@@ -16,11 +16,11 @@ export const listIssuesRoute = adminRoute(ADMINS, {
     tags: ['issues'],
     validate: { query: Joi.object({ ...paginationQuery, status: Joi.string().valid('open', 'resolved').default('open') }) },
     response: { status: { 200: issueListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, status } = request.query as { limit: number; cursor?: string; status: 'open' | 'resolved' };
-      const result = await listIssues(request.server.app.ctx, tenantOf(request).storeId, { status }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; status: 'open' | 'resolved' }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, status } = query;
+      const result = await listIssues(ctx, storeId, { status }, { limit, cursor });
       return withMeta({ issues: result.issues }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -32,6 +32,6 @@ export const resolveIssueRoute = adminRoute(ADMINS, {
     tags: ['issues'],
     validate: { params: idParams('issueId') },
     response: { status: { 200: issueResponse } },
-    handler: async (request) => resolveIssue(request.server.app.ctx, tenantOf(request).storeId, request.params.issueId as string)
+    handler: adminHandler<{ issueId: string }>(({ ctx, storeId, params }) => resolveIssue(ctx, storeId, params.issueId))
   }
 });

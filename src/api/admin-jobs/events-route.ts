@@ -1,7 +1,7 @@
 import { getJobsByIds, type JobDto } from '../../services/job-history/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { jobForCaller } from './result-access.js';
@@ -26,10 +26,7 @@ export const jobEventsRoute = adminRoute(ADMINS, {
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
     plugins: { openapi: { success: eventStreamSuccess('job', 'Job'), errors: [429] } },
-    handler: (request, h) => {
-      // Each stream shows what its caller may see: a key without the data's scope gets results withheld.
-      const tenant = tenantOf(request);
-      return eventStream(request, h, JOBS, request.params.jobId as string, (job) => jobForCaller(tenant, job));
-    }
+    // Each stream shows what its caller may see: a key without the data's scope gets results withheld.
+    handler: adminHandler<{ jobId: string }>(({ actor, params, request, h }) => eventStream(request, h, JOBS, params.jobId, (job) => jobForCaller(actor, job)))
   }
 });

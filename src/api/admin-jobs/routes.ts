@@ -3,12 +3,14 @@ import { getJob, jobFileKey, listJobs } from '../../services/job-history/index.j
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { recordBulkRead } from '../../services/audit/index.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { assertMayReadResult, jobForCaller } from './result-access.js';
 import { JOB_RESULT_SCOPE_NOTE, JOB_RESULT_SCOPES_TEXT, jobListResponse, jobResponse } from './schemas.js';
+
+type JobParams = { jobId: string };
 
 export const listJobsRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -18,12 +20,11 @@ export const listJobsRoute = adminRoute(ADMINS, {
     tags: ['jobs'],
     validate: { query: Joi.object({ ...paginationQuery, type: Joi.string().trim().max(100) }) },
     response: { status: { 200: jobListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, type } = request.query as { limit: number; cursor?: string; type?: string };
-      const tenant = tenantOf(request);
-      const result = await listJobs(request.server.app.ctx, tenant.storeId, { type }, { limit, cursor });
-      return withMeta({ jobs: result.jobs.map((job) => jobForCaller(tenant, job)) }, paginationMeta(limit, result.nextCursor));
-    }
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; type?: string }>(async ({ ctx, storeId, actor, query }) => {
+      const { limit, cursor, type } = query;
+      const result = await listJobs(ctx, storeId, { type }, { limit, cursor });
+      return withMeta({ jobs: result.jobs.map((job) => jobForCaller(actor, job)) }, paginationMeta(limit, result.nextCursor));
+    })
   }
 });
 
@@ -35,10 +36,7 @@ export const getJobRoute = adminRoute(ADMINS, {
     tags: ['jobs'],
     validate: { params: idParams('jobId') },
     response: { status: { 200: jobResponse } },
-    handler: async (request) => {
-      const tenant = tenantOf(request);
-      return { job: jobForCaller(tenant, await getJob(request.server.app.ctx, tenant.storeId, request.params.jobId as string)) };
-    }
+    handler: adminHandler<JobParams>(async ({ ctx, storeId, actor, params }) => ({ job: jobForCaller(actor, await getJob(ctx, storeId, params.jobId)) }))
   }
 });
 
@@ -59,13 +57,11 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
         }
       }
     },
-    handler: async (request, h) => {
-      const ctx = request.server.app.ctx;
-      const tenant = tenantOf(request);
-      const jobId = request.params.jobId as string;
+    handler: adminHandler<JobParams>(async ({ ctx, storeId, actor, params, h }) => {
+      const { jobId } = params;
       // Before the file's state: a key without the data's scope learns nothing more about it.
-      assertMayReadResult(tenant, (await getJob(ctx, tenant.storeId, jobId)).type);
-      const { fileKey, createdAt, type } = await jobFileKey(ctx, tenant.storeId, jobId);
+      assertMayReadResult(actor, (await getJob(ctx, storeId, jobId)).type);
+      const { fileKey, createdAt, type } = await jobFileKey(ctx, storeId, jobId);
       const file = await ctx.storage.get(fileKey);
       // Personal data in bulk leaves the store here: recorded before the first byte goes out.
       await recordBulkRead(ctx, { action: 'export.downloaded', resourceType: 'job', resourceId: jobId, details: { type } });
@@ -77,6 +73,6 @@ export const downloadJobFileRoute = adminRoute(ADMINS, {
         .bytes(file.size)
         .header('content-disposition', `attachment; filename="${name}"`)
         .header('cache-control', 'private, no-store');
-    }
+    })
   }
 });

@@ -1,6 +1,7 @@
 import { getCampaignsByIds } from '../../services/marketing/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { eventStream, eventStreamSuccess, type EventStreamTopic } from '../event-stream.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 
@@ -26,6 +27,6 @@ export const campaignEventsRoute = adminRoute(ADMINS, {
     tags: ['marketing'],
     validate: { params: idParams('campaignId') },
     plugins: { openapi: { success: eventStreamSuccess('campaign', 'Campaign'), errors: [429] } },
-    handler: (request, h) => eventStream(request, h, CAMPAIGNS, request.params.campaignId as string)
+    handler: adminHandler<{ campaignId: string }>(({ params, request, h }) => eventStream(request, h, CAMPAIGNS, params.campaignId))
   }
 });

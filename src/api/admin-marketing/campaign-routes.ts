@@ -4,7 +4,7 @@ import { type Audience, CAMPAIGN_TYPES, type CampaignInput, type CampaignType, c
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { recordBulkRead } from '../../services/audit/index.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { idempotent } from '../idempotency.js';
 import { holdsScope } from '../api-key-scopes.js';
@@ -24,6 +24,7 @@ import {
 } from './schemas.js';
 
 const tags = ['marketing'];
+type CampaignParams = { campaignId: string };
 
 export const previewAudienceRoute = adminRoute(ADMINS, {
   method: 'POST',
@@ -35,15 +36,13 @@ export const previewAudienceRoute = adminRoute(ADMINS, {
     tags,
     validate: { payload: audiencePreviewPayload },
     response: { status: { 200: audiencePreviewResponse } },
-    handler: async (request) => {
-      const ctx = request.server.app.ctx;
-      const tenant = tenantOf(request);
-      const { audience } = request.payload as { audience: Audience };
-      const preview = await previewAudience(ctx, tenant.storeId, audience, { sample: holdsScope(tenant, 'read_customers') });
+    handler: adminHandler<{}, { audience: Audience }>(async ({ ctx, storeId, actor, payload }) => {
+      const { audience } = payload;
+      const preview = await previewAudience(ctx, storeId, audience, { sample: holdsScope(actor, 'read_customers') });
       // Customers' names and emails in bulk: recorded before they are handed out.
       await recordBulkRead(ctx, { action: 'audience.sampled', resourceType: 'audience', details: { audience, count: preview.count, sampled: preview.sample?.length ?? 0 } });
       return preview;
-    }
+    })
   }
 });
 
@@ -80,11 +79,10 @@ const createCampaignRoute = (type: CampaignType): ServerRoute =>
       validate: { payload: CREATE_PAYLOADS[type] },
       response: { status: { 202: campaignResponse } },
       plugins: { openapi: { errors: CREATE_ERRORS[type] ?? [] } },
-      handler: async (request, h) => {
-        const tenant = tenantOf(request);
-        const campaign = await createCampaign(request.server.app.ctx, tenant.storeId, type, request.payload as CampaignInput, tenant.userId);
+      handler: adminHandler<{}, CampaignInput>(async ({ ctx, storeId, actor, payload, h }) => {
+        const campaign = await createCampaign(ctx, storeId, type, payload, actor.userId);
         return h.response({ campaign }).code(202);
-      }
+      })
     }
   }));
 
@@ -100,11 +98,11 @@ export const listCampaignsRoute = adminRoute(ADMINS, {
       query: Joi.object({ ...paginationQuery, status: Joi.string().valid(...CAMPAIGN_STATUSES), type: Joi.string().valid(...CAMPAIGN_TYPES) })
     },
     response: { status: { 200: campaignListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, status, type } = request.query as { limit: number; cursor?: string; status?: string; type?: string };
-      const result = await listCampaigns(request.server.app.ctx, tenantOf(request).storeId, { status, type }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; status?: string; type?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, status, type } = query;
+      const result = await listCampaigns(ctx, storeId, { status, type }, { limit, cursor });
       return withMeta({ campaigns: result.campaigns }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -117,7 +115,7 @@ export const getCampaignRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('campaignId') },
     response: { status: { 200: campaignResponse } },
-    handler: async (request) => ({ campaign: await getCampaign(request.server.app.ctx, tenantOf(request).storeId, request.params.campaignId as string) })
+    handler: adminHandler<CampaignParams>(async ({ ctx, storeId, params }) => ({ campaign: await getCampaign(ctx, storeId, params.campaignId) }))
   }
 });
 
@@ -130,6 +128,6 @@ export const cancelCampaignRoute = adminRoute(ADMINS, {
     validate: { params: idParams('campaignId') },
     response: { status: { 200: campaignResponse } },
     plugins: { openapi: { errors: [409] } },
-    handler: async (request) => ({ campaign: await cancelCampaign(request.server.app.ctx, tenantOf(request).storeId, request.params.campaignId as string) })
+    handler: adminHandler<CampaignParams>(async ({ ctx, storeId, params }) => ({ campaign: await cancelCampaign(ctx, storeId, params.campaignId) }))
   }
 });

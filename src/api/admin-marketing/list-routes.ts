@@ -2,13 +2,14 @@ import Joi from 'joi';
 import { createList, deleteList, getList, listLists, replaceList, type ListInput } from '../../services/marketing/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { listListResponse, listPayload, listResponse } from './schemas.js';
 
 const tags = ['marketing'];
+type ListParams = { listId: string };
 
 export const listListsRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -18,11 +19,11 @@ export const listListsRoute = adminRoute(ADMINS, {
     tags,
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow('') }) },
     response: { status: { 200: listListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, q } = request.query as { limit: number; cursor?: string; q?: string };
-      const result = await listLists(request.server.app.ctx, tenantOf(request).storeId, { q }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; q?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, q } = query;
+      const result = await listLists(ctx, storeId, { q }, { limit, cursor });
       return withMeta({ lists: result.lists }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -34,10 +35,10 @@ export const createListRoute = adminRoute(ADMINS, {
     tags,
     validate: { payload: listPayload },
     response: { status: { 201: listResponse } },
-    handler: async (request, h) => {
-      const list = await createList(request.server.app.ctx, tenantOf(request).storeId, request.payload as ListInput);
+    handler: adminHandler<{}, ListInput>(async ({ ctx, storeId, payload, h }) => {
+      const list = await createList(ctx, storeId, payload);
       return h.response({ list }).code(201);
-    }
+    })
   }
 });
 
@@ -49,7 +50,7 @@ export const getListRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('listId') },
     response: { status: { 200: listResponse } },
-    handler: async (request) => ({ list: await getList(request.server.app.ctx, tenantOf(request).storeId, request.params.listId as string) })
+    handler: adminHandler<ListParams>(async ({ ctx, storeId, params }) => ({ list: await getList(ctx, storeId, params.listId) }))
   }
 });
 
@@ -61,9 +62,7 @@ export const replaceListRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('listId'), payload: listPayload },
     response: { status: { 200: listResponse } },
-    handler: async (request) => ({
-      list: await replaceList(request.server.app.ctx, tenantOf(request).storeId, request.params.listId as string, request.payload as ListInput)
-    })
+    handler: adminHandler<ListParams, ListInput>(async ({ ctx, storeId, params, payload }) => ({ list: await replaceList(ctx, storeId, params.listId, payload) }))
   }
 });
 
@@ -75,9 +74,9 @@ export const deleteListRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('listId') },
     plugins: { openapi: { success: { status: 204, description: 'Deleted', content: null } } },
-    handler: async (request, h) => {
-      await deleteList(request.server.app.ctx, tenantOf(request).storeId, request.params.listId as string);
+    handler: adminHandler<ListParams>(async ({ ctx, storeId, params, h }) => {
+      await deleteList(ctx, storeId, params.listId);
       return h.response().code(204);
-    }
+    })
   }
 });

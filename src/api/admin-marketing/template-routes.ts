@@ -10,13 +10,14 @@ import {
   replaceTemplate,
   type TemplateInput
 } from '../../services/marketing/index.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import { previewPayload, templateListResponse, templatePayload, templatePreviewResponse, templateResponse } from './schemas.js';
 
 const tags = ['marketing'];
+type TemplateParams = { templateId: string };
 
 export const listTemplatesRoute = adminRoute(ADMINS, {
   method: 'GET',
@@ -26,11 +27,11 @@ export const listTemplatesRoute = adminRoute(ADMINS, {
     tags,
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow('') }) },
     response: { status: { 200: templateListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, q } = request.query as { limit: number; cursor?: string; q?: string };
-      const result = await listTemplates(request.server.app.ctx, tenantOf(request).storeId, { q }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; q?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, q } = query;
+      const result = await listTemplates(ctx, storeId, { q }, { limit, cursor });
       return withMeta({ templates: result.templates }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -43,10 +44,10 @@ export const createTemplateRoute = adminRoute(ADMINS, {
     validate: { payload: templatePayload },
     response: { status: { 201: templateResponse } },
     plugins: { openapi: { errors: [409] } },
-    handler: async (request, h) => {
-      const template = await createTemplate(request.server.app.ctx, tenantOf(request).storeId, request.payload as TemplateInput);
+    handler: adminHandler<{}, TemplateInput>(async ({ ctx, storeId, payload, h }) => {
+      const template = await createTemplate(ctx, storeId, payload);
       return h.response({ template }).code(201);
-    }
+    })
   }
 });
 
@@ -58,7 +59,7 @@ export const getTemplateRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('templateId') },
     response: { status: { 200: templateResponse } },
-    handler: async (request) => ({ template: await getTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string) })
+    handler: adminHandler<TemplateParams>(async ({ ctx, storeId, params }) => ({ template: await getTemplate(ctx, storeId, params.templateId) }))
   }
 });
 
@@ -71,9 +72,9 @@ export const replaceTemplateRoute = adminRoute(ADMINS, {
     validate: { params: idParams('templateId'), payload: templatePayload },
     response: { status: { 200: templateResponse } },
     plugins: { openapi: { errors: [409] } },
-    handler: async (request) => ({
-      template: await replaceTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string, request.payload as TemplateInput)
-    })
+    handler: adminHandler<TemplateParams, TemplateInput>(async ({ ctx, storeId, params, payload }) => ({
+      template: await replaceTemplate(ctx, storeId, params.templateId, payload)
+    }))
   }
 });
 
@@ -85,10 +86,10 @@ export const deleteTemplateRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('templateId') },
     plugins: { openapi: { success: { status: 204, description: 'Deleted', content: null } } },
-    handler: async (request, h) => {
-      await deleteTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string);
+    handler: adminHandler<TemplateParams>(async ({ ctx, storeId, params, h }) => {
+      await deleteTemplate(ctx, storeId, params.templateId);
       return h.response().code(204);
-    }
+    })
   }
 });
 
@@ -100,9 +101,8 @@ export const previewTemplateRoute = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('templateId'), payload: previewPayload },
     response: { status: { 200: templatePreviewResponse } },
-    handler: async (request) => {
-      const data = (request.payload as { data?: Record<string, unknown> } | null)?.data;
-      return { preview: await previewTemplate(request.server.app.ctx, tenantOf(request).storeId, request.params.templateId as string, data) };
-    }
+    handler: adminHandler<TemplateParams, { data?: Record<string, unknown> } | null>(async ({ ctx, storeId, params, payload }) => ({
+      preview: await previewTemplate(ctx, storeId, params.templateId, payload?.data)
+    }))
   }
 });

@@ -2,7 +2,7 @@ import { createRefund, previewRefund, userActor } from '../../services/orders/in
 import type { RefundInput } from '../../services/orders/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { refundCreatedResponse, refundPayload, refundPreviewResponse, refundQuery } from './schemas.js';
@@ -18,13 +18,10 @@ export const createRefundRoute = idempotent(
       tags: ['orders'],
       validate: { params: idParams('orderId'), query: refundQuery, payload: refundPayload },
       response: { status: { 200: refundPreviewResponse, 201: refundCreatedResponse } },
-      handler: async (request, h) => {
-        const tenant = tenantOf(request);
-        const orderId = request.params.orderId as string;
-        const input = request.payload as RefundInput;
-        if ((request.query as { dryRun: boolean }).dryRun) return previewRefund(request.server.app.ctx, tenant.storeId, orderId, input);
-        return h.response(await createRefund(request.server.app.ctx, tenant.storeId, orderId, input, userActor(tenant.userId))).code(201);
-      }
+      handler: adminHandler<{ orderId: string }, RefundInput, { dryRun: boolean }>(async ({ ctx, storeId, actor, params, payload, query, h }) => {
+        if (query.dryRun) return previewRefund(ctx, storeId, params.orderId, payload);
+        return h.response(await createRefund(ctx, storeId, params.orderId, payload, userActor(actor.userId))).code(201);
+      })
     }
   })
 );

@@ -1,11 +1,14 @@
 import { addOrderNote, deleteOrderNote, listTimeline, type NoteInput, updateOrderNote } from '../../services/orders/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { notePatchPayload, notePayload, orderEventResponse, timelineQuery, timelineResponse } from './schemas.js';
+
+type OrderParams = { orderId: string };
+type NoteParams = OrderParams & { noteId: string };
 
 export const timelineRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -16,11 +19,11 @@ export const timelineRoute = adminRoute(ANY_MEMBER, {
     tags: ['orders'],
     validate: { params: idParams('orderId'), query: timelineQuery },
     response: { status: { 200: timelineResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listTimeline(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string, { limit, cursor });
+    handler: adminHandler<OrderParams, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, params, query }) => {
+      const { limit, cursor } = query;
+      const result = await listTimeline(ctx, storeId, params.orderId, { limit, cursor });
       return withMeta({ events: result.events }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -32,10 +35,9 @@ export const addNoteRoute = adminRoute(ANY_MEMBER, {
     tags: ['orders'],
     validate: { params: idParams('orderId'), payload: notePayload },
     response: { status: { 201: orderEventResponse } },
-    handler: async (request, h) => {
-      const tenant = tenantOf(request);
-      return h.response(await addOrderNote(request.server.app.ctx, tenant.storeId, request.params.orderId as string, tenant.userId, request.payload as NoteInput)).code(201);
-    }
+    handler: adminHandler<OrderParams, NoteInput>(async ({ ctx, storeId, actor, params, payload, h }) =>
+      h.response(await addOrderNote(ctx, storeId, params.orderId, actor.userId, payload)).code(201)
+    )
   }
 });
 
@@ -48,10 +50,9 @@ export const updateNoteRoute = adminRoute(ANY_MEMBER, {
     tags: ['orders'],
     validate: { params: idParams('orderId', 'noteId'), payload: notePatchPayload },
     response: { status: { 200: orderEventResponse } },
-    handler: (request) => {
-      const tenant = tenantOf(request);
-      return updateOrderNote(request.server.app.ctx, tenant.storeId, request.params.orderId as string, request.params.noteId as string, tenant.userId, request.payload as Partial<NoteInput>);
-    }
+    handler: adminHandler<NoteParams, Partial<NoteInput>>(({ ctx, storeId, actor, params, payload }) =>
+      updateOrderNote(ctx, storeId, params.orderId, params.noteId, actor.userId, payload)
+    )
   }
 });
 
@@ -63,10 +64,9 @@ export const deleteNoteRoute = adminRoute(ANY_MEMBER, {
     description: 'Delete your own note (403 for a note of another member): 204',
     tags: ['orders'],
     validate: { params: idParams('orderId', 'noteId') },
-    handler: async (request, h) => {
-      const tenant = tenantOf(request);
-      await deleteOrderNote(request.server.app.ctx, tenant.storeId, request.params.orderId as string, request.params.noteId as string, tenant.userId);
+    handler: adminHandler<NoteParams>(async ({ ctx, storeId, actor, params, h }) => {
+      await deleteOrderNote(ctx, storeId, params.orderId, params.noteId, actor.userId);
       return h.response().code(204);
-    }
+    })
   }
 });

@@ -3,11 +3,13 @@ import { type CancelInput, createFulfillment, type FulfillmentInput, getOrder, l
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { cancelPayload, fulfillmentCreatedResponse, fulfillmentPayload, listOrdersQuery, markPaidPayload, orderListResponse, orderResponse } from './schemas.js';
+
+type OrderParams = { orderId: string };
 
 export const listOrdersRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
@@ -19,11 +21,11 @@ export const listOrdersRoute = adminRoute(ANY_MEMBER, {
     tags: ['orders'],
     validate: { query: listOrdersQuery },
     response: { status: { 200: orderListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, q, ...filters } = request.query as { limit: number; cursor?: string; q?: string } & Omit<OrderListFilters, 'q'>;
-      const result = await listOrders(request.server.app.ctx, tenantOf(request).storeId, { ...filters, q: q || undefined }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; q?: string } & Omit<OrderListFilters, 'q'>>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, q, ...filters } = query;
+      const result = await listOrders(ctx, storeId, { ...filters, q: q || undefined }, { limit, cursor });
       return withMeta({ orders: result.orders }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -35,7 +37,7 @@ export const getOrderRoute = adminRoute(ANY_MEMBER, {
     tags: ['orders'],
     validate: { params: idParams('orderId') },
     response: { status: { 200: orderResponse } },
-    handler: (request) => getOrder(request.server.app.ctx, tenantOf(request).storeId, request.params.orderId as string)
+    handler: adminHandler<OrderParams>(({ ctx, storeId, params }) => getOrder(ctx, storeId, params.orderId))
   }
 });
 
@@ -49,18 +51,17 @@ export const createFulfillmentRoute = idempotent(
       tags: ['orders'],
       validate: { params: idParams('orderId'), payload: fulfillmentPayload },
       response: { status: { 201: fulfillmentCreatedResponse } },
-      handler: async (request, h) => {
-        const body = (request.payload ?? {}) as FulfillmentInput;
+      handler: adminHandler<OrderParams, FulfillmentInput | null>(async ({ ctx, storeId, actor, params, payload, h }) => {
+        const body = payload ?? {};
         const input: FulfillmentInput = {
           ...body,
           trackingCompany: body.trackingCompany || null,
           trackingNumber: body.trackingNumber || null,
           trackingUrl: body.trackingUrl || null
         };
-        const tenant = tenantOf(request);
-        const result = await createFulfillment(request.server.app.ctx, tenant.storeId, request.params.orderId as string, input, userActor(tenant.userId));
+        const result = await createFulfillment(ctx, storeId, params.orderId, input, userActor(actor.userId));
         return h.response(result).code(201);
-      }
+      })
     }
   })
 );
@@ -76,11 +77,10 @@ export const markOrderPaidRoute = idempotent(
       tags: ['orders'],
       validate: { params: idParams('orderId'), payload: markPaidPayload },
       response: { status: { 200: orderResponse } },
-      handler: (request) => {
-        const tenant = tenantOf(request);
-        const body = (request.payload ?? {}) as { reference?: string; note?: string };
-        return markOrderPaid(request.server.app.ctx, tenant.storeId, request.params.orderId as string, { reference: body.reference || undefined, note: body.note || undefined }, userActor(tenant.userId));
-      }
+      handler: adminHandler<OrderParams, { reference?: string; note?: string } | null>(({ ctx, storeId, actor, params, payload }) => {
+        const body = payload ?? {};
+        return markOrderPaid(ctx, storeId, params.orderId, { reference: body.reference || undefined, note: body.note || undefined }, userActor(actor.userId));
+      })
     }
   })
 );
@@ -96,10 +96,7 @@ export const cancelOrderRoute = idempotent(
       tags: ['orders'],
       validate: { params: idParams('orderId'), payload: cancelPayload },
       response: { status: { 200: orderResponse } },
-      handler: (request) => {
-        const tenant = tenantOf(request);
-        return cancelOrder(request.server.app.ctx, tenant.storeId, request.params.orderId as string, request.payload as CancelInput, userActor(tenant.userId));
-      }
+      handler: adminHandler<OrderParams, CancelInput>(({ ctx, storeId, actor, params, payload }) => cancelOrder(ctx, storeId, params.orderId, payload, userActor(actor.userId)))
     }
   })
 );

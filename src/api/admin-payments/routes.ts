@@ -1,6 +1,6 @@
 import { createDashboardLink, createOnboardingLink, getPaymentStatus, resetPayments } from '../../services/payments/index.js';
 import { ADMINS, OWNERS } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { dashboardLinkResponse, onboardingLinkPayload, onboardingLinkResponse, paymentAccountResource } from './schemas.js';
 
@@ -11,7 +11,7 @@ export const getPaymentsRoute = adminRoute(ADMINS, {
     description: 'Stripe Connect status: not_connected, onboarding, restricted or active, with the account flags',
     tags: ['payments'],
     response: { status: { 200: paymentAccountResource } },
-    handler: (request) => getPaymentStatus(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => getPaymentStatus(ctx, storeId))
   }
 });
 
@@ -24,7 +24,7 @@ export const onboardingLinkRoute = adminRoute(OWNERS, {
     tags: ['payments'],
     validate: { payload: onboardingLinkPayload },
     response: { status: { 200: onboardingLinkResponse } },
-    handler: (request) => createOnboardingLink(request.server.app.ctx, tenantOf(request).storeId, request.payload as { returnUrl: string; refreshUrl: string })
+    handler: adminHandler<{}, { returnUrl: string; refreshUrl: string }>(({ ctx, storeId, payload }) => createOnboardingLink(ctx, storeId, payload))
   }
 });
 
@@ -36,7 +36,7 @@ export const dashboardLinkRoute = adminRoute(OWNERS, {
     description: 'A Stripe Express dashboard login link { url }; 409 before onboarding is complete',
     tags: ['payments'],
     response: { status: { 200: dashboardLinkResponse } },
-    handler: (request) => createDashboardLink(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => createDashboardLink(ctx, storeId))
   }
 });
 
@@ -47,6 +47,6 @@ export const resetPaymentsRoute = adminRoute(OWNERS, {
     description: 'Forgets the connected account; status back to not_connected',
     tags: ['payments'],
     response: { status: { 200: paymentAccountResource } },
-    handler: (request) => resetPayments(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => resetPayments(ctx, storeId))
   }
 });

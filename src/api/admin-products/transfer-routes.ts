@@ -4,7 +4,7 @@ import { startProductExport, startProductImport } from '../../services/catalog/i
 import type { ImportMode } from '../../services/catalog/index.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { csvUploadOptions, uploadedCsv } from '../uploads.js';
@@ -21,12 +21,11 @@ export const importProductsRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { query: Joi.object({ mode: Joi.string().valid('upsert', 'create', 'update').default('upsert') }) },
     response: { status: { 202: productJobResponse } },
-    handler: async (request, h) => {
-      const upload = uploadedCsv(request.payload);
-      const { mode } = request.query as { mode: ImportMode };
-      const job = await startProductImport(request.server.app.ctx, tenantOf(request), upload, { mode });
+    handler: adminHandler<{}, unknown, { mode: ImportMode }>(async ({ ctx, actor, payload, query, h }) => {
+      const upload = uploadedCsv(payload);
+      const job = await startProductImport(ctx, actor, upload, { mode: query.mode });
       return h.response(withMeta({ job }, { job: { id: job.id, status: job.status } })).code(202);
-    }
+    })
   }
 });
 
@@ -39,10 +38,10 @@ export const exportProductsRoute = adminRoute(ANY_MEMBER, {
     tags: ['catalog'],
     validate: { payload: exportProductsPayload },
     response: { status: { 202: productJobResponse } },
-    handler: async (request, h) => {
-      const job = await startProductExport(request.server.app.ctx, tenantOf(request), (request.payload ?? {}) as Record<string, string>);
+    handler: adminHandler<{}, Record<string, string> | null>(async ({ ctx, actor, payload, h }) => {
+      const job = await startProductExport(ctx, actor, payload ?? {});
       return h.response(withMeta({ job }, { job: { id: job.id, status: job.status } })).code(202);
-    }
+    })
   }
 });
 
@@ -58,11 +57,11 @@ export const bulkProductsRoute = idempotent(
       tags: ['catalog'],
       validate: { payload: bulkPayload },
       response: { status: { 200: bulkResponse, 202: bulkResponse } },
-      handler: async (request, h) => {
-        const { dryRun, ...body } = request.payload as BulkRequest & { dryRun: boolean };
-        const result = await startProductBulk(request.server.app.ctx, tenantOf(request), body, dryRun);
+      handler: adminHandler<{}, BulkRequest & { dryRun: boolean }>(async ({ ctx, actor, payload, h }) => {
+        const { dryRun, ...body } = payload;
+        const result = await startProductBulk(ctx, actor, body, dryRun);
         return h.response(withMeta(result, result.job ? { job: { id: result.job.id, status: result.job.status } } : {})).code(dryRun ? 200 : 202);
-      }
+      })
     }
   })
 );

@@ -3,12 +3,15 @@ import { cancelReturn, closeReturn, getReturn, requestReturn, userActor } from '
 import { receiveReturn } from '../../use-cases/receive-return.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 import { receivedReturnResponse, receivePayload, returnPayload, returnResponse } from './schemas.js';
 
 const tags = ['orders'];
+type ReturnParams = { returnId: string };
+type ReturnItem = { orderItemId: string; quantity: number };
+type ReceiveBody = { items?: ReturnItem[]; restock?: boolean; refund?: boolean; notifyCustomer?: boolean };
 
 export const requestReturnRoute = adminRoute(ANY_MEMBER, {
   method: 'POST',
@@ -19,11 +22,9 @@ export const requestReturnRoute = adminRoute(ANY_MEMBER, {
     tags,
     validate: { params: idParams('orderId'), payload: returnPayload },
     response: { status: { 201: returnResponse } },
-    handler: async (request, h) => {
-      const tenant = tenantOf(request);
-      const body = request.payload as { items: Array<{ orderItemId: string; quantity: number }>; reason: string };
-      return h.response(await requestReturn(request.server.app.ctx, tenant.storeId, request.params.orderId as string, body, userActor(tenant.userId))).code(201);
-    }
+    handler: adminHandler<{ orderId: string }, { items: ReturnItem[]; reason: string }>(async ({ ctx, storeId, actor, params, payload, h }) =>
+      h.response(await requestReturn(ctx, storeId, params.orderId, payload, userActor(actor.userId))).code(201)
+    )
   }
 });
 
@@ -35,7 +36,7 @@ export const getReturnRoute = adminRoute(ANY_MEMBER, {
     tags,
     validate: { params: idParams('returnId') },
     response: { status: { 200: returnResponse } },
-    handler: (request) => getReturn(request.server.app.ctx, tenantOf(request).storeId, request.params.returnId as string)
+    handler: adminHandler<ReturnParams>(({ ctx, storeId, params }) => getReturn(ctx, storeId, params.returnId))
   }
 });
 
@@ -50,12 +51,11 @@ export const receiveReturnRoute = idempotent(
       tags,
       validate: { params: idParams('returnId'), payload: receivePayload },
       response: { status: { 200: receivedReturnResponse } },
-      handler: (request) => {
-        const tenant = tenantOf(request);
-        const body = (request.payload ?? {}) as { items?: Array<{ orderItemId: string; quantity: number }>; restock?: boolean; refund?: boolean; notifyCustomer?: boolean };
-        if (body.refund && !ADMINS.includes(tenant.role)) throw forbidden('Refunds need the owner or an admin');
-        return receiveReturn(request.server.app.ctx, tenant.storeId, request.params.returnId as string, body, userActor(tenant.userId));
-      }
+      handler: adminHandler<ReturnParams, ReceiveBody | null>(({ ctx, storeId, actor, params, payload }) => {
+        const body = payload ?? {};
+        if (body.refund && !ADMINS.includes(actor.role)) throw forbidden('Refunds need the owner or an admin');
+        return receiveReturn(ctx, storeId, params.returnId, body, userActor(actor.userId));
+      })
     }
   })
 );
@@ -69,10 +69,7 @@ export const closeReturnRoute = adminRoute(ANY_MEMBER, {
     tags,
     validate: { params: idParams('returnId') },
     response: { status: { 200: returnResponse } },
-    handler: (request) => {
-      const tenant = tenantOf(request);
-      return closeReturn(request.server.app.ctx, tenant.storeId, request.params.returnId as string, userActor(tenant.userId));
-    }
+    handler: adminHandler<ReturnParams>(({ ctx, storeId, actor, params }) => closeReturn(ctx, storeId, params.returnId, userActor(actor.userId)))
   }
 });
 
@@ -85,9 +82,6 @@ export const cancelReturnRoute = adminRoute(ANY_MEMBER, {
     tags,
     validate: { params: idParams('returnId') },
     response: { status: { 200: returnResponse } },
-    handler: (request) => {
-      const tenant = tenantOf(request);
-      return cancelReturn(request.server.app.ctx, tenant.storeId, request.params.returnId as string, userActor(tenant.userId));
-    }
+    handler: adminHandler<ReturnParams>(({ ctx, storeId, actor, params }) => cancelReturn(ctx, storeId, params.returnId, userActor(actor.userId)))
   }
 });

@@ -2,7 +2,7 @@ import { paginationMeta } from '../../platform/pagination.js';
 import { listReviews, moderateReview, type ReviewState } from '../../services/reviews/index.js';
 import { ANY_MEMBER, type Tenant } from '../../platform/roles.js';
 import { holdsScope } from '../api-key-scopes.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
@@ -25,12 +25,11 @@ export const listReviewsRoute = adminRoute(ANY_MEMBER, {
     tags: ['reviews'],
     validate: { query: listReviewsQuery },
     response: { status: { 200: adminReviewListResponse } },
-    handler: async (request) => {
-      const { limit, cursor, state, productId } = request.query as { limit: number; cursor?: string; state?: ReviewState; productId?: string };
-      const tenant = tenantOf(request);
-      const result = await listReviews(request.server.app.ctx, tenant.storeId, { state, productId }, { limit, cursor });
-      return withMeta({ reviews: result.reviews.map((review) => reviewForCaller(tenant, review)) }, paginationMeta(limit, result.nextCursor));
-    }
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; state?: ReviewState; productId?: string }>(async ({ ctx, storeId, actor, query }) => {
+      const { limit, cursor, state, productId } = query;
+      const result = await listReviews(ctx, storeId, { state, productId }, { limit, cursor });
+      return withMeta({ reviews: result.reviews.map((review) => reviewForCaller(actor, review)) }, paginationMeta(limit, result.nextCursor));
+    })
   }
 });
 
@@ -42,10 +41,9 @@ export const moderateReviewRoute = adminRoute(ANY_MEMBER, {
     tags: ['reviews'],
     validate: { params: idParams('reviewId'), payload: moderationPayload },
     response: { status: { 200: adminReviewResponse } },
-    handler: async (request) => {
-      const tenant = tenantOf(request);
-      const moderated = await moderateReview(request.server.app.ctx, tenant.storeId, request.params.reviewId as string, request.payload as { state: ReviewState; note?: string });
-      return { ...moderated, review: reviewForCaller(tenant, moderated.review) };
-    }
+    handler: adminHandler<{ reviewId: string }, { state: ReviewState; note?: string }>(async ({ ctx, storeId, actor, params, payload }) => {
+      const moderated = await moderateReview(ctx, storeId, params.reviewId, payload);
+      return { ...moderated, review: reviewForCaller(actor, moderated.review) };
+    })
   }
 });

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { sendTestEmail, sendTestTemplateEmail, verifyEmailProvider } from '../../services/email/index.js';
 import { ADMINS } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { email } from '../schemas.js';
 import { emailVerifyResponse, testEmailResponse, testTemplateEmailResponse } from './schemas.js';
@@ -14,7 +14,7 @@ export const verifyEmail = adminRoute(ADMINS, {
     tags: ['email'],
     plugins: { openapi: { errors: [409] } },
     response: { status: { 200: emailVerifyResponse } },
-    handler: async (request) => verifyEmailProvider(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => verifyEmailProvider(ctx, storeId))
   }
 });
 
@@ -27,10 +27,7 @@ export const testEmail = adminRoute(ADMINS, {
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required() }) },
     response: { status: { 200: testEmailResponse } },
-    handler: async (request) => {
-      const { toEmail } = request.payload as { toEmail: string };
-      return sendTestEmail(request.server.app.ctx, tenantOf(request).storeId, toEmail);
-    }
+    handler: adminHandler<{}, { toEmail: string }>(({ ctx, storeId, payload }) => sendTestEmail(ctx, storeId, payload.toEmail))
   }
 });
 
@@ -43,9 +40,6 @@ export const testTemplateEmail = adminRoute(ADMINS, {
     tags: ['email'],
     validate: { payload: Joi.object({ toEmail: email().required(), templateKey: Joi.string().trim().min(1).max(100).required() }) },
     response: { status: { 200: testTemplateEmailResponse } },
-    handler: async (request) => {
-      const { toEmail, templateKey } = request.payload as { toEmail: string; templateKey: string };
-      return sendTestTemplateEmail(request.server.app.ctx, tenantOf(request).storeId, toEmail, templateKey);
-    }
+    handler: adminHandler<{}, { toEmail: string; templateKey: string }>(({ ctx, storeId, payload }) => sendTestTemplateEmail(ctx, storeId, payload.toEmail, payload.templateKey))
   }
 });

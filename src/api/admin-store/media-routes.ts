@@ -2,7 +2,7 @@ import { ALLOWED_IMAGE_TYPES, createMedia, MEDIA_MAX_BYTES, payloadTooLarge } fr
 import { rm } from 'node:fs/promises';
 import { validationFailed } from '../../errors.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { isUploadedFile } from '../uploads.js';
 import { mediaResponse } from './schemas.js';
@@ -50,8 +50,8 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
     },
     // The body may take the whole payload timeout to arrive: the response timeout must outlast it.
     timeout: { server: 75_000, socket: 90_000 },
-    handler: async (request, h) => {
-      const payload = (request.payload ?? {}) as Record<string, unknown>;
+    handler: adminHandler<{}, Record<string, unknown> | null>(async ({ ctx, storeId, h, ...call }) => {
+      const payload = call.payload ?? {};
       const files = Object.values(payload).flat().filter(isUploadedFile);
       try {
         const unknown = Object.keys(payload).filter((key) => key !== 'file' && key !== 'alt');
@@ -61,12 +61,12 @@ export const uploadMedia = adminRoute(ANY_MEMBER, {
         if (file.bytes > MEDIA_MAX_BYTES) throw payloadTooLarge();
         const alt = typeof payload.alt === 'string' ? payload.alt.trim().slice(0, 500) || null : null;
         if (payload.alt !== undefined && typeof payload.alt !== 'string') throw validationFailed([{ path: 'alt', message: 'alt must be text' }]);
-        const media = await createMedia(request.server.app.ctx, tenantOf(request).storeId, file, alt);
+        const media = await createMedia(ctx, storeId, file, alt);
         return h.response({ media }).code(201);
       } finally {
         // createMedia removes its own file; this catches every other part and the error paths.
         await Promise.all(files.map((f) => rm(f.path, { force: true })));
       }
-    }
+    })
   }
 });

@@ -1,7 +1,7 @@
 import { getDashboard, updateStore, type UpdateStoreInput } from '../../services/stores/index.js';
 import { ANY_MEMBER, ADMINS } from '../../platform/roles.js';
 import { envelopeJson } from '../json-body.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { successBody } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { dashboardResponse, storeSettingsResponse } from './schemas.js';
@@ -16,10 +16,10 @@ export const getStore = adminRoute(ANY_MEMBER, {
     tags: ['store'],
     response: { status: { 200: dashboardResponse } },
     // Concurrent requests share one dashboard (getDashboard), and so its JSON: serialised once.
-    handler: async (request, h) => {
-      const dashboard = await getDashboard(request.server.app.ctx, tenantOf(request).storeId);
+    handler: adminHandler(async ({ ctx, storeId, h }) => {
+      const dashboard = await getDashboard(ctx, storeId);
       return envelopeJson(h, dashboard, () => JSON.stringify(successBody(dashboard)));
-    }
+    })
   }
 });
 
@@ -81,8 +81,6 @@ export const patchStore = adminRoute(ADMINS, {
     tags: ['store'],
     validate: { payload: updateStorePayload },
     response: { status: { 200: storeSettingsResponse } },
-    handler: async (request) => ({
-      store: await updateStore(request.server.app.ctx, tenantOf(request).storeId, request.payload as UpdateStoreInput)
-    })
+    handler: adminHandler<{}, UpdateStoreInput>(async ({ ctx, storeId, payload }) => ({ store: await updateStore(ctx, storeId, payload) }))
   }
 });

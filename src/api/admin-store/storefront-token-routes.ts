@@ -1,12 +1,14 @@
 import Joi from 'joi';
 import { ADMINS } from '../../platform/roles.js';
 import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken, rotateStorefrontToken } from '../../services/stores/index.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery, text } from '../schemas.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { withMeta } from '../plugins/envelope.js';
 import { storefrontTokenListResponse, storefrontTokenResponse, storefrontTokenSecretResponse } from './schemas.js';
+
+type TokenParams = { tokenId: string };
 
 export const listTokens = adminRoute(ADMINS, {
   method: 'GET',
@@ -16,11 +18,11 @@ export const listTokens = adminRoute(ADMINS, {
     tags: ['storefront-tokens'],
     validate: { query: Joi.object(paginationQuery) },
     response: { status: { 200: storefrontTokenListResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listStorefrontTokens(request.server.app.ctx, tenantOf(request).storeId, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor } = query;
+      const result = await listStorefrontTokens(ctx, storeId, { limit, cursor });
       return withMeta({ tokens: result.tokens }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -32,10 +34,7 @@ export const createToken = adminRoute(ADMINS, {
     tags: ['storefront-tokens'],
     validate: { payload: Joi.object({ name: text(100).min(1).required() }) },
     response: { status: { 201: storefrontTokenSecretResponse } },
-    handler: async (request, h) => {
-      const { name } = request.payload as { name: string };
-      return h.response(await createStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, name)).code(201);
-    }
+    handler: adminHandler<{}, { name: string }>(async ({ ctx, storeId, payload, h }) => h.response(await createStorefrontToken(ctx, storeId, payload.name)).code(201))
   }
 });
 
@@ -48,7 +47,7 @@ export const rotateToken = adminRoute(ADMINS, {
     tags: ['storefront-tokens'],
     validate: { params: idParams('tokenId') },
     response: { status: { 200: storefrontTokenSecretResponse } },
-    handler: async (request) => rotateStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, request.params.tokenId as string)
+    handler: adminHandler<TokenParams>(({ ctx, storeId, params }) => rotateStorefrontToken(ctx, storeId, params.tokenId))
   }
 });
 
@@ -60,6 +59,6 @@ export const revokeToken = adminRoute(ADMINS, {
     tags: ['storefront-tokens'],
     validate: { params: idParams('tokenId') },
     response: { status: { 200: storefrontTokenResponse } },
-    handler: async (request) => revokeStorefrontToken(request.server.app.ctx, tenantOf(request).storeId, request.params.tokenId as string)
+    handler: adminHandler<TokenParams>(({ ctx, storeId, params }) => revokeStorefrontToken(ctx, storeId, params.tokenId))
   }
 });

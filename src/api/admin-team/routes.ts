@@ -2,7 +2,7 @@ import type { Request } from '@hapi/hapi';
 import { acceptInvite, type AcceptInviteInput, changeMemberRole, createInvite, describeInvite, listTeam, resendInvite, revokeMember } from '../../services/accounts/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import type { Role } from '../../platform/roles.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler, contextOf, publicHandler } from '../handler.js';
 import { acceptInviteFormPage, invalidInviteLinkPage, inviteAcceptedPage } from '../account-pages/forms.js';
 import { failValidationAsPage, failureMessages, pageForFailure, postedField } from '../public/html-failures.js';
 import { htmlPage, wantsHtml, type PageContent } from '../public/html-page.js';
@@ -11,6 +11,8 @@ import { idParams } from '../schemas.js';
 import { sessionResponse } from '../auth/schemas.js';
 import { acceptInvitePayload, changeRolePayload, createInvitePayload, inviteResponse, memberResponse, revokedMemberResponse, teamResponse } from './schemas.js';
 
+type MemberParams = { userId: string };
+
 export const listTeamRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/store/team',
@@ -18,7 +20,7 @@ export const listTeamRoute = adminRoute(ADMINS, {
     description: 'Members of the store in the order they joined (oldest first), and the invites still open (newest first)',
     tags: ['team'],
     response: { status: { 200: teamResponse } },
-    handler: async (request) => listTeam(request.server.app.ctx, tenantOf(request).storeId)
+    handler: adminHandler(({ ctx, storeId }) => listTeam(ctx, storeId))
   }
 });
 
@@ -31,10 +33,10 @@ export const createInviteRoute = adminRoute(ADMINS, {
     tags: ['team'],
     validate: { payload: createInvitePayload },
     response: { status: { 201: inviteResponse } },
-    handler: async (request, h) => {
-      const invite = await createInvite(request.server.app.ctx, tenantOf(request), request.payload as { email: string; role: Role });
+    handler: adminHandler<{}, { email: string; role: Role }>(async ({ ctx, actor, payload, h }) => {
+      const invite = await createInvite(ctx, actor, payload);
       return h.response({ invite }).code(201);
-    }
+    })
   }
 });
 
@@ -46,7 +48,7 @@ export const resendInviteRoute = adminRoute(ADMINS, {
     tags: ['team'],
     validate: { params: idParams('inviteId') },
     response: { status: { 200: inviteResponse } },
-    handler: async (request) => ({ invite: await resendInvite(request.server.app.ctx, tenantOf(request), request.params.inviteId as string) })
+    handler: adminHandler<{ inviteId: string }>(async ({ ctx, actor, params }) => ({ invite: await resendInvite(ctx, actor, params.inviteId) }))
   }
 });
 
@@ -59,7 +61,7 @@ export const revokeMemberRoute = adminRoute(ADMINS, {
     tags: ['team'],
     validate: { params: idParams('userId') },
     response: { status: { 200: revokedMemberResponse } },
-    handler: async (request) => revokeMember(request.server.app.ctx, tenantOf(request), request.params.userId as string)
+    handler: adminHandler<MemberParams>(({ ctx, actor, params }) => revokeMember(ctx, actor, params.userId))
   }
 });
 
@@ -73,8 +75,7 @@ export const changeMemberRoleRoute = adminRoute(ADMINS, {
     tags: ['team'],
     validate: { params: idParams('userId'), payload: changeRolePayload },
     response: { status: { 200: memberResponse } },
-    handler: async (request) =>
-      changeMemberRole(request.server.app.ctx, tenantOf(request), request.params.userId as string, (request.payload as { role: Role }).role)
+    handler: adminHandler<MemberParams, { role: Role }>(({ ctx, actor, params, payload }) => changeMemberRole(ctx, actor, params.userId, payload.role))
   }
 });
 
@@ -91,9 +92,8 @@ export const acceptInviteRoute = publicRoute({
     payload: { allow: ['application/json', 'application/x-www-form-urlencoded'] },
     validate: { payload: acceptInvitePayload, failAction: failValidationAsPage(inviteFormAgain) },
     response: { status: { 200: sessionResponse } },
-    handler: async (request, h) => {
-      const ctx = request.server.app.ctx;
-      const { passwordConfirmation: _confirmed, ...input } = request.payload as AcceptInviteInput & { passwordConfirmation?: string };
+    handler: publicHandler<{}, AcceptInviteInput & { passwordConfirmation?: string }>(async ({ ctx, payload, request, h }) => {
+      const { passwordConfirmation: _confirmed, ...input } = payload;
       if (!wantsHtml(request)) return acceptInvite(ctx, input);
       try {
         const about = await describeInvite(ctx, input.token);
@@ -106,7 +106,7 @@ export const acceptInviteRoute = publicRoute({
       } catch (error) {
         return pageForFailure(h, error, invalidInviteLinkPage);
       }
-    }
+    })
   }
 });
 
@@ -115,7 +115,7 @@ async function inviteFormAgain(request: Request, messages: string[]): Promise<Pa
   const token = postedField(request, 'token')?.trim();
   if (!token) return invalidInviteLinkPage();
   try {
-    const about = await describeInvite(request.server.app.ctx, token);
+    const about = await describeInvite(contextOf(request), token);
     return acceptInviteFormPage(token, about, messages, { firstName: postedField(request, 'firstName'), lastName: postedField(request, 'lastName') });
   } catch (error) {
     if ((error as { code?: string }).code !== 'invalid_token') throw error;

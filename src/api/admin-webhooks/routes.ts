@@ -13,7 +13,7 @@ import {
 } from '../../services/webhooks/index.js';
 import type { WebhookTopic } from '../../services/webhooks/index.js';
 import { withMeta } from '../plugins/envelope.js';
-import { tenantOf } from '../plugins/auth.js';
+import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
 import {
@@ -28,6 +28,7 @@ import {
 } from './schemas.js';
 
 const tags = ['webhooks'];
+type WebhookParams = { webhookId: string };
 
 export const listWebhooks = adminRoute(ADMINS, {
   method: 'GET',
@@ -37,11 +38,11 @@ export const listWebhooks = adminRoute(ADMINS, {
     tags,
     validate: { query: Joi.object(paginationQuery) },
     response: { status: { 200: webhookListResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listSubscriptions(request.server.app.ctx, tenantOf(request).storeId, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor } = query;
+      const result = await listSubscriptions(ctx, storeId, { limit, cursor });
       return withMeta({ webhooks: result.webhooks }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -55,10 +56,9 @@ export const createWebhook = adminRoute(ADMINS, {
     tags,
     validate: { payload: createWebhookPayload },
     response: { status: { 201: webhookSecretResponse } },
-    handler: async (request, h) => {
-      const input = request.payload as { url: string; topics: WebhookTopic[]; description?: string | null };
-      return h.response(await createSubscription(request.server.app.ctx, tenantOf(request).storeId, input)).code(201);
-    }
+    handler: adminHandler<{}, { url: string; topics: WebhookTopic[]; description?: string | null }>(async ({ ctx, storeId, payload, h }) =>
+      h.response(await createSubscription(ctx, storeId, payload)).code(201)
+    )
   }
 });
 
@@ -70,7 +70,7 @@ export const getWebhook = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId') },
     response: { status: { 200: webhookResponse } },
-    handler: async (request) => getSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)
+    handler: adminHandler<WebhookParams>(({ ctx, storeId, params }) => getSubscription(ctx, storeId, params.webhookId))
   }
 });
 
@@ -83,8 +83,7 @@ export const updateWebhook = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId'), payload: updateWebhookPayload },
     response: { status: { 200: webhookResponse } },
-    handler: async (request) =>
-      updateSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string, request.payload as SubscriptionPatch)
+    handler: adminHandler<WebhookParams, SubscriptionPatch>(({ ctx, storeId, params, payload }) => updateSubscription(ctx, storeId, params.webhookId, payload))
   }
 });
 
@@ -96,7 +95,7 @@ export const deleteWebhook = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId') },
     response: { status: { 200: webhookDeletedResponse } },
-    handler: async (request) => deleteSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)
+    handler: adminHandler<WebhookParams>(({ ctx, storeId, params }) => deleteSubscription(ctx, storeId, params.webhookId))
   }
 });
 
@@ -108,7 +107,7 @@ export const rotateWebhookSecret = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId') },
     response: { status: { 200: webhookSecretResponse } },
-    handler: async (request) => rotateSubscriptionSecret(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)
+    handler: adminHandler<WebhookParams>(({ ctx, storeId, params }) => rotateSubscriptionSecret(ctx, storeId, params.webhookId))
   }
 });
 
@@ -120,8 +119,7 @@ export const pingWebhook = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId') },
     response: { status: { 202: deliveryResponse } },
-    handler: async (request, h) =>
-      h.response(await pingSubscription(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string)).code(202)
+    handler: adminHandler<WebhookParams>(async ({ ctx, storeId, params, h }) => h.response(await pingSubscription(ctx, storeId, params.webhookId)).code(202))
   }
 });
 
@@ -133,11 +131,11 @@ export const listWebhookDeliveries = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId'), query: Joi.object(paginationQuery) },
     response: { status: { 200: deliveryListResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listDeliveries(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string, { limit, cursor });
+    handler: adminHandler<WebhookParams, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, params, query }) => {
+      const { limit, cursor } = query;
+      const result = await listDeliveries(ctx, storeId, params.webhookId, { limit, cursor });
       return withMeta({ deliveries: result.deliveries }, paginationMeta(limit, result.nextCursor));
-    }
+    })
   }
 });
 
@@ -149,9 +147,8 @@ export const redeliverWebhook = adminRoute(ADMINS, {
     tags,
     validate: { params: idParams('webhookId', 'deliveryId') },
     response: { status: { 202: deliveryResponse } },
-    handler: async (request, h) =>
-      h
-        .response(await redeliver(request.server.app.ctx, tenantOf(request).storeId, request.params.webhookId as string, request.params.deliveryId as string))
-        .code(202)
+    handler: adminHandler<WebhookParams & { deliveryId: string }>(async ({ ctx, storeId, params, h }) =>
+      h.response(await redeliver(ctx, storeId, params.webhookId, params.deliveryId)).code(202)
+    )
   }
 });

@@ -7,7 +7,7 @@ import { invalidResetLinkPage, passwordResetDonePage, resetPasswordFormPage } fr
 import { failValidationAsPage, failureMessages, pageForFailure, postedField } from '../public/html-failures.js';
 import { htmlPage, wantsHtml } from '../public/html-page.js';
 import { clientIp } from '../client-ip.js';
-import { userIdOf } from '../plugins/auth.js';
+import { publicHandler, userHandler } from '../handler.js';
 
 export const postSignup = publicRoute({
   method: 'POST',
@@ -27,12 +27,10 @@ export const postSignup = publicRoute({
         storeSlug: Joi.string().trim().lowercase().min(3).max(63).pattern(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'slug').required()
       })
     },
-    handler: async (request, h) => {
-      const ctx = request.server.app.ctx;
-      const input = request.payload as Parameters<typeof signup>[1];
-      await limitAuthAttempt(ctx, 'signup', clientIp(request), input.email);
-      return h.response(await signup(ctx, input)).code(201);
-    }
+    handler: publicHandler<{}, Parameters<typeof signup>[1]>(async ({ ctx, payload, request, h }) => {
+      await limitAuthAttempt(ctx, 'signup', clientIp(request), payload.email);
+      return h.response(await signup(ctx, payload)).code(201);
+    })
   }
 });
 
@@ -45,13 +43,12 @@ export const postLogin = publicRoute({
     tags: ['auth'],
     response: { status: { 200: sessionResponse } },
     validate: { payload: Joi.object({ email: email().required(), password: Joi.string().min(1).max(128).required() }) },
-    handler: async (request) => {
-      const ctx = request.server.app.ctx;
-      const { email: address, password } = request.payload as { email: string; password: string };
+    handler: publicHandler<{}, { email: string; password: string }>(async ({ ctx, payload, request }) => {
+      const { email: address, password } = payload;
       await limitAuthAttempt(ctx, 'login', clientIp(request), address);
       const userAgent = request.headers['user-agent'];
       return login(ctx, address, password, { requestId: request.info.id, ip: clientIp(request), userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 500) : null });
-    }
+    })
   }
 });
 
@@ -62,7 +59,7 @@ export const getMe = userRoute({
     description: 'The signed-in user and their store memberships',
     tags: ['auth'],
     response: { status: { 200: meResponse } },
-    handler: async (request) => currentUser(request.server.app.ctx, userIdOf(request))
+    handler: userHandler(({ ctx, userId }) => currentUser(ctx, userId))
   }
 });
 
@@ -75,12 +72,10 @@ export const postForgotPassword = publicRoute({
     tags: ['auth'],
     response: { status: { 200: messageResponse } },
     validate: { payload: Joi.object({ email: email().required() }) },
-    handler: async (request) => {
-      const ctx = request.server.app.ctx;
-      const { email: address } = request.payload as { email: string };
-      await limitAuthAttempt(ctx, 'forgot', clientIp(request), address);
-      return forgotPassword(ctx, address);
-    }
+    handler: publicHandler<{}, { email: string }>(async ({ ctx, payload, request }) => {
+      await limitAuthAttempt(ctx, 'forgot', clientIp(request), payload.email);
+      return forgotPassword(ctx, payload.email);
+    })
   }
 });
 
@@ -104,14 +99,14 @@ export const postResetPassword = publicRoute({
         return token ? resetPasswordFormPage(token, messages) : invalidResetLinkPage();
       })
     },
-    handler: async (request, h) => {
-      const { token, password } = request.payload as { token: string; password: string };
-      if (!wantsHtml(request)) return resetPassword(request.server.app.ctx, token, password);
+    handler: publicHandler<{}, { token: string; password: string }>(async ({ ctx, payload, request, h }) => {
+      const { token, password } = payload;
+      if (!wantsHtml(request)) return resetPassword(ctx, token, password);
       try {
-        return htmlPage(h, passwordResetDonePage((await resetPassword(request.server.app.ctx, token, password)).message));
+        return htmlPage(h, passwordResetDonePage((await resetPassword(ctx, token, password)).message));
       } catch (error) {
         return pageForFailure(h, error, (failure) => (failure.code === 'invalid_token' ? invalidResetLinkPage() : resetPasswordFormPage(token, failureMessages(failure))));
       }
-    }
+    })
   }
 });

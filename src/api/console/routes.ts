@@ -1,4 +1,5 @@
 import type { ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { publicHandler } from '../handler.js';
 import { contentTypeOf, readBuilt } from './files.js';
 
 export const CONSOLE_PATH = '/app';
@@ -41,20 +42,20 @@ export const consoleRoutes: ServerRoute[] = [
   {
     method: 'GET',
     path: CONSOLE_PATH,
-    options: { auth: false, handler: (_request, h) => indexPage(h) }
+    options: { auth: false, handler: publicHandler(({ h }) => indexPage(h)) }
   },
   {
     method: 'GET',
     path: `${CONSOLE_PATH}/{path*}`,
     options: {
       auth: false,
-      handler: async (request, h) => {
-        const name = request.params.path as string;
+      handler: publicHandler<{ path: string }>(async ({ params, h }) => {
+        const name = params.path;
         if (!name.startsWith('assets/')) return indexPage(h);
         const body = await readBuilt(name);
         if (!body) return h.response('Not found').code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-cache');
         return h.response(body).type(contentTypeOf(name)).header('cache-control', IMMUTABLE).header('content-security-policy', CONSOLE_CSP);
-      }
+      })
     }
   }
 ];

@@ -1,15 +1,18 @@
-import type { ResponseToolkit, Request } from '@hapi/hapi';
 import { receiveExternalTrigger } from '../../services/external-system/index.js';
 import { externalTriggerBody, linkResponse, syncResponse } from './schemas.js';
 import { RAW_BODY } from '../internal-hosted-domain/routes.js';
 import { SIGNED_HEADERS } from '../internal-hosted-domain/schemas.js';
+import { publicHandler, type Call } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 
-const handlerFor = (action: 'backfill' | 'disconnect') => async (request: Request, h: ResponseToolkit) => {
-  const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0);
-  const result = await receiveExternalTrigger(request.server.app.ctx, action, request.headers as Record<string, string | undefined>, body);
-  return h.response(result.body).code(result.status);
-};
+/** The raw body (what was signed) and the signature headers go to the service as they came. */
+const receiveTrigger =
+  (action: 'backfill' | 'disconnect') =>
+  async ({ ctx, payload, request, h }: Call<{}, Buffer | null, {}>) => {
+    const body = Buffer.isBuffer(payload) ? payload : Buffer.alloc(0);
+    const result = await receiveExternalTrigger(ctx, action, request.headers as Record<string, string | undefined>, body);
+    return h.response(result.body).code(result.status);
+  };
 
 const SIGNED = 'Signed with the link\'s webhookSecret: x-webhook-timestamp and x-webhook-signature = sha256=<hex HMAC of "timestamp.body">; 5-minute tolerance, replays refused (400).';
 
@@ -22,7 +25,7 @@ export const backfillTriggerRoute = publicRoute({
     plugins: { openapi: { requestBody: externalTriggerBody, headers: SIGNED_HEADERS, errors: [409] } },
     payload: RAW_BODY,
     response: { status: { 202: syncResponse } },
-    handler: handlerFor('backfill')
+    handler: publicHandler(receiveTrigger('backfill'))
   }
 });
 
@@ -35,6 +38,6 @@ export const disconnectTriggerRoute = publicRoute({
     plugins: { openapi: { requestBody: externalTriggerBody, headers: SIGNED_HEADERS } },
     payload: RAW_BODY,
     response: { status: { 200: linkResponse } },
-    handler: handlerFor('disconnect')
+    handler: publicHandler(receiveTrigger('disconnect'))
   }
 });

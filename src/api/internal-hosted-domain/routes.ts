@@ -1,4 +1,5 @@
 import { receiveHostedDomainWebhook } from '../../services/domains/index.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { hostedDomainEventBody, hostedDomainReceiptResponse, SIGNED_HEADERS } from './schemas.js';
 
@@ -16,9 +17,9 @@ export const hostedDomainWebhookRoute = publicRoute({
     plugins: { openapi: { requestBody: hostedDomainEventBody, headers: SIGNED_HEADERS } },
     payload: RAW_BODY,
     response: { status: { 200: hostedDomainReceiptResponse } },
-    handler: async (request) => {
-      const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0);
-      return receiveHostedDomainWebhook(request.server.app.ctx, request.headers as Record<string, string | undefined>, body);
-    }
+    handler: publicHandler<{}, Buffer | null>(({ ctx, payload, request }) => {
+      const body = Buffer.isBuffer(payload) ? payload : Buffer.alloc(0);
+      return receiveHostedDomainWebhook(ctx, request.headers as Record<string, string | undefined>, body);
+    })
   }
 });

@@ -1,5 +1,6 @@
 import { stripeEventEnvelope } from '../../services/payments/index.js';
 import { receiveStripeEvent } from '../../services/payments/index.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { stripeReceiptResponse } from './schemas.js';
 
@@ -27,10 +28,10 @@ export const stripeWebhookRoute = publicRoute({
     // The signature covers the exact bytes Stripe sent: never let hapi parse (and re-serialise) them.
     payload: { parse: false, output: 'data', allow: ['application/json', 'text/plain'], maxBytes: 1024 * 1024 },
     response: { status: { 200: stripeReceiptResponse } },
-    handler: async (request) => {
-      const raw = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from((request.payload as string | null) ?? '');
+    handler: publicHandler<{}, Buffer | string | null>(({ ctx, payload, request }) => {
+      const raw = Buffer.isBuffer(payload) ? payload : Buffer.from(payload ?? '');
       const signature = request.headers['stripe-signature'];
-      return receiveStripeEvent(request.server.app.ctx, raw, typeof signature === 'string' ? signature : undefined);
-    }
+      return receiveStripeEvent(ctx, raw, typeof signature === 'string' ? signature : undefined);
+    })
   }
 });

@@ -1,3 +1,4 @@
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { buildOpenApiDocument } from './build-document.js';
 
@@ -15,9 +16,9 @@ export const getOpenApi = publicRoute({
       }
     },
     // The raw document, not the envelope: tools that read OpenAPI expect it at the top level.
-    handler: (request, h) => {
+    handler: publicHandler(({ request, h }) => {
       cached ??= buildOpenApiDocument(request.server);
       return h.response(JSON.stringify(cached)).type('application/json');
-    }
+    })
   }
 });

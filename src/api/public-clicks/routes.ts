@@ -1,4 +1,5 @@
 import { followClick } from '../../services/marketing/index.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { clickParams } from './schemas.js';
 
@@ -20,9 +21,9 @@ export const campaignClickRoute = publicRoute({
         }
       }
     },
-    handler: async (request, h) => {
-      const url = await followClick(request.server.app.ctx, request.params.clickToken as string, { count: request.method === 'get' });
+    handler: publicHandler<{ clickToken: string }>(async ({ ctx, params, request, h }) => {
+      const url = await followClick(ctx, params.clickToken, { count: request.method === 'get' });
       return h.redirect(url).code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-    }
+    })
   }
 });

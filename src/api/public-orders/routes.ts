@@ -1,6 +1,7 @@
 import { trackOrder } from '../../services/orders/index.js';
 import { failValidationAsPage, pageForFailure } from '../public/html-failures.js';
 import { htmlPage, wantsHtml } from '../public/html-page.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { trackedOrderResponse, trackingParams } from './schemas.js';
 import { trackingNotFoundPage, trackingPage } from './tracking-page.js';
@@ -17,14 +18,14 @@ export const trackOrderRoute = publicRoute({
     tags: ['orders'],
     validate: { params: trackingParams, failAction: failValidationAsPage(() => trackingNotFoundPage()) },
     response: { status: { 200: trackedOrderResponse } },
-    handler: async (request, h) => {
-      const tracked = trackOrder(request.server.app.ctx, request.params.trackingToken as string);
+    handler: publicHandler<{ trackingToken: string }>(async ({ ctx, params, request, h }) => {
+      const tracked = trackOrder(ctx, params.trackingToken);
       if (!wantsHtml(request)) return tracked;
       try {
         return htmlPage(h, trackingPage(await tracked));
       } catch (error) {
         return pageForFailure(h, error, trackingNotFoundPage);
       }
-    }
+    })
   }
 });

@@ -1,4 +1,5 @@
 import { ALLOWED_IMAGE_TYPES, openMedia } from '../../services/catalog/index.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
 
@@ -19,14 +20,14 @@ export const getPublicMediaRoute = publicRoute({
         }
       }
     },
-    handler: async (request, h) => {
-      const media = await openMedia(request.server.app.ctx, request.params.mediaId as string);
+    handler: publicHandler<{ mediaId: string }>(async ({ ctx, params, h }) => {
+      const media = await openMedia(ctx, params.mediaId);
       return h
         .response(media.body)
         .type(media.row.contentType)
         .bytes(media.size)
         .etag(media.row.id)
         .header('cache-control', 'public, max-age=31536000, immutable');
-    }
+    })
   }
 });

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { applySubscription, confirmNewsletterSubscription, describeNewsletterConfirmation } from '../../services/customers/index.js';
 import { clientIp } from '../client-ip.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { htmlPage, wantsHtml } from './html-page.js';
 import { emailLinkSubjectResponse, newsletterConfirmedResponse } from './schemas.js';
@@ -22,11 +23,11 @@ export const describeNewsletterConfirmRoute = publicRoute({
     validate: { query: Joi.object({ token: token.required() }) },
     // JSON callers; a browser (Accept: text/html) gets an HTML page instead.
     response: { status: { 200: emailLinkSubjectResponse } },
-    handler: async (request, h) => {
-      const value = (request.query as { token: string }).token;
-      if (!wantsHtml(request)) return describeNewsletterConfirmation(request.server.app.ctx, value);
+    handler: publicHandler<{}, undefined, { token: string }>(async ({ ctx, query, request, h }) => {
+      const value = query.token;
+      if (!wantsHtml(request)) return describeNewsletterConfirmation(ctx, value);
       try {
-        const about = await describeNewsletterConfirmation(request.server.app.ctx, value);
+        const about = await describeNewsletterConfirmation(ctx, value);
         return htmlPage(h, {
           title: `Confirm your subscription to ${about.store.name}`,
           paragraphs: [`Send ${about.store.name}'s newsletter to ${about.email}?`],
@@ -36,7 +37,7 @@ export const describeNewsletterConfirmRoute = publicRoute({
         if (!isInvalidToken(error)) throw error;
         return htmlPage(h, invalidPage, 422);
       }
-    }
+    })
   }
 });
 
@@ -51,9 +52,8 @@ export const confirmNewsletterRoute = publicRoute({
     payload: { parse: true, output: 'data', maxBytes: 16 * 1024, allow: ['application/json', 'application/x-www-form-urlencoded'], failAction: 'error' },
     validate: { query: Joi.object({ token }), payload: Joi.object({ token }).allow(null) },
     response: { status: { 200: newsletterConfirmedResponse } },
-    handler: async (request, h) => {
-      const ctx = request.server.app.ctx;
-      const value = (request.query as { token?: string }).token ?? (request.payload as { token?: string } | null)?.token;
+    handler: publicHandler<{}, { token?: string } | null, { token?: string }>(async ({ ctx, payload, query, request, h }) => {
+      const value = query.token ?? payload?.token;
       const confirm = () =>
         confirmNewsletterSubscription(ctx, value ?? '', clientIp(request), (storeId, input, ip, source) => applySubscription(ctx, storeId, input, ip, source));
       if (!wantsHtml(request)) return confirm();
@@ -64,6 +64,6 @@ export const confirmNewsletterRoute = publicRoute({
         if (!isInvalidToken(error)) throw error;
         return htmlPage(h, invalidPage, 422);
       }
-    }
+    })
   }
 });

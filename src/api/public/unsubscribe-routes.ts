@@ -1,12 +1,16 @@
 import Joi from 'joi';
 import { describeUnsubscribe, unsubscribeByToken } from '../../services/customers/index.js';
 import { validationFailed } from '../../errors.js';
+import { publicHandler } from '../handler.js';
 import { publicRoute } from '../route-helpers.js';
 import { clientIp } from '../client-ip.js';
 import { htmlPage, wantsHtml } from './html-page.js';
 import { emailLinkSubjectResponse, unsubscribedResponse } from './schemas.js';
 
 const token = Joi.string().trim().max(200);
+
+/** The one-click form (or JSON `{ token }`), a text body, or none. */
+type UnsubscribeBody = { token?: string; 'List-Unsubscribe'?: 'One-Click' } | string | null;
 
 /**
  * One POST serves both contract routes: `?token=T` (the RFC 8058 one-click target: body
@@ -40,20 +44,20 @@ export const unsubscribeRoute = publicRoute({
     },
     // JSON callers; a browser (Accept: text/html) gets an HTML page instead.
     response: { status: { 200: unsubscribedResponse } },
-    handler: async (request, h) => {
-      const body = request.payload && typeof request.payload === 'object' ? (request.payload as { token?: string }) : {};
-      const value = (request.query as { token?: string }).token ?? body.token;
+    handler: publicHandler<{}, UnsubscribeBody, { token?: string }>(async ({ ctx, payload, query, request, h }) => {
+      const body = payload && typeof payload === 'object' ? payload : {};
+      const value = query.token ?? body.token;
       if (!value) throw validationFailed([{ path: 'token', message: 'token is required (query or body)' }]);
-      if (!wantsHtml(request)) return unsubscribeByToken(request.server.app.ctx, value, clientIp(request));
+      if (!wantsHtml(request)) return unsubscribeByToken(ctx, value, clientIp(request));
       // The button of the GET page: a browser gets a page back, not JSON.
       try {
-        const result = await unsubscribeByToken(request.server.app.ctx, value, clientIp(request));
+        const result = await unsubscribeByToken(ctx, value, clientIp(request));
         return htmlPage(h, { title: 'You are unsubscribed', paragraphs: [`${result.email} will get no more marketing email from this store.`] });
       } catch (error) {
         if ((error as { code?: string }).code !== 'invalid_token') throw error;
         return htmlPage(h, { title: 'This link is not valid', paragraphs: ['The unsubscribe link is not valid. Use the link in the latest email you received.'] }, 422);
       }
-    }
+    })
   }
 });
 
@@ -69,11 +73,11 @@ export const describeUnsubscribeRoute = publicRoute({
     tags: ['newsletter'],
     validate: { query: Joi.object({ token: token.required() }) },
     response: { status: { 200: emailLinkSubjectResponse } },
-    handler: async (request, h) => {
-      const value = (request.query as { token: string }).token;
-      if (!wantsHtml(request)) return describeUnsubscribe(request.server.app.ctx, value);
+    handler: publicHandler<{}, undefined, { token: string }>(async ({ ctx, query, request, h }) => {
+      const value = query.token;
+      if (!wantsHtml(request)) return describeUnsubscribe(ctx, value);
       try {
-        const about = await describeUnsubscribe(request.server.app.ctx, value);
+        const about = await describeUnsubscribe(ctx, value);
         if (about.emailMarketing === 'unsubscribed') {
           return htmlPage(h, { title: 'You are unsubscribed', paragraphs: [`${about.email} gets no marketing email from ${about.store.name}.`] });
         }
@@ -86,6 +90,6 @@ export const describeUnsubscribeRoute = publicRoute({
         if ((error as { code?: string }).code !== 'invalid_token') throw error;
         return htmlPage(h, { title: 'This link is not valid', paragraphs: ['The unsubscribe link is not valid. Use the link in the latest email you received.'] }, 422);
       }
-    }
+    })
   }
 });

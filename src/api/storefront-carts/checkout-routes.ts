@@ -1,7 +1,7 @@
 import { confirmCheckoutSession } from '../../use-cases/confirm-checkout.js';
 import { createCheckoutSession, type CheckoutSessionInput } from '../../services/checkout/index.js';
 import { idempotent } from '../idempotency.js';
-import { storefrontOf } from '../plugins/auth.js';
+import { storefrontHandler } from '../handler.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { cartParams, checkoutSessionPayload, checkoutSessionResponse, confirmedOrderResponse, sessionParams } from './schemas.js';
 
@@ -15,15 +15,10 @@ export const createCheckoutSessionRoute = idempotent(storefrontRoute({
     tags: ['checkout'],
     validate: { params: cartParams, payload: checkoutSessionPayload },
     response: { status: { 201: checkoutSessionResponse } },
-    handler: async (request, h) => {
-      const result = await createCheckoutSession(
-        request.server.app.ctx,
-        storefrontOf(request).storeId,
-        request.params.cartId as string,
-        request.payload as CheckoutSessionInput
-      );
+    handler: storefrontHandler<{ cartId: string }, CheckoutSessionInput>(async ({ ctx, storeId, params, payload, h }) => {
+      const result = await createCheckoutSession(ctx, storeId, params.cartId, payload);
       return h.response(result).code(201);
-    }
+    })
   }
 }));
 
@@ -37,7 +32,7 @@ export const confirmCheckoutSessionRoute = idempotent(
       tags: ['checkout'],
       validate: { params: sessionParams },
       response: { status: { 200: confirmedOrderResponse } },
-      handler: (request) => confirmCheckoutSession(request.server.app.ctx, storefrontOf(request).storeId, request.params.sessionId as string)
+      handler: storefrontHandler<{ sessionId: string }>(({ ctx, storeId, params }) => confirmCheckoutSession(ctx, storeId, params.sessionId))
     }
   })
 );

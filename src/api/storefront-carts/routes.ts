@@ -1,4 +1,3 @@
-import type { Request } from '@hapi/hapi';
 import {
   addCartItem,
   applyCartDiscount,
@@ -11,7 +10,7 @@ import {
   updateCartItem,
   type CartItemInput
 } from '../../services/checkout/index.js';
-import { storefrontOf } from '../plugins/auth.js';
+import { storefrontHandler } from '../handler.js';
 import { storefrontRoute } from '../route-helpers.js';
 import {
   cartItem,
@@ -26,8 +25,8 @@ import {
   updateItemPayload
 } from './schemas.js';
 
-const store = (request: Request) => storefrontOf(request).storeId;
-const cartId = (request: Request) => request.params.cartId as string;
+type CartParams = { cartId: string };
+type CartItemParams = CartParams & { itemId: string };
 const TAGS = ['carts'];
 
 export const createCartRoute = storefrontRoute({
@@ -39,10 +38,10 @@ export const createCartRoute = storefrontRoute({
     tags: TAGS,
     validate: { payload: createCartPayload },
     response: { status: { 201: cartResponse } },
-    handler: async (request, h) => {
-      const body = (request.payload ?? {}) as { email?: string | null; items?: CartItemInput[] };
-      return h.response(await createCart(request.server.app.ctx, store(request), { email: body.email ?? undefined, items: body.items })).code(201);
-    }
+    handler: storefrontHandler<{}, { email?: string | null; items?: CartItemInput[] } | null>(async ({ ctx, storeId, payload, h }) => {
+      const body = payload ?? {};
+      return h.response(await createCart(ctx, storeId, { email: body.email ?? undefined, items: body.items })).code(201);
+    })
   }
 });
 
@@ -54,7 +53,7 @@ export const getCartRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartParams },
     response: { status: { 200: cartResponse } },
-    handler: (request) => getCart(request.server.app.ctx, store(request), cartId(request))
+    handler: storefrontHandler<CartParams>(({ ctx, storeId, params }) => getCart(ctx, storeId, params.cartId))
   }
 });
 
@@ -66,7 +65,7 @@ export const listShippingMethodsRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartParams, query: shippingMethodsQuery },
     response: { status: { 200: shippingMethodsResponse } },
-    handler: (request) => listShippingMethods(request.server.app.ctx, store(request), cartId(request), (request.query as { country?: string }).country)
+    handler: storefrontHandler<CartParams, undefined, { country?: string }>(({ ctx, storeId, params, query }) => listShippingMethods(ctx, storeId, params.cartId, query.country))
   }
 });
 
@@ -79,7 +78,7 @@ export const addCartItemRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartParams, payload: cartItem },
     response: { status: { 200: cartResponse } },
-    handler: (request) => addCartItem(request.server.app.ctx, store(request), cartId(request), request.payload as CartItemInput)
+    handler: storefrontHandler<CartParams, CartItemInput>(({ ctx, storeId, params, payload }) => addCartItem(ctx, storeId, params.cartId, payload))
   }
 });
 
@@ -92,8 +91,9 @@ export const updateCartItemRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartItemParams, payload: updateItemPayload },
     response: { status: { 200: cartResponse } },
-    handler: (request) =>
-      updateCartItem(request.server.app.ctx, store(request), cartId(request), request.params.itemId as string, (request.payload as { quantity: number }).quantity)
+    handler: storefrontHandler<CartItemParams, { quantity: number }>(({ ctx, storeId, params, payload }) =>
+      updateCartItem(ctx, storeId, params.cartId, params.itemId, payload.quantity)
+    )
   }
 });
 
@@ -106,7 +106,7 @@ export const removeCartItemRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartItemParams },
     response: { status: { 200: cartResponse } },
-    handler: (request) => removeCartItem(request.server.app.ctx, store(request), cartId(request), request.params.itemId as string)
+    handler: storefrontHandler<CartItemParams>(({ ctx, storeId, params }) => removeCartItem(ctx, storeId, params.cartId, params.itemId))
   }
 });
 
@@ -119,7 +119,7 @@ export const applyDiscountRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartParams, payload: discountPayload },
     response: { status: { 200: cartResponse } },
-    handler: (request) => applyCartDiscount(request.server.app.ctx, store(request), cartId(request), (request.payload as { code: string }).code)
+    handler: storefrontHandler<CartParams, { code: string }>(({ ctx, storeId, params, payload }) => applyCartDiscount(ctx, storeId, params.cartId, payload.code))
   }
 });
 
@@ -132,7 +132,7 @@ export const removeDiscountRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartParams },
     response: { status: { 200: cartResponse } },
-    handler: (request) => removeCartDiscount(request.server.app.ctx, store(request), cartId(request))
+    handler: storefrontHandler<CartParams>(({ ctx, storeId, params }) => removeCartDiscount(ctx, storeId, params.cartId))
   }
 });
 
@@ -145,7 +145,8 @@ export const selectShippingMethodRoute = storefrontRoute({
     tags: TAGS,
     validate: { params: cartParams, payload: shippingMethodPayload },
     response: { status: { 200: cartResponse } },
-    handler: (request) =>
-      selectShippingMethod(request.server.app.ctx, store(request), cartId(request), request.payload as { shippingMethodId: string; country?: string })
+    handler: storefrontHandler<CartParams, { shippingMethodId: string; country?: string }>(({ ctx, storeId, params, payload }) =>
+      selectShippingMethod(ctx, storeId, params.cartId, payload)
+    )
   }
 });

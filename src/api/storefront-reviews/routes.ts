@@ -1,11 +1,15 @@
 import Joi from 'joi';
 import { paginationMeta } from '../../platform/pagination.js';
 import { listProductReviews, upsertReview, type ReviewInput } from '../../services/reviews/index.js';
-import { storefrontOf } from '../plugins/auth.js';
+import { storefrontHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { paginationQuery } from '../schemas.js';
 import { putReviewPayload, reviewListResponse, reviewParams, writtenReviewResponse } from './schemas.js';
+
+type ReviewParams = { slug: string };
+/** The order number may come as `#1001` or 1001. */
+type PutReviewBody = Omit<ReviewInput, 'orderNumber'> & { orderNumber: number | string };
 
 export const listProductReviewsRoute = storefrontRoute({
   method: 'GET',
@@ -15,11 +19,11 @@ export const listProductReviewsRoute = storefrontRoute({
     tags: ['reviews'],
     validate: { params: reviewParams, query: Joi.object(paginationQuery) },
     response: { status: { 200: reviewListResponse } },
-    handler: async (request) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const result = await listProductReviews(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string, { limit, cursor });
+    handler: storefrontHandler<ReviewParams, undefined, { limit: number; cursor?: string }>(async ({ ctx, storeId, params, query }) => {
+      const { limit, cursor } = query;
+      const result = await listProductReviews(ctx, storeId, params.slug, { limit, cursor });
       return withMeta({ reviews: result.reviews }, { ...paginationMeta(limit, result.nextCursor), rating: result.rating });
-    }
+    })
   }
 });
 
@@ -31,11 +35,10 @@ export const putProductReviewRoute = storefrontRoute({
     tags: ['reviews'],
     validate: { params: reviewParams, payload: putReviewPayload },
     response: { status: { 200: writtenReviewResponse, 201: writtenReviewResponse } },
-    handler: async (request, h) => {
-      const body = request.payload as Omit<ReviewInput, 'orderNumber'> & { orderNumber: number | string };
+    handler: storefrontHandler<ReviewParams, PutReviewBody>(async ({ ctx, storeId, params, payload: body, h }) => {
       const orderNumber = typeof body.orderNumber === 'string' ? Number(body.orderNumber.replace('#', '')) : body.orderNumber;
-      const result = await upsertReview(request.server.app.ctx, storefrontOf(request).storeId, request.params.slug as string, { ...body, orderNumber });
+      const result = await upsertReview(ctx, storeId, params.slug, { ...body, orderNumber });
       return h.response({ review: result.review }).code(result.created ? 201 : 200);
-    }
+    })
   }
 });

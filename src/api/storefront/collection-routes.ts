@@ -1,7 +1,6 @@
 import Joi from 'joi';
 import { getStorefrontCollection, listStorefrontCollections } from '../../services/catalog/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { storefrontOf } from '../plugins/auth.js';
 import { successBodyText } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { paginationQuery } from '../schemas.js';
@@ -17,10 +16,11 @@ export const listStorefrontCollectionsRoute = storefrontRoute({
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(200).allow('') }) },
     response: { status: { 200: storefrontCollectionListResponse } },
-    handler: cacheableStorefrontGet(async (request, h) => {
-      const { limit, cursor, q } = request.query as { limit: number; cursor?: string; q?: string };
-      return cachedEnvelope(request, h, `collections:${JSON.stringify([limit, cursor, q ?? ''])}`, async () => {
-        const result = await listStorefrontCollections(request.server.app.ctx, storefrontOf(request).storeId, { limit, cursor }, q || undefined);
+    handler: cacheableStorefrontGet<{}, { limit: number; cursor?: string; q?: string }>(async (call) => {
+      const { ctx, storeId, query } = call;
+      const { limit, cursor, q } = query;
+      return cachedEnvelope(call, `collections:${JSON.stringify([limit, cursor, q ?? ''])}`, async () => {
+        const result = await listStorefrontCollections(ctx, storeId, { limit, cursor }, q || undefined);
         return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
       });
     })
@@ -35,11 +35,12 @@ export const getStorefrontCollectionRoute = storefrontRoute({
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }), query: Joi.object(paginationQuery) },
     response: { status: { 200: storefrontCollectionResponse } },
-    handler: cacheableStorefrontGet(async (request, h) => {
-      const { limit, cursor } = request.query as { limit: number; cursor?: string };
-      const slug = (request.params.slug as string).toLowerCase();
-      return cachedEnvelope(request, h, `collection:${JSON.stringify([slug, limit, cursor])}`, async () => {
-        const result = await getStorefrontCollection(request.server.app.ctx, storefrontOf(request).storeId, slug, { limit, cursor });
+    handler: cacheableStorefrontGet<{ slug: string }, { limit: number; cursor?: string }>(async (call) => {
+      const { ctx, storeId, params, query } = call;
+      const { limit, cursor } = query;
+      const slug = params.slug.toLowerCase();
+      return cachedEnvelope(call, `collection:${JSON.stringify([slug, limit, cursor])}`, async () => {
+        const result = await getStorefrontCollection(ctx, storeId, slug, { limit, cursor });
         return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
       });
     })

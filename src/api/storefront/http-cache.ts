@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import { storefrontHttpState, type StorefrontHttpState } from '../../services/catalog/index.js';
+import { storefrontHandler, type StorefrontCall } from '../handler.js';
 import { storefrontOf } from '../plugins/auth.js';
 
 declare module '@hapi/hapi' {
@@ -97,11 +98,15 @@ const cacheableHandlers = new WeakSet<Lifecycle.Method>();
 export const isCacheableStorefrontGet = (handler: unknown): boolean => typeof handler === 'function' && cacheableHandlers.has(handler as Lifecycle.Method);
 
 /**
- * Wraps a storefront GET handler with HTTP caching: the ETag and Cache-Control on its response, and
- * a 304 here too when the route was declared without `storefrontRoute` (which answers revalidations
- * earlier, in `revalidateStorefrontGet`).
+ * A storefront GET handler with HTTP caching, written like any `storefrontHandler`
+ * (`cacheableStorefrontGet<Params, Query>(({ ctx, storeId, params, query, h }) => …)`): the ETag and
+ * Cache-Control on its response, and a 304 here too when the route was declared without
+ * `storefrontRoute` (which answers revalidations earlier, in `revalidateStorefrontGet`).
  */
-export function cacheableStorefrontGet(handler: (request: Request, h: ResponseToolkit) => Promise<ResponseObject | object>): Lifecycle.Method {
+export function cacheableStorefrontGet<P = Record<string, string>, Q = Record<string, unknown>>(
+  handle: (call: StorefrontCall<P, undefined, Q>) => Promise<ResponseObject | object>
+): Lifecycle.Method {
+  const handler = storefrontHandler<P, undefined, Q>(handle) as (request: Request, h: ResponseToolkit) => Promise<ResponseObject | object>;
   const method: Lifecycle.Method = async (request, h) => {
     const tag = await httpTagOf(request);
     if (tag) {

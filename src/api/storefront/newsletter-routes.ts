@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { limitNewsletterSubscribe, subscribeToNewsletter, type SubscribeInput } from '../../services/customers/index.js';
-import { storefrontOf } from '../plugins/auth.js';
+import { storefrontHandler } from '../handler.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { email, text } from '../schemas.js';
 import { clientIp } from '../client-ip.js';
@@ -20,13 +20,10 @@ export const newsletterSubscribeRoute = storefrontRoute({
       payload: Joi.object({ email: email().required(), firstName: text(255).allow(''), lastName: text(255).allow('') })
     },
     response: { status: { 200: newsletterSubscribeResponse } },
-    handler: async (request) => {
-      const ctx = request.server.app.ctx;
-      const input = request.payload as SubscribeInput;
-      const { storeId } = storefrontOf(request);
+    handler: storefrontHandler<{}, SubscribeInput>(async ({ ctx, storeId, payload: input, request }) => {
       const ip = clientIp(request);
       await limitNewsletterSubscribe(ctx, storeId, ip, input.email);
       return subscribeToNewsletter(ctx, storeId, { email: input.email, firstName: input.firstName || undefined, lastName: input.lastName || undefined }, ip);
-    }
+    })
   }
 });

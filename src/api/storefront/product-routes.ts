@@ -1,7 +1,6 @@
 import Joi from 'joi';
 import { getStorefrontProduct, listStorefrontProducts, STOREFRONT_SORTS, type StorefrontProductFilters } from '../../services/catalog/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { storefrontOf } from '../plugins/auth.js';
 import { successBodyText } from '../plugins/envelope.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { money, paginationQuery, text } from '../schemas.js';
@@ -28,11 +27,12 @@ export const listStorefrontProductsRoute = storefrontRoute({
       })
     },
     response: { status: { 200: storefrontProductListResponse } },
-    handler: cacheableStorefrontGet(async (request, h) => {
-      const { limit, cursor, ...query } = request.query as unknown as StorefrontProductFilters & { limit: number; cursor?: string };
+    handler: cacheableStorefrontGet<{}, StorefrontProductFilters & { limit: number; cursor?: string }>(async (call) => {
+      const { ctx, storeId } = call;
+      const { limit, cursor, ...query } = call.query;
       const filters: StorefrontProductFilters = { ...query, q: query.q || undefined, collection: query.collection || undefined, tag: query.tag || undefined };
-      return cachedEnvelope(request, h, `products:${JSON.stringify([filters, limit, cursor])}`, async () => {
-        const result = await listStorefrontProducts(request.server.app.ctx, storefrontOf(request).storeId, filters, { limit, cursor });
+      return cachedEnvelope(call, `products:${JSON.stringify([filters, limit, cursor])}`, async () => {
+        const result = await listStorefrontProducts(ctx, storeId, filters, { limit, cursor });
         return successBodyText(result.data, paginationMeta(limit, result.nextCursor));
       });
     })
@@ -47,10 +47,11 @@ export const getStorefrontProductRoute = storefrontRoute({
     tags: ['catalog'],
     validate: { params: Joi.object({ slug: Joi.string().trim().min(1).max(120).required() }) },
     response: { status: { 200: storefrontProductResponse } },
-    handler: cacheableStorefrontGet(async (request, h) => {
-      const slug = (request.params.slug as string).toLowerCase();
-      return cachedEnvelope(request, h, `product:${slug}`, async () => {
-        const product = await getStorefrontProduct(request.server.app.ctx, storefrontOf(request).storeId, slug);
+    handler: cacheableStorefrontGet<{ slug: string }>(async (call) => {
+      const { ctx, storeId, params } = call;
+      const slug = params.slug.toLowerCase();
+      return cachedEnvelope(call, `product:${slug}`, async () => {
+        const product = await getStorefrontProduct(ctx, storeId, slug);
         return successBodyText(product.data);
       });
     })

@@ -1,6 +1,5 @@
 import { getStorefrontStore } from '../../services/stores/index.js';
 import { successBody } from '../plugins/envelope.js';
-import { storefrontOf } from '../plugins/auth.js';
 import { cacheableStorefrontGet } from './http-cache.js';
 import { storefrontRoute } from '../route-helpers.js';
 import { envelopeJson } from '../json-body.js';
@@ -13,8 +12,8 @@ export const getStorefrontStoreRoute = storefrontRoute({
     description: 'Store metadata for the storefront',
     tags: ['store'],
     response: { status: { 200: storefrontStoreResponse } },
-    handler: cacheableStorefrontGet(async (request, h) => {
-      const result = await getStorefrontStore(request.server.app.ctx, storefrontOf(request).storeId);
+    handler: cacheableStorefrontGet<{}>(async ({ ctx, storeId, h }) => {
+      const result = await getStorefrontStore(ctx, storeId);
       return envelopeJson(h, result, () => JSON.stringify(successBody(result, {})));
     })
   }
