@@ -3,7 +3,6 @@ import { lockVariants } from '../services/catalog/index.js';
 import { releaseDiscountUse } from '../services/discounts/index.js';
 import { enqueueEmail } from '../services/email/index.js';
 import {
-  createRefund,
   findOrder,
   loadOrder,
   markOrderCancelled,
@@ -23,6 +22,7 @@ import {
 import { voidStripePayment } from '../services/payments/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
 import { recordAudit } from '../services/audit/index.js';
+import { refundOrder } from './refund-order.js';
 
 /**
  * Cancels an order while nothing of it was fulfilled (409 `order_fulfilled` after: a return takes
@@ -49,7 +49,7 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
   } else if (refund && REFUNDABLE_STATES.includes(current.paymentStatus)) {
     const left = Number(current.total) - Number(current.amountRefunded);
     const pending = await pendingRefundTotal(ctx.db, storeId, orderId);
-    if (left - pending > 0) await createRefund(ctx, storeId, orderId, { amount: left - pending, reason: `cancelled: ${input.reason}`, notifyCustomer: false }, actor);
+    if (left - pending > 0) await refundOrder(ctx, storeId, orderId, { amount: left - pending, reason: `cancelled: ${input.reason}`, notifyCustomer: false }, actor);
   }
 
   await withTransaction(ctx, async (trx, emit) => {

@@ -2,7 +2,6 @@ import type { AppContext } from '../context.js';
 import { lockVariants } from '../services/catalog/index.js';
 import {
   closeReturnRow,
-  createRefund,
   findReturn,
   loadOrder,
   markReturnReceived,
@@ -12,6 +11,7 @@ import {
   type ReturnLine
 } from '../services/orders/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
+import { refundOrder } from './refund-order.js';
 
 /**
  * The parcel came back: the received lines (default: all requested) go back on the shelf when
@@ -36,7 +36,7 @@ export async function receiveReturn(
   });
   let row = received;
   if (input.refund && received.receivedItems?.length) {
-    const { refund } = await createRefund(
+    const { refund } = await refundOrder(
       ctx,
       storeId,
       found.orderId,

@@ -3,7 +3,8 @@ import type { StripeCharge, StripeEvent, StripePaymentIntent } from '../adapters
 import type { AppContext } from '../context.js';
 import { confirmCheckoutSession } from './confirm-checkout.js';
 import { reactInTransaction } from '../platform/events/domain-events.js';
-import { moveOrderPayment, reconcileStripeRefund, WEBHOOK } from '../services/orders/index.js';
+import { moveOrderPayment, WEBHOOK } from '../services/orders/index.js';
+import { reconcileStripeRefund } from './refund-order.js';
 import { applied, decidePayment, type EventOutcome, ignored, INTENT_EVENT_STATES, type IntentEventType, type PaymentFact, type PaymentState } from '../services/payments/index.js';
 import { lockSessionPayment, setSessionPaymentStatus } from '../services/checkout/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
@@ -145,8 +146,8 @@ export async function onChargeRefunded(ctx: AppContext, event: StripeEvent): Pro
 }
 
 /**
- * A refund event (`refund.created`, `refund.updated`, `charge.refund.updated`): the orders module
- * reconciles it with the order's refunds, so a refund made in Stripe's dashboard appears once and
+ * A refund event (`refund.created`, `refund.updated`, `charge.refund.updated`): the refund-order
+ * use case reconciles it with the order's refunds, so a refund made in Stripe's dashboard appears once and
  * one this API asked for settles (or is released if it failed).
  */
 export async function onRefundEvent(ctx: AppContext, event: StripeEvent): Promise<EventOutcome> {

@@ -1,4 +1,5 @@
-import { createRefund, previewRefund, userActor } from '../../services/orders/index.js';
+import { refundOrder } from '../../use-cases/refund-order.js';
+import { previewRefund, userActor } from '../../services/orders/index.js';
 import type { RefundInput } from '../../services/orders/index.js';
 import { ADMINS } from '../../platform/roles.js';
 import { idempotent } from '../idempotency.js';
@@ -20,7 +21,7 @@ export const createRefundRoute = idempotent(
       response: { status: { 200: refundPreviewResponse, 201: refundCreatedResponse } },
       handler: adminHandler<{ orderId: string }, RefundInput, { dryRun: boolean }>(async ({ ctx, storeId, actor, params, payload, query, h }) => {
         if (query.dryRun) return previewRefund(ctx, storeId, params.orderId, payload);
-        return h.response(await createRefund(ctx, storeId, params.orderId, payload, userActor(actor.userId))).code(201);
+        return h.response(await refundOrder(ctx, storeId, params.orderId, payload, userActor(actor.userId))).code(201);
       })
     }
   })

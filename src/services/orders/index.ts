@@ -4,21 +4,31 @@
  */
 export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, pendingRefundTotal, type CancelInput } from './cancel.js';
 export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, type NewOrder } from './create-order.js';
-export { toOrderDto } from './dto.js';
+export { toOrderDto, type RefundRow } from './dto.js';
 export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
-export { cancelOverdueManualOrders, markOrderPaid, unitsOf } from './manual-payments.js';
+export { cancelOverdueOrderRow, markOrderPaid, overdueManualOrders, unitsOf } from './manual-payments.js';
 export { ordersModule } from './module.js';
-export { orderCancelledEmail, orderConfirmationEmail } from './notifications.js';
+export { orderCancelledEmail, orderConfirmationEmail, orderRefundedEmail } from './notifications.js';
 export { addOrderNote, deleteOrderNote, updateOrderNote, type NoteInput } from './order-notes.js';
 export { ensureOrderNumberSequence } from './order-numbers.js';
 export { FULFILLMENT_STATUSES, ORDER_STATUSES, ORDER_STATUS_FILTERS, PAYMENT_STATUSES, getOrder, listOrders, loadOrder, type OrderListFilters } from './orders.js';
 export { moveOrderPayment } from './payment-moves.js';
 export { trackOrder } from './public-tracking.js';
 export { REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
-export { createRefund, previewRefund } from './refunds.js';
+export {
+  failPendingRefund,
+  findRefund,
+  lockPendingRefund,
+  previewRefund,
+  refundAnswer,
+  refundRestockVariantIds,
+  requestedRestockVariantIds,
+  reserveRefund,
+  settleRefund
+} from './refunds.js';
 export { RETURN_STATUSES, cancelReturn, closeReturn, closeReturnRow, findReturn, getReturn, markReturnReceived, requestReturn, returnVariantIds, toReturnDto, type ReturnLine } from './returns.js';
-export { reconcileStripeRefund } from './stripe-refunds.js';
-export { ACTOR_TYPES, ORDER_EVENT_TYPES, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
+export { findReportedRefund, recordStripeRefund, type ReportedRefund } from './stripe-refunds.js';
+export { ACTOR_TYPES, ORDER_EVENT_TYPES, SYSTEM, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';
 export { restockOrderLines } from './restock.js';
 export { ORDER_DEFAULT_SORT, ORDER_SORTS } from './orders.js';

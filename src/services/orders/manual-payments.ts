@@ -1,16 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
-import { lockVariants } from '../catalog/index.js';
-import { enqueueEmail } from '../email/index.js';
-import { reactInTransaction } from '../../platform/events/domain-events.js';
+import { reactInTransaction, type EmitEvent } from '../../platform/events/domain-events.js';
+import type { Transaction } from '../../db/transaction.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
-import { orderCancelledEmail } from './notifications.js';
 import { applyFigureChange } from './order-figures.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, SYSTEM, type Actor } from './timeline.js';
-import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
 /**
@@ -23,79 +20,62 @@ const OVERDUE = `o.payment_provider = 'manual' and o.payment_status = 'pending' 
   and o.created_at < now() - make_interval(days => s.manual_payment_days)`;
 
 /**
- * Scheduled: unpaid manual-payment orders past their store's deadline are cancelled, one
- * transaction each (cancelOverdueOrder). Safe to retry or to run twice at once: each order's
- * cancel re-checks it under its row lock, so it happens (with its stock and its email) once.
+ * Unpaid manual-payment orders past their store's deadline, oldest first (`batch` of them). The
+ * schedule (src/use-cases/cancel-unpaid-orders.ts) cancels each with `cancelOverdueOrderRow`.
  */
-export async function cancelOverdueManualOrders(ctx: AppContext, signal?: AbortSignal, batch = 100): Promise<{ cancelled: number }> {
-  let cancelled = 0;
-  const seen = new Set<string>();
-  while (!signal?.aborted) {
-    // Every store's deadline is at least a day: older orders only, so the index range stays short.
-    const due = (
-      await ctx.db.raw(
-        `select o.id, o.store_id from orders o join stores s on s.id = o.store_id
-          where ${OVERDUE} and o.created_at < now() - interval '1 day'
-          order by o.created_at limit ?`,
-        [batch]
-      )
-    ).rows as Array<{ id: string; storeId: string }>;
-    const fresh = due.filter((row) => !seen.has(row.id));
-    if (fresh.length === 0) break;
-    for (const row of fresh) {
-      seen.add(row.id);
-      if (signal?.aborted) break;
-      if (await cancelOverdueOrder(ctx, row.storeId, row.id)) cancelled += 1;
-    }
-    if (due.length < batch) break;
-  }
-  return { cancelled };
+export async function overdueManualOrders(ctx: AppContext, batch: number): Promise<Array<{ id: string; storeId: string }>> {
+  // Every store's deadline is at least a day: older orders only, so the index range stays short.
+  return (
+    await ctx.db.raw(
+      `select o.id, o.store_id from orders o join stores s on s.id = o.store_id
+        where ${OVERDUE} and o.created_at < now() - interval '1 day'
+        order by o.created_at limit ?`,
+      [batch]
+    )
+  ).rows as Array<{ id: string; storeId: string }>;
 }
 
 /**
- * Cancels one unpaid manual-payment order if it is (still) overdue: the order becomes `cancelled`
- * with payment `failed` (it leaves the revenue figures, like a failed payment), its units go back
- * onto the variants' current stock (ledger rows say why), and the `order_cancelled` email joins
- * the same transaction through the outbox. The variants are locked first, in id order (the lock
- * order of every stock move), then the order row, whose UPDATE re-checks every condition: a
- * concurrent payment, shipment or second run finds nothing to do. Returns whether it cancelled.
+ * Orders' side of cancelling one unpaid manual-payment order if it is (still) overdue: the order
+ * becomes `cancelled` with payment `failed` (it leaves the revenue figures, like a failed payment),
+ * its units go back onto the variants' current stock (ledger rows say why) and the timeline says
+ * so. The caller locked the variants of `items` first, in id order (the lock order of every stock
+ * move); the order row's UPDATE re-checks every condition, so a concurrent payment, shipment or
+ * second run finds nothing to do (null). Returns the cancelled order and the reason its email gives.
  */
-export async function cancelOverdueOrder(ctx: AppContext, storeId: string, orderId: string): Promise<boolean> {
-  // Read before the transaction: a cache miss must not wait for a second pool connection while this one is held.
-  const store = await orderMailStore(ctx, storeId);
-  return withTransaction(ctx, async (trx, emit) => {
-    const items = (await trx('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];
-    await lockVariants(trx, storeId, [...unitsOf(items).keys()]);
+export async function cancelOverdueOrderRow(
+  trx: Transaction,
+  emit: EmitEvent,
+  storeId: string,
+  orderId: string,
+  items: OrderItemRow[]
+): Promise<{ order: OrderRow; reason: string } | null> {
+  const before = (await trx('orders').where({ id: orderId, storeId }).first()) as OrderRow | undefined;
+  const cancelled = await trx.raw(
+    `update orders o set status = 'cancelled', payment_status = 'failed', cancelled_at = now(), cancel_reason = 'unpaid', updated_at = now() from stores s
+      where o.id = ? and o.store_id = ? and s.id = o.store_id and ${OVERDUE}
+      returning o.*, s.manual_payment_days`,
+    [orderId, storeId]
+  );
+  const order = cancelled.rows[0] as (OrderRow & { manualPaymentDays: number }) | undefined;
+  if (!order || !before) return null;
+  await applyFigureChange(trx, order, before, order);
 
-    const before = (await trx('orders').where({ id: orderId, storeId }).first()) as OrderRow | undefined;
-    const cancelled = await trx.raw(
-      `update orders o set status = 'cancelled', payment_status = 'failed', cancelled_at = now(), cancel_reason = 'unpaid', updated_at = now() from stores s
-        where o.id = ? and o.store_id = ? and s.id = o.store_id and ${OVERDUE}
-        returning o.*, s.manual_payment_days`,
-      [orderId, storeId]
-    );
-    const order = cancelled.rows[0] as (OrderRow & { manualPaymentDays: number }) | undefined;
-    if (!order || !before) return false;
-    await applyFigureChange(trx, order, before, order);
+  // Through the capped path like every restock, though an unpaid order had no refund to put units back before.
+  const { backInStock, restockedQuantity } = await restockOrderLines(
+    trx,
+    storeId,
+    orderId,
+    items.map((item) => ({ orderItemId: item.id, quantity: item.quantity })),
+    { reason: `order #${order.number} cancelled unpaid`, code: 'cancel' }
+  );
+  if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
 
-    // Through the capped path like every restock, though an unpaid order had no refund to put units back before.
-    const { backInStock, restockedQuantity } = await restockOrderLines(
-      trx,
-      storeId,
-      orderId,
-      items.map((item) => ({ orderItemId: item.id, quantity: item.quantity })),
-      { reason: `order #${order.number} cancelled unpaid`, code: 'cancel' }
-    );
-    if (backInStock.length) emit({ type: 'inventory.changed', storeId, variantIds: backInStock });
-
-    const days = order.manualPaymentDays;
-    const reason = `we did not receive its payment within ${days} day${days === 1 ? '' : 's'}`;
-    await recordOrderEvent(trx, storeId, orderId, 'cancelled', SYSTEM, { reason, restocked: true, restockedQuantity, refunded: 0 });
-    emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
-    await enqueueEmail(ctx, orderCancelledEmail(store.name, order, items, trackingUrlFor(store.trackingBase, order.trackingToken), reason), { trx });
-    await recordOrderEvent(trx, storeId, orderId, 'email_sent', SYSTEM, { template: 'order_cancelled', to: order.email });
-    return true;
-  });
+  const days = order.manualPaymentDays;
+  const reason = `we did not receive its payment within ${days} day${days === 1 ? '' : 's'}`;
+  await recordOrderEvent(trx, storeId, orderId, 'cancelled', SYSTEM, { reason, restocked: true, restockedQuantity, refunded: 0 });
+  emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
+  return { order, reason };
 }
 
 /** The units of each variant in these items (deleted variants left out). */

@@ -1,23 +1,21 @@
-import { recordAudit } from '../audit/index.js';
 import type { AppContext } from '../../context.js';
-import { conflict, notFound } from '../../errors.js';
-import { lockVariants } from '../catalog/index.js';
-import { enqueueEmail } from '../email/index.js';
+import { notFound } from '../../errors.js';
 import { type EmitEvent } from '../../platform/events/domain-events.js';
-import { refundStripePayment } from '../payments/index.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { toRefundDto } from './dto.js';
-import { orderRefundedEmail } from './notifications.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { restockOrderLines } from './restock.js';
-import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundInput } from './refund-amounts.js';
+import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundCalculation, type RefundInput } from './refund-amounts.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
-import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
-type MailStore = { name: string; trackingBase: string };
+/**
+ * Orders' side of a refund: its rows (`order_refunds`, the items' refunded and restocked units),
+ * the order's payment and timeline. The workflow around them (the variants locked first, Stripe
+ * asked, the email, the audit entry) is the use case src/use-cases/refund-order.ts.
+ */
 
 /** What refunds already hold of the order: in flight (pending) and of shipping (not failed). */
 async function committedRefunds(db: Sql, storeId: string, orderId: string) {
@@ -59,23 +57,64 @@ export async function previewRefund(ctx: AppContext, storeId: string, orderId: s
   };
 }
 
+/** The variants of the lines a refund request asks to restock (read before its transaction, to lock them first). */
+export async function requestedRestockVariantIds(db: Sql, storeId: string, orderId: string, input: RefundInput): Promise<string[]> {
+  const requested = new Set((input.items ?? []).filter((line) => line.restock).map((line) => line.orderItemId));
+  if (!requested.size) return [];
+  const rows = (await db('orderItems').where({ storeId, orderId }).whereIn('id', [...requested]).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>;
+  return rows.map((row) => row.variantId);
+}
+
+/** The variants a (reserved) refund puts back, locked first (the lock order of every stock move: variants, then the order). */
+export const refundRestockVariantIds = (refund: Pick<RefundRow, 'items'>) => [...new Set(refund.items.filter((line) => line.restock && line.variantId).map((line) => line.variantId!))];
+
+/**
+ * Reserves a refund under the order's row lock: the amount is checked against what is left (the
+ * total, less what was refunded and what refunds in flight hold) and a `pending` refund row holds
+ * it with its items (their refunded units counted), so concurrent refunds can never add up to more
+ * than was paid. The caller locked the restocked variants first. `returnId` links a return's refund.
+ */
+export async function reserveRefund(
+  trx: Transaction,
+  storeId: string,
+  orderId: string,
+  input: RefundInput,
+  actor: Actor,
+  options: { returnId?: string } = {}
+): Promise<{ refund: RefundRow; order: OrderRow; calculation: RefundCalculation }> {
+  const { order, items } = await lockRefundable(trx, storeId, orderId);
+  const calculation = calculateRefund(order, items, await committedRefunds(trx, storeId, orderId), input);
+  const [refund] = (await trx('orderRefunds')
+    .insert({
+      storeId,
+      orderId,
+      status: 'pending',
+      source: 'admin',
+      amount: calculation.amount,
+      shipping: calculation.shipping,
+      items: JSON.stringify(calculation.items),
+      reason: input.reason,
+      notifyCustomer: input.notifyCustomer ?? true,
+      returnId: options.returnId ?? null,
+      userId: actor.type === 'user' ? actor.userId : null
+    })
+    .returning('*')) as RefundRow[];
+  for (const line of calculation.items) {
+    await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ refundedQuantity: trx.raw('refunded_quantity + ?', [line.quantity]) });
+  }
+  return { refund: refund!, order, calculation };
+}
+
 /**
  * A refund succeeded (recorded for a manual order, or answered by Stripe): the row says so, the
  * order's payment moves through the state machine (the amount refunded is the larger of what it
  * was plus this refund and what the refund rows add up to, so a Stripe event that already counted
  * it does not count it twice), refunded items with `restock` go back on the shelf (capped at what a
- * cancel or return has not put back already; the row keeps each line's `restockedQuantity`), the
- * timeline and (if asked) the customer hear of it. The variants were locked by the caller, before the order.
+ * cancel or return has not put back already; the row keeps each line's `restockedQuantity`), and
+ * the timeline says so. The variants were locked by the caller, before the order. Returns the order
+ * as it was before its payment moved (what the refund email shows).
  */
-async function settleRefund(
-  ctx: AppContext,
-  trx: Transaction,
-  emit: EmitEvent,
-  store: MailStore,
-  refund: RefundRow,
-  actor: Actor,
-  stripeRefundId: string | null
-) {
+export async function settleRefund(trx: Transaction, emit: EmitEvent, refund: RefundRow, actor: Actor, stripeRefundId: string | null): Promise<{ order: OrderRow }> {
   // The refund row first, its lines after (the order failPendingRefund takes them in).
   await trx('orderRefunds')
     .where({ storeId: refund.storeId, id: refund.id })
@@ -107,36 +146,25 @@ async function settleRefund(
     source: refund.source,
     stripeRefundId: stripeRefundId ?? refund.stripeRefundId
   });
-  if (refund.notifyCustomer) {
-    const items = (await trx('orderItems').where({ storeId: refund.storeId, orderId: refund.orderId }).orderBy('position')) as OrderItemRow[];
-    const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
-    await enqueueEmail(ctx, orderRefundedEmail(store.name, order, items, trackingUrl, { amount: Number(refund.amount), reason: refund.reason, items: refund.items }), { trx });
-    await recordOrderEvent(trx, refund.storeId, refund.orderId, 'email_sent', actor, { template: 'order_refunded', to: order.email });
-  }
+  return { order };
 }
 
-/** The variants a refund puts back, locked first (the lock order of every stock move: variants, then the order). */
-const restockVariantIds = (lines: RefundRow['items']) => [...new Set(lines.filter((line) => line.restock && line.variantId).map((line) => line.variantId!))];
+/** A refund of the store, or undefined. */
+export async function findRefund(db: Sql, storeId: string, refundId: string): Promise<RefundRow | undefined> {
+  return (await db('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow | undefined;
+}
 
 /**
- * Settles a pending (Stripe) refund once Stripe accepted it, whoever learns it first: the admin
- * request that asked Stripe, or the refund's webhook event. Under the order lock, so it happens once.
+ * A pending refund about to be settled, under its order's row lock (the caller locked the restocked
+ * variants first): the refund read again, or null when someone settled or released it meanwhile
+ * (its Stripe id is then filled in if it had none).
  */
-export async function settlePendingRefund(ctx: AppContext, storeId: string, refundId: string, stripeRefundId: string, actor: Actor): Promise<boolean> {
-  const store = await orderMailStore(ctx, storeId);
-  const pending = (await ctx.db('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow | undefined;
-  if (!pending) return false;
-  return withTransaction(ctx, async (trx, emit) => {
-    await lockVariants(trx, storeId, restockVariantIds(pending.items));
-    await trx('orders').where({ storeId, id: pending.orderId }).forUpdate().first('id');
-    const refund = (await trx('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow;
-    if (refund.status !== 'pending') {
-      if (!refund.stripeRefundId) await trx('orderRefunds').where({ storeId, id: refundId }).update({ stripeRefundId });
-      return false;
-    }
-    await settleRefund(ctx, trx, emit, store, refund, actor, stripeRefundId);
-    return true;
-  });
+export async function lockPendingRefund(trx: Transaction, storeId: string, orderId: string, refundId: string, stripeRefundId: string): Promise<RefundRow | null> {
+  await trx('orders').where({ storeId, id: orderId }).forUpdate().first('id');
+  const refund = (await trx('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow;
+  if (refund.status === 'pending') return refund;
+  if (!refund.stripeRefundId) await trx('orderRefunds').where({ storeId, id: refundId }).update({ stripeRefundId });
+  return null;
 }
 
 /** Stripe refused a refund: its reservation (amount, items) is released and the timeline says so. */
@@ -153,75 +181,8 @@ export async function failPendingRefund(ctx: AppContext, storeId: string, refund
   });
 }
 
-/**
- * Refunds part or all of an order's payment. Under the order's row lock the amount is checked
- * against what is left (the total, less what was refunded and what refunds in flight hold) and a
- * refund row reserves it with its items, so concurrent refunds can never add up to more than was
- * paid. A manual order's refund is recorded at once; a Stripe order's is asked of Stripe after
- * the commit (never under a lock), on the store's connected account, with an idempotency key of
- * the refund's id and the application fee reversed in proportion, then settled (or released if
- * Stripe refuses: 502). `returnId` links a return's refund.
- */
-export async function createRefund(ctx: AppContext, storeId: string, orderId: string, input: RefundInput, actor: Actor, options: { returnId?: string } = {}) {
-  const store = await orderMailStore(ctx, storeId);
-  const requested = new Set((input.items ?? []).filter((line) => line.restock).map((line) => line.orderItemId));
-  const variantIds = requested.size
-    ? ((await ctx.db('orderItems').where({ storeId, orderId }).whereIn('id', [...requested]).whereNotNull('variantId').select('variantId')) as Array<{ variantId: string }>).map((row) => row.variantId)
-    : [];
-  const reserved = await withTransaction(ctx, async (trx, emit) => {
-    await lockVariants(trx, storeId, variantIds);
-    const { order, items } = await lockRefundable(trx, storeId, orderId);
-    const calculation = calculateRefund(order, items, await committedRefunds(trx, storeId, orderId), input);
-    const stripe = order.paymentProvider === 'stripe';
-    const [refund] = (await trx('orderRefunds')
-      .insert({
-        storeId,
-        orderId,
-        status: 'pending',
-        source: 'admin',
-        amount: calculation.amount,
-        shipping: calculation.shipping,
-        items: JSON.stringify(calculation.items),
-        reason: input.reason,
-        notifyCustomer: input.notifyCustomer ?? true,
-        returnId: options.returnId ?? null,
-        userId: actor.type === 'user' ? actor.userId : null
-      })
-      .returning('*')) as RefundRow[];
-    for (const line of calculation.items) {
-      await trx('orderItems').where({ storeId, id: line.orderItemId }).update({ refundedQuantity: trx.raw('refunded_quantity + ?', [line.quantity]) });
-    }
-    if (!stripe) await settleRefund(ctx, trx, emit, store, refund!, actor, null);
-    await recordAudit(ctx, trx, {
-      storeId,
-      action: 'order.refunded',
-      resourceType: 'order',
-      resourceId: orderId,
-      details: { refundId: refund!.id, amount: Number(refund!.amount), shipping: Number(refund!.shipping), items: calculation.items, reason: input.reason ?? null, provider: order.paymentProvider }
-    });
-    return { refund: refund!, order };
-  });
-
-  if (reserved.order.paymentProvider === 'stripe') {
-    const { refund, order } = reserved;
-    let stripeRefund: { id: string; status: string | null };
-    try {
-      stripeRefund = await refundStripePayment(ctx, storeId, {
-        paymentIntentId: order.paymentIntentId,
-        amount: Number(refund.amount),
-        metadata: { storeId, orderId, refundId: refund.id },
-        idempotencyKey: `order-refund:${refund.id}`
-      });
-    } catch (error) {
-      await failPendingRefund(ctx, storeId, refund.id, actor, (error as Error).message);
-      throw error;
-    }
-    if (stripeRefund.status === 'failed' || stripeRefund.status === 'canceled') {
-      await failPendingRefund(ctx, storeId, refund.id, actor, `Stripe answered ${stripeRefund.status}`);
-      throw conflict('refund_failed', `Stripe could not refund the payment (${stripeRefund.status})`, [{ path: 'amount', message: `refund ${stripeRefund.status}` }]);
-    }
-    await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
-  }
-  const row = (await ctx.db('orderRefunds').where({ storeId, id: reserved.refund.id }).first()) as RefundRow;
+/** The answer of a refund request: the refund as it now is, and its order. */
+export async function refundAnswer(ctx: AppContext, storeId: string, orderId: string, refundId: string) {
+  const row = (await ctx.db('orderRefunds').where({ storeId, id: refundId }).first()) as RefundRow;
   return { refund: toRefundDto(row), order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }

@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
 import type { OrderRow, RefundRow } from './dto.js';
 import { moveOrderPayment } from './payment-moves.js';
-import { failPendingRefund, settlePendingRefund } from './refunds.js';
 import { recordOrderEvent, WEBHOOK } from './timeline.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
@@ -15,34 +14,24 @@ export interface ReportedRefund {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const COUNTS = new Set(['succeeded', 'pending']);
 
-/**
- * Reconciles one refund Stripe reports for an order: one this API asked for (its metadata names
- * our refund) is settled or released if still pending; one made elsewhere (Stripe's dashboard) is
- * recorded once, by its Stripe id (unique), and moves the payment: the amount refunded becomes the
- * larger of what was recorded and what the refund rows add up to, so a `charge.refunded` that
- * already counted it does not count it twice. A repeat changes nothing. Returns what happened, or
- * null when nothing did (with the reason).
- */
-export async function reconcileStripeRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<{ changed: boolean; outcome: string }> {
+/** The order's refund Stripe reports: the one this API asked for (its metadata names it), else the one recorded by its Stripe id. */
+export async function findReportedRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<RefundRow | undefined> {
   const ownId = reported.metadata?.refundId;
-  const own = (
+  return (
     ownId && UUID.test(ownId)
       ? await ctx.db('orderRefunds').where({ storeId, orderId, id: ownId }).first()
       : await ctx.db('orderRefunds').where({ storeId, orderId, stripeRefundId: reported.id }).first()
   ) as RefundRow | undefined;
-  if (own) {
-    if (own.status !== 'pending') return { changed: false, outcome: `refund ${reported.id} already recorded (${own.status})` };
-    if (COUNTS.has(reported.status ?? '')) {
-      const settled = await settlePendingRefund(ctx, storeId, own.id, reported.id, WEBHOOK);
-      return { changed: settled, outcome: settled ? `refund ${reported.id} settled` : `refund ${reported.id} already settled` };
-    }
-    const failed = await failPendingRefund(ctx, storeId, own.id, WEBHOOK, `Stripe reports the refund ${reported.status}`);
-    return { changed: failed, outcome: `refund ${reported.id} ${reported.status}` };
-  }
-  if (!COUNTS.has(reported.status ?? '')) return { changed: false, outcome: `refund ${reported.id} is ${reported.status}: nothing was refunded` };
+}
 
+/**
+ * A refund made elsewhere (Stripe's dashboard) is recorded once, by its Stripe id (unique), and
+ * moves the payment: the amount refunded becomes the larger of what was recorded and what the
+ * refund rows add up to, so a `charge.refunded` that already counted it does not count it twice.
+ * A repeat changes nothing.
+ */
+export async function recordStripeRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<{ changed: boolean; outcome: string }> {
   return withTransaction(ctx, async (trx) => {
     const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
     if (!order) return { changed: false, outcome: 'the order is gone' };

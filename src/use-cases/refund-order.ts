@@ -1,0 +1,131 @@
+import type { AppContext } from '../context.js';
+import { conflict } from '../errors.js';
+import type { EmitEvent } from '../platform/events/domain-events.js';
+import { withTransaction } from '../platform/with-transaction.js';
+import type { Transaction } from '../db/transaction.js';
+import { recordAudit } from '../services/audit/index.js';
+import { lockVariants } from '../services/catalog/index.js';
+import { enqueueEmail } from '../services/email/index.js';
+import {
+  failPendingRefund,
+  findRefund,
+  findReportedRefund,
+  lockPendingRefund,
+  orderItemsOf,
+  orderMailStore,
+  orderRefundedEmail,
+  recordOrderEvent,
+  recordStripeRefund,
+  refundAnswer,
+  refundRestockVariantIds,
+  requestedRestockVariantIds,
+  reserveRefund,
+  settleRefund,
+  trackingUrlFor,
+  WEBHOOK,
+  type Actor,
+  type RefundInput,
+  type RefundRow,
+  type ReportedRefund
+} from '../services/orders/index.js';
+import { refundStripePayment } from '../services/payments/index.js';
+
+type MailStore = { name: string; trackingBase: string };
+
+/**
+ * Refunds part or all of an order's payment. One transaction: the restocked variants locked (the
+ * lock order of every stock move), then orders reserves the refund under the order's lock (so
+ * concurrent refunds never add up to more than was paid); a manual order's refund is settled at
+ * once, and the audit log records it. A Stripe order's refund is asked of payments after the commit
+ * (never under a lock), on the store's connected account, with an idempotency key of the refund's
+ * id and the application fee reversed in proportion, then settled (or released if Stripe refuses:
+ * 502, or 409 refund_failed). `returnId` links a return's refund.
+ */
+export async function refundOrder(ctx: AppContext, storeId: string, orderId: string, input: RefundInput, actor: Actor, options: { returnId?: string } = {}) {
+  const store = await orderMailStore(ctx, storeId);
+  const variantIds = await requestedRestockVariantIds(ctx.db, storeId, orderId, input);
+  const reserved = await withTransaction(ctx, async (trx, emit) => {
+    await lockVariants(trx, storeId, variantIds);
+    const { refund, order, calculation } = await reserveRefund(trx, storeId, orderId, input, actor, options);
+    if (order.paymentProvider !== 'stripe') await settle(ctx, trx, emit, store, refund, actor, null);
+    await recordAudit(ctx, trx, {
+      storeId,
+      action: 'order.refunded',
+      resourceType: 'order',
+      resourceId: orderId,
+      details: { refundId: refund.id, amount: Number(refund.amount), shipping: Number(refund.shipping), items: calculation.items, reason: input.reason ?? null, provider: order.paymentProvider }
+    });
+    return { refund, order };
+  });
+
+  if (reserved.order.paymentProvider === 'stripe') {
+    const { refund, order } = reserved;
+    let stripeRefund: { id: string; status: string | null };
+    try {
+      stripeRefund = await refundStripePayment(ctx, storeId, {
+        paymentIntentId: order.paymentIntentId,
+        amount: Number(refund.amount),
+        metadata: { storeId, orderId, refundId: refund.id },
+        idempotencyKey: `order-refund:${refund.id}`
+      });
+    } catch (error) {
+      await failPendingRefund(ctx, storeId, refund.id, actor, (error as Error).message);
+      throw error;
+    }
+    if (stripeRefund.status === 'failed' || stripeRefund.status === 'canceled') {
+      await failPendingRefund(ctx, storeId, refund.id, actor, `Stripe answered ${stripeRefund.status}`);
+      throw conflict('refund_failed', `Stripe could not refund the payment (${stripeRefund.status})`, [{ path: 'amount', message: `refund ${stripeRefund.status}` }]);
+    }
+    await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
+  }
+  return refundAnswer(ctx, storeId, orderId, reserved.refund.id);
+}
+
+/** Orders settles the refund; the customer hears of it (order_refunded) when the refund asked so. */
+async function settle(ctx: AppContext, trx: Transaction, emit: EmitEvent, store: MailStore, refund: RefundRow, actor: Actor, stripeRefundId: string | null) {
+  const { order } = await settleRefund(trx, emit, refund, actor, stripeRefundId);
+  if (!refund.notifyCustomer) return;
+  const items = await orderItemsOf(trx, refund.storeId, refund.orderId);
+  const trackingUrl = trackingUrlFor(store.trackingBase, order.trackingToken);
+  await enqueueEmail(ctx, orderRefundedEmail(store.name, order, items, trackingUrl, { amount: Number(refund.amount), reason: refund.reason, items: refund.items }), { trx });
+  await recordOrderEvent(trx, refund.storeId, refund.orderId, 'email_sent', actor, { template: 'order_refunded', to: order.email });
+}
+
+/**
+ * Settles a pending (Stripe) refund once Stripe accepted it, whoever learns it first: the admin
+ * request that asked Stripe, or the refund's webhook event. Under the order lock, so it happens once.
+ */
+export async function settlePendingRefund(ctx: AppContext, storeId: string, refundId: string, stripeRefundId: string, actor: Actor): Promise<boolean> {
+  const store = await orderMailStore(ctx, storeId);
+  const pending = await findRefund(ctx.db, storeId, refundId);
+  if (!pending) return false;
+  return withTransaction(ctx, async (trx, emit) => {
+    await lockVariants(trx, storeId, refundRestockVariantIds(pending));
+    const refund = await lockPendingRefund(trx, storeId, pending.orderId, refundId, stripeRefundId);
+    if (!refund) return false;
+    await settle(ctx, trx, emit, store, refund, actor, stripeRefundId);
+    return true;
+  });
+}
+
+const COUNTS = new Set(['succeeded', 'pending']);
+
+/**
+ * Reconciles one refund Stripe reports for an order: one this API asked for (its metadata names
+ * our refund) is settled or released if still pending; one made elsewhere (Stripe's dashboard) is
+ * recorded once by orders. Returns what happened (changed false, with the reason, when nothing did).
+ */
+export async function reconcileStripeRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<{ changed: boolean; outcome: string }> {
+  const own = await findReportedRefund(ctx, storeId, orderId, reported);
+  if (own) {
+    if (own.status !== 'pending') return { changed: false, outcome: `refund ${reported.id} already recorded (${own.status})` };
+    if (COUNTS.has(reported.status ?? '')) {
+      const settled = await settlePendingRefund(ctx, storeId, own.id, reported.id, WEBHOOK);
+      return { changed: settled, outcome: settled ? `refund ${reported.id} settled` : `refund ${reported.id} already settled` };
+    }
+    const failed = await failPendingRefund(ctx, storeId, own.id, WEBHOOK, `Stripe reports the refund ${reported.status}`);
+    return { changed: failed, outcome: `refund ${reported.id} ${reported.status}` };
+  }
+  if (!COUNTS.has(reported.status ?? '')) return { changed: false, outcome: `refund ${reported.id} is ${reported.status}: nothing was refunded` };
+  return recordStripeRefund(ctx, storeId, orderId, reported);
+}
