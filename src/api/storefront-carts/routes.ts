@@ -8,9 +8,12 @@ import {
   removeCartDiscount,
   removeCartItem,
   selectShippingMethod,
+  setShippingDestination,
   updateCartItem,
-  type CartItemInput
+  type CartItemInput,
+  type DestinationInput
 } from '../../services/checkout/index.js';
+import { storefrontHandler } from '../handler.js';
 import { storefrontOf } from '../plugins/auth.js';
 import { storefrontRoute } from '../route-helpers.js';
 import {
@@ -20,6 +23,7 @@ import {
   cartResponse,
   createCartPayload,
   discountPayload,
+  shippingDestinationPayload,
   shippingMethodPayload,
   shippingMethodsQuery,
   shippingMethodsResponse,
@@ -62,11 +66,12 @@ export const listShippingMethodsRoute = storefrontRoute({
   method: 'GET',
   path: '/storefront/carts/{cartId}/shipping-methods',
   options: {
-    description: "Shipping methods eligible for this cart: the cart's country (or ?country=) and free-over thresholds applied",
+    description:
+      "The store's shipping rates that apply to this cart, priced: its destination (or ?country=&region=&postalCode=) matched against the zones, its weight (lines that ship) and subtotal against the bands, free-over thresholds applied. A cart whose lines never ship needs none (empty, shippingRequired false)",
     tags: TAGS,
     validate: { params: cartParams, query: shippingMethodsQuery },
     response: { status: { 200: shippingMethodsResponse } },
-    handler: (request) => listShippingMethods(request.server.app.ctx, store(request), cartId(request), (request.query as { country?: string }).country)
+    handler: storefrontHandler<{ cartId: string }, undefined, Partial<DestinationInput>>(({ ctx, storeId, params, query }) => listShippingMethods(ctx, storeId, params.cartId, query))
   }
 });
 
@@ -141,11 +146,26 @@ export const selectShippingMethodRoute = storefrontRoute({
   path: '/storefront/carts/{cartId}/shipping-method',
   options: {
     plugins: { openapi: { errors: [409] } },
-    description: 'Choose a shipping method (optionally with the destination country)',
+    description:
+      'Choose a shipping method (optionally with the destination: country, region, postalCode); 422 when it does not apply to the destination or contents, with the reason',
     tags: TAGS,
     validate: { params: cartParams, payload: shippingMethodPayload },
     response: { status: { 200: cartResponse } },
     handler: (request) =>
-      selectShippingMethod(request.server.app.ctx, store(request), cartId(request), request.payload as { shippingMethodId: string; country?: string })
+      selectShippingMethod(request.server.app.ctx, store(request), cartId(request), request.payload as { shippingMethodId: string } & Partial<DestinationInput>)
+  }
+});
+
+export const setShippingDestinationRoute = storefrontRoute({
+  method: 'PUT',
+  path: '/storefront/carts/{cartId}/shipping-address',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description:
+      "Set where the cart ships (country, region, postalCode) before checkout; a chosen method that no longer applies is dropped, and shippingMethodDropped says why",
+    tags: TAGS,
+    validate: { params: cartParams, payload: shippingDestinationPayload },
+    response: { status: { 200: cartResponse } },
+    handler: storefrontHandler<{ cartId: string }, DestinationInput>(({ ctx, storeId, params, payload }) => setShippingDestination(ctx, storeId, params.cartId, payload))
   }
 });
