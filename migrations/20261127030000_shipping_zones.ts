@@ -168,7 +168,7 @@ const variantsTrigger = (shippingFields: boolean) => `
 async function refreshAll(knex: Knex): Promise<void> {
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const { rows } = await knex.raw('/* cross-store: migration */ SELECT id FROM products WHERE id > ? ORDER BY id LIMIT 1000', [after]);
+    const { rows } = await knex.raw('SELECT id FROM products WHERE id > ? ORDER BY id LIMIT 1000', [after]);
     if (!rows.length) return;
     await knex.raw('SELECT refresh_storefront_products(?::uuid[])', [rows.map((row: { id: string }) => row.id)]);
     after = rows[rows.length - 1].id;
