@@ -4,6 +4,7 @@ import type { Sql, Transaction } from '../../db/transaction.js';
 import { conflict, notFound, uniqueViolation, validationFailed, type ErrorDetail } from '../../errors.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { recordAudit } from '../audit/index.js';
+import { bumpStorefrontVersion } from '../catalog/index.js';
 import type { LegacyShippingMethod, RateInput, ShippingRate, ShippingZone, ZoneInput } from './types.js';
 
 /** At most this many zones in a store, and rates in a zone: a store's zones are read whole on every cart. */
@@ -63,6 +64,12 @@ export async function cachedZones(ctx: AppContext, storeId: string): Promise<Shi
 
 /** Drops the cached zones of the store (after a commit that changed them). */
 export const forgetZones = (ctx: AppContext, storeId: string) => ctx.cache.invalidate(cacheKey(storeId));
+
+/** After a zone write: the cache dropped, and the storefront's ETags renewed (`/storefront/store` lists the zones' countries). */
+async function zonesChanged(ctx: AppContext, storeId: string): Promise<void> {
+  await forgetZones(ctx, storeId);
+  await bumpStorefrontVersion(ctx, storeId);
+}
 
 export const toZoneDto = (zone: ShippingZone) => ({
   id: zone.id,
@@ -191,7 +198,7 @@ export async function createZone(ctx: AppContext, storeId: string, input: ZoneIn
     await recordAudit(ctx, trx, { storeId, action: 'shipping_zone.created', resourceType: 'shipping_zone', resourceId: row!.id, after: toZoneDto(saved!) });
     return saved!;
   });
-  await forgetZones(ctx, storeId);
+  await zonesChanged(ctx, storeId);
   return { zone: toZoneDto(created) };
 }
 
@@ -226,7 +233,7 @@ export async function updateZone(ctx: AppContext, storeId: string, zoneId: strin
     await recordAudit(ctx, trx, { storeId, action: 'shipping_zone.updated', resourceType: 'shipping_zone', resourceId: zoneId, before: toZoneDto(current!), after: toZoneDto(saved!) });
     return saved!;
   });
-  await forgetZones(ctx, storeId);
+  await zonesChanged(ctx, storeId);
   return { zone: toZoneDto(updated) };
 }
 
@@ -237,7 +244,7 @@ export async function deleteZone(ctx: AppContext, storeId: string, zoneId: strin
     await trx('shippingZones').where({ storeId, id: zoneId }).delete();
     await recordAudit(ctx, trx, { storeId, action: 'shipping_zone.deleted', resourceType: 'shipping_zone', resourceId: zoneId, before: toZoneDto(current) });
   });
-  await forgetZones(ctx, storeId);
+  await zonesChanged(ctx, storeId);
   return { deleted: true, id: zoneId };
 }
 
