@@ -14,6 +14,7 @@ import { run as products } from './products.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as setup } from './setup.js';
+import { run as shipping } from './shipping.js';
 import { run as storeOperations } from './store-operations.js';
 import { run as webhooks } from './webhooks.js';
 
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   outbox,
   marketing,
   checkout,
+  shipping,
   'store-operations': storeOperations,
   queues,
   webhooks,

@@ -16,6 +16,7 @@ import { marketingModule } from './services/marketing/index.js';
 import { ordersModule } from './services/orders/index.js';
 import { paymentsModule } from './services/payments/index.js';
 import { reviewsModule } from './services/reviews/index.js';
+import { shippingModule } from './services/shipping/index.js';
 import { webhooksModule } from './services/webhooks/index.js';
 
 /**
@@ -42,5 +43,6 @@ export const MODULES: Module[] = [
   emailModule,
   externalSystemModule,
   jobHistoryModule,
+  shippingModule,
   storesModule
 ];

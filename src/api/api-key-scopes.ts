@@ -22,6 +22,7 @@ const ACCESS_BY_PREFIX: ReadonlyArray<[prefix: string, access: Access]> = [
   ['/admin/discounts', { read: 'marketing', write: 'marketing' }],
   ['/admin/marketing', { read: 'marketing', write: 'marketing' }],
   ['/admin/jobs', { read: 'read_jobs', write: 'read_jobs' }],
+  ['/admin/shipping-zones', { read: 'read_shipping', write: 'write_shipping' }],
   // Reading the audit log (and exporting it: a read) is its own scope, never a write.
   ['/admin/store/audit-log', { read: 'read_audit', write: 'read_audit' }],
   // Everything else under /admin/store (settings, team, api-keys, webhooks, payments, domain, email, …).

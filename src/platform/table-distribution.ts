@@ -52,6 +52,8 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
   inventory_ledger: 'store',
   storefront_products: 'store',
   storefront_search: 'store',
+  shipping_zones: 'store',
+  shipping_rates: 'store',
   carts: 'store',
   cart_items: 'store',
   checkout_sessions: 'store',

@@ -40,6 +40,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   // Kept by triggers on products, variants, product media and media (see catalog/module.ts).
   storefront_products: 'catalog',
   storefront_search: 'catalog',
+  shipping_zones: 'shipping',
+  shipping_rates: 'shipping',
   carts: 'checkout',
   cart_items: 'checkout',
   checkout_sessions: 'checkout',

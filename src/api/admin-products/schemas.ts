@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { ALLOWED_IMAGE_TYPES } from '../../services/catalog/index.js';
-import { INVENTORY_POLICIES, PRODUCT_STATUSES } from '../../services/catalog/index.js';
+import { INVENTORY_POLICIES, PRODUCT_STATUSES, WEIGHT_UNITS } from '../../services/catalog/index.js';
 import { PRODUCT_DEFAULT_SORT, PRODUCT_SORTS } from '../../services/catalog/index.js';
 import { sortValues } from '../../platform/pagination.js';
 import { id, idValue, money, responseObject, slug, sortQuery, text, timestamp } from '../schemas.js';
@@ -23,8 +23,14 @@ const variant = Joi.object({
     .description('minor units; required for a new variant (no id)'),
   compareAtPrice: money().allow(null),
   inventoryQuantity: Joi.number().integer().min(0).max(1_000_000_000),
-  inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES)
-});
+  inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES),
+  weightGrams: Joi.number().integer().min(0).max(100_000_000).allow(null).description('integer grams; null: unknown (counts 0 in shipping weight)'),
+  weight: Joi.number().min(0).max(100_000_000).description('a weight in weightUnit, instead of weightGrams; stored as grams rounded half up'),
+  weightUnit: Joi.string().valid(...WEIGHT_UNITS).description('unit of weight (default g)'),
+  requiresShipping: Joi.boolean().description('false for what never ships (digital goods); default true')
+})
+  .oxor('weightGrams', 'weight')
+  .with('weightUnit', 'weight');
 
 const productFields = {
   title: text(255).min(1),
@@ -96,6 +102,8 @@ export const variantResource = responseObject({
   inventoryQuantity: Joi.number().integer().required(),
   inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES).required(),
   available: Joi.boolean().required(),
+  weightGrams: Joi.number().integer().allow(null).required(),
+  requiresShipping: Joi.boolean().required(),
   position: Joi.number().integer().required(),
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()

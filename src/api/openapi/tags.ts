@@ -26,6 +26,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   orders: 'Orders, fulfilments, refunds, returns and their timeline',
   payments: 'Payment provider onboarding and payments',
   reviews: 'Product reviews and their moderation',
+  shipping: 'Shipping zones and their rates (flat, weight and subtotal bands, pickup, free over an amount)',
   store: 'Store settings and dashboard',
   'storefront-tokens': 'Storefront tokens: the credentials a storefront reads the catalog and writes carts with',
   team: 'Store members, roles and invites',

@@ -9,6 +9,7 @@ import {
   removeCartItemRoute,
   removeDiscountRoute,
   selectShippingMethodRoute,
+  setShippingDestinationRoute,
   updateCartItemRoute
 } from './routes.js';
 
@@ -22,6 +23,7 @@ export const storefrontCartRoutes: ServerRoute[] = [
   applyDiscountRoute,
   removeDiscountRoute,
   selectShippingMethodRoute,
+  setShippingDestinationRoute,
   createCheckoutSessionRoute,
   confirmCheckoutSessionRoute
 ];

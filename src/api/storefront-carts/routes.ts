@@ -7,8 +7,10 @@ import {
   removeCartDiscount,
   removeCartItem,
   selectShippingMethod,
+  setShippingDestination,
   updateCartItem,
-  type CartItemInput
+  type CartItemInput,
+  type DestinationInput
 } from '../../services/checkout/index.js';
 import { storefrontHandler } from '../handler.js';
 import { storefrontRoute } from '../route-helpers.js';
@@ -19,6 +21,7 @@ import {
   cartResponse,
   createCartPayload,
   discountPayload,
+  shippingDestinationPayload,
   shippingMethodPayload,
   shippingMethodsQuery,
   shippingMethodsResponse,
@@ -61,11 +64,12 @@ export const listShippingMethodsRoute = storefrontRoute({
   method: 'GET',
   path: '/storefront/carts/{cartId}/shipping-methods',
   options: {
-    description: "Shipping methods eligible for this cart: the cart's country (or ?country=) and free-over thresholds applied",
+    description:
+      "The store's shipping rates that apply to this cart, priced: its destination (or ?country=&region=&postalCode=) matched against the zones, its weight (lines that ship) and subtotal against the bands, free-over thresholds applied. A cart whose lines never ship needs none (empty, shippingRequired false)",
     tags: TAGS,
     validate: { params: cartParams, query: shippingMethodsQuery },
     response: { status: { 200: shippingMethodsResponse } },
-    handler: storefrontHandler<CartParams, undefined, { country?: string }>(({ ctx, storeId, params, query }) => listShippingMethods(ctx, storeId, params.cartId, query.country))
+    handler: storefrontHandler<CartParams, undefined, Partial<DestinationInput>>(({ ctx, storeId, params, query }) => listShippingMethods(ctx, storeId, params.cartId, query))
   }
 });
 
@@ -141,12 +145,27 @@ export const selectShippingMethodRoute = storefrontRoute({
   path: '/storefront/carts/{cartId}/shipping-method',
   options: {
     plugins: { openapi: { errors: [409] } },
-    description: 'Choose a shipping method (optionally with the destination country)',
+    description:
+      'Choose a shipping method (optionally with the destination: country, region, postalCode); 422 when it does not apply to the destination or contents, with the reason',
     tags: TAGS,
     validate: { params: cartParams, payload: shippingMethodPayload },
     response: { status: { 200: cartResponse } },
-    handler: storefrontHandler<CartParams, { shippingMethodId: string; country?: string }>(({ ctx, storeId, params, payload }) =>
+    handler: storefrontHandler<CartParams, { shippingMethodId: string } & Partial<DestinationInput>>(({ ctx, storeId, params, payload }) =>
       selectShippingMethod(ctx, storeId, params.cartId, payload)
     )
+  }
+});
+
+export const setShippingDestinationRoute = storefrontRoute({
+  method: 'PUT',
+  path: '/storefront/carts/{cartId}/shipping-address',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description:
+      "Set where the cart ships (country, region, postalCode) before checkout; a chosen method that no longer applies is dropped, and shippingMethodDropped says why",
+    tags: TAGS,
+    validate: { params: cartParams, payload: shippingDestinationPayload },
+    response: { status: { 200: cartResponse } },
+    handler: storefrontHandler<CartParams, DestinationInput>(({ ctx, storeId, params, payload }) => setShippingDestination(ctx, storeId, params.cartId, payload))
   }
 });

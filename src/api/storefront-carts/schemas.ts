@@ -3,6 +3,8 @@ import { CART_STATUSES, MAX_LINE_QUANTITY, SESSION_STATUSES } from '../../servic
 import { PROVIDER_NAMES } from '../../services/payments/index.js';
 import { orderResource, pricedShippingMethodResource } from '../admin-orders/schemas.js';
 import { email, emailValue, id, idValue, responseObject, text, timestamp } from '../schemas.js';
+import { estimateResource } from '../admin-shipping/schemas.js';
+import { RATE_TYPES } from '../../services/shipping/index.js';
 
 export const cartParams = Joi.object({ cartId: id().required() });
 export const cartItemParams = Joi.object({ cartId: id().required(), itemId: id().required() });
@@ -20,8 +22,18 @@ export const createCartPayload = Joi.object({
 
 export const updateItemPayload = Joi.object({ quantity: Joi.number().integer().min(0).max(MAX_LINE_QUANTITY).required() });
 export const discountPayload = Joi.object({ code: Joi.string().trim().min(1).max(64).required() });
-export const shippingMethodPayload = Joi.object({ shippingMethodId: text(100).min(1).required(), country: country() });
-export const shippingMethodsQuery = Joi.object({ country: country() });
+/** The destination part of an address: ISO 3166-2 region (`US-CA` or `CA`), postcode. */
+const destinationFields = {
+  region: text(100).allow('', null).description('ISO 3166-2 subdivision, US-CA or CA'),
+  postalCode: text(20).allow('', null)
+};
+export const shippingMethodPayload = Joi.object({
+  shippingMethodId: text(100).min(1).required(),
+  country: country().description('sets the cart destination (with region and postalCode) as it chooses'),
+  ...destinationFields
+}).with('region', 'country').with('postalCode', 'country');
+export const shippingMethodsQuery = Joi.object({ country: country(), ...destinationFields }).with('region', 'country').with('postalCode', 'country');
+export const shippingDestinationPayload = Joi.object({ country: country().required(), ...destinationFields });
 
 export const address = Joi.object({
   firstName: text(100).min(1).required(),
@@ -64,6 +76,19 @@ export const cartResource = responseObject({
   subtotal: Joi.number().integer().required(),
   discountTotal: Joi.number().integer().required(),
   shippingMethod: pricedShippingMethodResource.allow(null).required(),
+  shippingMethodDropped: responseObject({ id: Joi.string().required(), reason: Joi.string().required() })
+    .label('ShippingMethodDropped')
+    .allow(null)
+    .required()
+    .description('the chosen method a cart change (items, destination, the store zones) made inapplicable, and why; cleared when a method is chosen'),
+  shippingRequired: Joi.boolean().required().description('false when the cart has lines and none of them ships: no method needed'),
+  shippingDestination: responseObject({
+    country: Joi.string().allow(null).required(),
+    region: Joi.string().allow(null).required(),
+    postalCode: Joi.string().allow(null).required()
+  })
+    .label('ShippingDestination')
+    .required(),
   shippingTotal: Joi.number().integer().required(),
   total: Joi.number().integer().required(),
   expiresAt: timestamp().required(),
@@ -72,7 +97,19 @@ export const cartResource = responseObject({
 }).label('Cart');
 
 export const cartResponse = responseObject({ cart: cartResource.required() });
-export const shippingMethodsResponse = responseObject({ shippingMethods: Joi.array().items(pricedShippingMethodResource).required() });
+export const shippingMethodOptionResource = responseObject({
+  id: Joi.string().required(),
+  name: Joi.string().required(),
+  type: Joi.string().valid(...RATE_TYPES).required(),
+  price: Joi.number().integer().required(),
+  estimate: estimateResource.allow(null).required(),
+  zoneId: idValue().required()
+}).label('ShippingMethodOption');
+
+export const shippingMethodsResponse = responseObject({
+  shippingMethods: Joi.array().items(shippingMethodOptionResource).required(),
+  shippingRequired: Joi.boolean().required()
+});
 
 /** `clientSecret` is there only for provider stripe (what Stripe.js confirms the payment with). */
 export const checkoutSessionResource = responseObject({

@@ -25,7 +25,9 @@ export const storefrontVariantResource = responseObject({
   optionValues: optionValuesResource.required(),
   price: Joi.number().integer().required(),
   compareAtPrice: Joi.number().integer().allow(null).required(),
-  available: Joi.boolean().required()
+  available: Joi.boolean().required(),
+  weightGrams: Joi.number().integer().allow(null).required(),
+  requiresShipping: Joi.boolean().required()
 }).label('StorefrontVariant');
 
 /** `price` is the lowest variant price; `compareAtPrice` the highest compare-at price of its variants. */

@@ -10,7 +10,9 @@ export const API_KEY_SCOPES = [
   'write_customers',
   'marketing',
   'read_jobs',
-  'read_audit'
+  'read_audit',
+  'read_shipping',
+  'write_shipping'
 ] as const;
 
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -18,12 +20,12 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /**
  * The scopes each role's rights cover: a scope is here when the role may call at least one route
  * that needs it (test/integration/stores/api-keys.test.ts checks this against the registered routes). Staff get the
- * catalog, orders and customers, never marketing or jobs.
+ * catalog, orders and customers and may read shipping zones, never marketing or jobs.
  */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly ApiKeyScope[]>> = {
   owner: API_KEY_SCOPES,
   admin: API_KEY_SCOPES,
-  staff: ['read_products', 'write_products', 'read_orders', 'write_orders', 'read_customers', 'write_customers']
+  staff: ['read_products', 'write_products', 'read_orders', 'write_orders', 'read_customers', 'write_customers', 'read_shipping']
 };
 
 /**

@@ -21,3 +21,4 @@ export { startProductExport, startProductImport } from './csv/product-transfer.j
 export type { ImportMode } from './csv/product-import-apply.js';
 export { inventoryHistory } from './inventory-history.js';
 export { PRODUCT_DEFAULT_SORT, PRODUCT_SORTS } from './products.js';
+export { WEIGHT_UNITS, toGrams, type WeightUnit } from './variants.js';

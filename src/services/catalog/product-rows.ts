@@ -44,6 +44,10 @@ export interface VariantRow {
   compareAtPrice: number | null;
   inventoryQuantity: number;
   inventoryPolicy: InventoryPolicy;
+  /** Integer grams; null: not given (counts 0 in a cart's shipping weight). */
+  weightGrams: number | null;
+  /** False for what never ships (digital goods, services): a cart of only such lines needs no shipping rate. */
+  requiresShipping: boolean;
   position: number;
   archivedAt: Date | null;
   createdAt: Date;
@@ -80,7 +84,7 @@ export const IN_STOCK_SQL = (alias: string) =>
  * What a storefront DTO reads of a variant. Leaving out the timestamps matters on the uncached
  * storefront path: parsing ~200 dates per page was a visible share of its CPU.
  */
-export const STOREFRONT_VARIANT_COLUMNS = ['id', 'productId', 'sku', 'title', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy'];
+export const STOREFRONT_VARIANT_COLUMNS = ['id', 'productId', 'sku', 'title', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy', 'weightGrams', 'requiresShipping'];
 
 export async function loadVariants(
   db: Sql,
@@ -122,6 +126,8 @@ export const toAdminVariantDto = (row: VariantRow) => ({
   inventoryQuantity: row.inventoryQuantity,
   inventoryPolicy: row.inventoryPolicy,
   available: isAvailable(row),
+  weightGrams: row.weightGrams,
+  requiresShipping: row.requiresShipping,
   position: row.position,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt
@@ -179,7 +185,9 @@ export function toStorefrontProductDto(ctx: AppContext, row: ProductRow, variant
       optionValues: v.optionValues,
       price: v.price,
       compareAtPrice: v.compareAtPrice,
-      available: isAvailable(v)
+      available: isAvailable(v),
+      weightGrams: v.weightGrams,
+      requiresShipping: v.requiresShipping
     })),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt

@@ -14,7 +14,19 @@ export interface VariantInput {
   compareAtPrice?: number | null;
   inventoryQuantity?: number;
   inventoryPolicy?: InventoryPolicy;
+  /** Integer grams (null: unknown); or `weight` in `weightUnit`, converted to grams (rounded half up). */
+  weightGrams?: number | null;
+  weight?: number;
+  weightUnit?: WeightUnit;
+  requiresShipping?: boolean;
 }
+
+export const WEIGHT_UNITS = ['g', 'kg', 'lb', 'oz'] as const;
+export type WeightUnit = (typeof WEIGHT_UNITS)[number];
+const GRAMS_PER: Record<WeightUnit, number> = { g: 1, kg: 1000, lb: 453.59237, oz: 28.349523125 };
+
+/** A weight in grams, rounded half up to the gram (1 lb = 453.59237 g, 1 oz = 28.349523125 g). */
+export const toGrams = (value: number, unit: WeightUnit) => Math.round(value * GRAMS_PER[unit]);
 
 interface SyncOptions {
   storeId: string;
@@ -122,6 +134,9 @@ export async function syncVariants(ctx: AppContext, trx: Transaction, sync: Sync
     if (input.price !== undefined) columns.price = input.price;
     if (input.compareAtPrice !== undefined) columns.compareAtPrice = input.compareAtPrice;
     if (input.inventoryPolicy !== undefined) columns.inventoryPolicy = input.inventoryPolicy;
+    if (input.weightGrams !== undefined) columns.weightGrams = input.weightGrams;
+    else if (input.weight !== undefined) columns.weightGrams = toGrams(input.weight, input.weightUnit ?? 'g');
+    if (input.requiresShipping !== undefined) columns.requiresShipping = input.requiresShipping;
     try {
       await trx.savepoint(async (savepoint) => {
         if (current) {

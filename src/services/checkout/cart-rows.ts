@@ -8,7 +8,7 @@ import { lineRowsSql, toCartLine, type CartLine, type CartRow, type LineRow } fr
  * statement (defineStatement), and a change before checkout takes one.
  */
 export const CART_COLUMNS =
-  'id, store_id, status, currency, email, discount_id, discount_code, shipping_method_id, shipping_country, order_id, expires_at, created_at, updated_at';
+  'id, store_id, status, currency, email, discount_id, discount_code, shipping_method_id, shipping_country, shipping_region, shipping_postcode, shipping_method_dropped, order_id, expires_at, created_at, updated_at';
 
 /** A checkout session still holding stock for the cart. */
 export interface PendingSession {
@@ -93,7 +93,10 @@ const WRITABLE = {
   discountId: 'discount_id',
   discountCode: 'discount_code',
   shippingMethodId: 'shipping_method_id',
-  shippingCountry: 'shipping_country'
+  shippingCountry: 'shipping_country',
+  shippingRegion: 'shipping_region',
+  shippingPostcode: 'shipping_postcode',
+  shippingMethodDropped: 'shipping_method_dropped'
 } as const;
 
 export type CartColumns = Partial<Pick<CartRow, keyof typeof WRITABLE>>;
@@ -120,7 +123,7 @@ const changedFields = (columns: CartColumns) => (Object.keys(WRITABLE) as Array<
 const fieldValues = (fields: Array<keyof typeof WRITABLE>, columns: CartColumns) =>
   Object.fromEntries(fields.map((field) => [field, columns[field] ?? null]));
 
-/** The statement for one set of changed columns (at most 2^4 shapes), `sets` being their SET list with the expiry's. */
+/** The statement for one set of changed columns (at most 2^7 shapes, a handful in use), `sets` being their SET list with the expiry's. */
 function statementFor(cache: Map<string, Statement>, fields: Array<keyof typeof WRITABLE>, text: (sets: string) => string): Statement {
   const key = fields.join(',');
   let statement = cache.get(key);
@@ -160,7 +163,7 @@ export async function touchOpenCart(db: Sql, storeId: string, cartId: string, co
 
 const ADD_TO_OPEN_CART = defineStatement(
   `with v as (
-     select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy,
+     select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy, v.weight_grams, v.requires_shipping,
             case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end as line_limit
        from product_variants v join products p on p.store_id = v.store_id and p.id = v.product_id
       where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
@@ -179,7 +182,8 @@ const ADD_TO_OPEN_CART = defineStatement(
    ), l as (
      ${lineRowsSql(':cartId')} and i.variant_id <> :variantId
      union all
-     select w.id, v.id, v.product_id, w.quantity, v.price, v.sku, v.title, v.product_title, v.inventory_quantity, v.inventory_policy, true, w.created_at
+     select w.id, v.id, v.product_id, w.quantity, v.price, v.sku, v.title, v.product_title, v.inventory_quantity, v.inventory_policy, true, w.created_at,
+            v.weight_grams, v.requires_shipping
        from written w, v
    )
    select c.*, (select json_agg(l order by l."addedAt", l.id) from l) as lines from c where exists (select 1 from written)`

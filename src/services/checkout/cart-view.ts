@@ -1,9 +1,9 @@
 import type { Sql } from '../../db/transaction.js';
 import { PREPARED } from '../../db/prepared-statements.js';
-import type { ShippingMethod } from '../stores/index.js';
 import { discountProblem, type DiscountRecord } from '../discounts/index.js';
-import { shipsTo } from './shipping.js';
-import { computeTotals, lineTotal, shippingPrice, type Totals } from './totals.js';
+import type { AppliedRate, RateRefusal, ShippingZone } from '../shipping/index.js';
+import { cartContents, chosenRate, destinationOf } from './shipping.js';
+import { computeTotals, lineTotal, type Totals } from './totals.js';
 
 export const CART_STATUSES = ['open', 'completed'] as const;
 
@@ -17,10 +17,20 @@ export interface CartRow {
   discountCode: string | null;
   shippingMethodId: string | null;
   shippingCountry: string | null;
+  /** ISO 3166-2 as the shopper gave it (`CA` or `US-CA`), or null. */
+  shippingRegion: string | null;
+  shippingPostcode: string | null;
+  /** The chosen rate a cart change made inapplicable, and why (cleared when a method is chosen). */
+  shippingMethodDropped: ShippingMethodDropped | null;
   orderId: string | null;
   expiresAt: Date;
   createdAt: Date;
   updatedAt: Date;
+}
+
+export interface ShippingMethodDropped {
+  id: string;
+  reason: string;
 }
 
 export interface CartLine {
@@ -35,6 +45,8 @@ export interface CartLine {
   inventoryQuantity: number;
   inventoryPolicy: 'deny' | 'continue';
   available: boolean;
+  weightGrams: number | null;
+  requiresShipping: boolean;
 }
 
 export interface PricedCart {
@@ -44,7 +56,14 @@ export interface PricedCart {
   /** Why the attached discount does not apply right now (it then counts 0), or null. */
   discountIssue: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
-  shippingMethodRecord: ShippingMethod | null;
+  /** The chosen rate, applied to the cart's destination and contents; null when none is chosen or it does not apply. */
+  shippingRate: AppliedRate | null;
+  /** Why the cart's chosen rate (still set on the row) does not apply now; null when it does or none is chosen. */
+  shippingRefusal: RateRefusal | null;
+  /** The notice the cart shows: a refusal just found, or the one an earlier change stored. */
+  shippingMethodDropped: ShippingMethodDropped | null;
+  /** False when the cart has lines and none of them ships: no rate is needed. */
+  shippingRequired: boolean;
   totals: Totals;
 }
 
@@ -58,7 +77,8 @@ export const lineTitle = (productTitle: string, variantTitle: string) =>
 export const lineRowsSql = (cartId: string) =>
   `select i.id, i.variant_id as "variantId", v.product_id as "productId", i.quantity, v.price as "unitPrice", v.sku,
           v.title as "variantTitle", p.title as "productTitle", v.inventory_quantity as "inventoryQuantity",
-          v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt"
+          v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt",
+          v.weight_grams as "weightGrams", v.requires_shipping as "requiresShipping"
      from cart_items i join product_variants v on v.store_id = i.store_id and v.id = i.variant_id join products p on p.store_id = v.store_id and p.id = v.product_id
     where i.cart_id = ${cartId}`;
 
@@ -74,6 +94,8 @@ export interface LineRow {
   inventoryQuantity: number;
   inventoryPolicy: 'deny' | 'continue';
   available: boolean;
+  weightGrams: number | null;
+  requiresShipping: boolean;
 }
 
 export const toCartLine = (row: LineRow): CartLine => ({
@@ -87,7 +109,9 @@ export const toCartLine = (row: LineRow): CartLine => ({
   lineTotal: lineTotal(row),
   inventoryQuantity: row.inventoryQuantity,
   inventoryPolicy: row.inventoryPolicy,
-  available: row.available
+  available: row.available,
+  weightGrams: row.weightGrams,
+  requiresShipping: row.requiresShipping
 });
 
 const LINES_SQL = `${lineRowsSql('?')} order by i.created_at, i.id`;
@@ -99,27 +123,32 @@ async function loadLines(db: Sql, cartId: string): Promise<CartLine[]> {
 }
 
 /**
- * Prices a cart: lines, the discount if it still applies, the chosen shipping method, totals.
+ * Prices a cart: lines, the discount if it still applies, the chosen shipping rate if it still
+ * applies to the cart's destination and contents (the shipping module's rules), totals.
  * `knownLines` skips the read when the caller already knows them (a cart just made is empty).
  */
-export async function priceCart(db: Sql, cart: CartRow, methods: ShippingMethod[], knownLines?: CartLine[]): Promise<PricedCart> {
+export async function priceCart(db: Sql, cart: CartRow, zones: ShippingZone[], knownLines?: CartLine[]): Promise<PricedCart> {
   const [lines, discount] = await Promise.all([
     knownLines ?? loadLines(db, cart.id),
     cart.discountId ? (db('discounts').where({ id: cart.discountId, storeId: cart.storeId }).first() as Promise<DiscountRecord | undefined>) : null
   ]);
   const subtotal = lines.reduce((sum, line) => sum + line.lineTotal, 0);
   const discountIssue = cart.discountId ? discountProblem(discount ?? undefined, subtotal) : null;
-  const record = cart.shippingMethodId ? (methods.find((m) => m.id === cart.shippingMethodId) ?? null) : null;
-  const usable = record && shipsTo(record, cart.shippingCountry) ? record : null;
-  const applied = discount && !discountIssue ? discount : null;
-  const totals = computeTotals(lines, applied, usable ? { price: usable.price, freeOverAmount: usable.freeOverAmount ?? null } : null);
+  const contents = cartContents(lines, subtotal);
+  const { applied, refusal } = chosenRate(zones, cart.shippingMethodId, destinationOf(cart), contents);
+  const applicableDiscount = discount && !discountIssue ? discount : null;
+  // The rate's price is final here (bands and freeOver applied by the shipping rules); totals only add it.
+  const totals = computeTotals(lines, applicableDiscount, applied ? { price: applied.price, freeOverAmount: null } : null);
   return {
     cart,
     lines,
     discount: discount ?? null,
     discountIssue,
-    shippingMethodRecord: usable,
-    shippingMethod: usable ? { id: usable.id, name: usable.name, price: shippingPrice({ price: usable.price, freeOverAmount: usable.freeOverAmount ?? null }, subtotal) } : null,
+    shippingRate: applied,
+    shippingRefusal: refusal,
+    shippingMethodDropped: refusal ? { id: cart.shippingMethodId!, reason: refusal.reason } : cart.shippingMethodDropped,
+    shippingRequired: contents.shippingRequired,
+    shippingMethod: applied ? { id: applied.rate.id, name: applied.rate.name, price: applied.price } : null,
     totals
   };
 }
@@ -145,6 +174,9 @@ export function toCartDto(priced: PricedCart) {
     subtotal: totals.subtotal,
     discountTotal: totals.discountTotal,
     shippingMethod: priced.shippingMethod,
+    shippingMethodDropped: priced.shippingMethodDropped,
+    shippingRequired: priced.shippingRequired,
+    shippingDestination: { country: cart.shippingCountry, region: cart.shippingRegion, postalCode: cart.shippingPostcode },
     shippingTotal: totals.shippingTotal,
     total: totals.total,
     expiresAt: cart.expiresAt,

@@ -5,9 +5,10 @@ import { PREPARED } from '../../db/prepared-statements.js';
 import { cancelSessions, stockChanged } from './reservations.js';
 import { addToOpenCart, assertLive, insertCart, lockCart, readCart, touchOpenCart, writeCart, type CartColumns } from './cart-rows.js';
 import { cachedStore, type StoreRow } from '../stores/index.js';
-import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
+import { priceCart, toCartDto, type CartLine, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from '../discounts/index.js';
-import { eligibleMethods, shipsTo } from './shipping.js';
+import { cachedZones, checkRate, isApplied, zoneCoversAnywhere, type Destination, type ShippingZone } from '../shipping/index.js';
+import { cartContents, destinationOf, eligibleMethods } from './shipping.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface CartItemInput {
@@ -20,11 +21,29 @@ export const MAX_LINE_QUANTITY = 10_000;
 export const cartNotOpen = () => conflict('cart_not_open', 'This cart is completed and can no longer change');
 const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
 
-/** The cart as the shopper sees it, priced (the cart and its lines in one statement), with its store. */
+/** The cart as the shopper sees it, priced (the cart and its lines in one statement), with its store's shipping zones. */
 async function readPricedCart(ctx: AppContext, storeId: string, cartId: string) {
-  const [{ cart, lines }, store] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
-  return { priced: await priceCart(ctx.db, assertLive(cart), store.shippingMethods, lines), store };
+  const [{ cart, lines }, zones] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedZones(ctx, storeId)]);
+  return { priced: await priceCart(ctx.db, assertLive(cart), zones, lines), zones };
 }
+
+/**
+ * A cart change made the chosen rate inapplicable (items, destination, or the store's zones): the
+ * rate is dropped from the cart and the reason kept on it (`shippingMethodDropped`), in the change's
+ * transaction or right after its autocommit statement. Only while the rate is still the chosen one.
+ */
+async function dropRefusedRate(db: Sql, priced: PricedCart): Promise<PricedCart> {
+  const { cart, shippingRefusal } = priced;
+  if (!shippingRefusal || !cart.shippingMethodId) return priced;
+  const dropped = { id: cart.shippingMethodId, reason: shippingRefusal.reason };
+  await db('carts')
+    .where({ storeId: cart.storeId, id: cart.id, shippingMethodId: cart.shippingMethodId })
+    .update({ shippingMethodId: null, shippingMethodDropped: JSON.stringify(dropped) });
+  return { ...priced, cart: { ...cart, shippingMethodId: null, shippingMethodDropped: dropped }, shippingRefusal: null, shippingMethodDropped: dropped };
+}
+
+/** Prices a changed cart and drops a chosen rate that no longer applies. */
+const priceChanged = async (db: Sql, cart: CartRow, zones: ShippingZone[], lines?: CartLine[]) => dropRefusedRate(db, await priceCart(db, cart, zones, lines));
 
 export async function getCart(ctx: AppContext, storeId: string, cartId: string) {
   return { cart: toCartDto((await readPricedCart(ctx, storeId, cartId)).priced) };
@@ -81,16 +100,16 @@ async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItem
  * lines are added and priced in the same transaction.
  */
 export async function createCart(ctx: AppContext, storeId: string, input: { email?: string; items?: CartItemInput[] }) {
-  const store = await cachedStore(ctx, storeId);
+  const [store, zones] = await Promise.all([cachedStore(ctx, storeId), cachedZones(ctx, storeId)]);
   const row = { storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) };
   if (!input.items?.length) {
     const cart = await insertCart(ctx.db, row);
-    return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, [])) };
+    return { cart: toCartDto(await priceCart(ctx.db, cart, zones, [])) };
   }
   const view = await withTransaction(ctx, async (trx) => {
     const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];
     for (const item of input.items ?? []) await addLine(trx, storeId, cart!.id, item);
-    return toCartDto(await priceCart(trx, cart!, store.shippingMethods));
+    return toCartDto(await priceCart(trx, cart!, zones));
   }, { pipelined: true });
   return { cart: view };
 }
@@ -103,16 +122,16 @@ async function changeCart(
   ctx: AppContext,
   storeId: string,
   cartId: string,
-  change: (trx: Sql, cart: CartRow, store: StoreRow) => Promise<CartColumns | void>
+  change: (trx: Sql, cart: CartRow, store: StoreRow, zones: ShippingZone[]) => Promise<CartColumns | void>
 ) {
-  const store = await cachedStore(ctx, storeId);
+  const [store, zones] = await Promise.all([cachedStore(ctx, storeId), cachedZones(ctx, storeId)]);
   const { released, view } = await withTransaction(ctx, async (trx) => {
     const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);
-    const columns = (await change(trx, cart, store)) ?? {};
+    const columns = (await change(trx, cart, store, zones)) ?? {};
     const written = await writeCart(trx, storeId, cartId, columns, expiresAt(ctx));
-    return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines)) };
+    return { released: releasedStock, view: toCartDto(await priceChanged(trx, written.cart, zones, written.lines)) };
   }, { pipelined: true });
   await stockChanged(ctx, storeId, released);
   return { cart: view };
@@ -120,7 +139,7 @@ async function changeCart(
 
 export async function addCartItem(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) {
   const added = await addToOpenCart(ctx.db, storeId, cartId, item, MAX_LINE_QUANTITY, expiresAt(ctx));
-  if (added) return { cart: toCartDto(await priceCart(ctx.db, added.cart, (await cachedStore(ctx, storeId)).shippingMethods, added.lines)) };
+  if (added) return { cart: toCartDto(await priceChanged(ctx.db, added.cart, await cachedZones(ctx, storeId), added.lines)) };
   return changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
 }
 
@@ -143,9 +162,9 @@ export const removeCartItem = (ctx: AppContext, storeId: string, cartId: string,
   });
 
 export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: string, code: string) =>
-  changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
+  changeCart(ctx, storeId, cartId, async (trx, cart, _store, zones) => {
     const discount = await findDiscountByCode(trx, storeId, code);
-    const priced: PricedCart = await priceCart(trx, cart, store.shippingMethods);
+    const priced: PricedCart = await priceCart(trx, cart, zones);
     const problem = discountProblem(discount, priced.totals.subtotal);
     if (problem) throw notApplicable(problem);
     return { discountId: discount!.id, discountCode: discount!.code };
@@ -154,28 +173,75 @@ export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: stri
 export const removeCartDiscount = (ctx: AppContext, storeId: string, cartId: string) =>
   changeCart(ctx, storeId, cartId, async () => ({ discountId: null, discountCode: null }));
 
-export async function selectShippingMethod(ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string; country?: string }) {
-  // Whether the method ships to the cart's country needs the cart's country, unless it ships
-  // everywhere or the request names the country: only then can the cart go unread.
-  const store = await cachedStore(ctx, storeId);
-  const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
-  if (method && (input.country !== undefined || !method.countries?.length) && shipsTo(method, input.country ?? null)) {
-    const columns = { shippingMethodId: method.id, ...(input.country !== undefined ? { shippingCountry: input.country } : {}) };
+/** The destination part of an address a shopper gives before checkout. */
+export interface DestinationInput {
+  country: string;
+  region?: string | null;
+  postalCode?: string | null;
+}
+
+const destinationColumns = (input: DestinationInput) => ({
+  shippingCountry: input.country,
+  shippingRegion: input.region?.trim() || null,
+  shippingPostcode: input.postalCode?.trim() || null
+});
+
+const refusalPath = { country: 'country', region: 'region', postalCode: 'postalCode' } as const;
+
+/**
+ * Chooses a rate. With `country` (and optionally `region`, `postalCode`) the request also sets the
+ * cart's destination; otherwise the cart's is used. A rate that does not apply to the destination
+ * or the contents is refused (422, the reason in details). A cart whose lines never ship takes the
+ * choice and drops it at once (`shippingMethodDropped` says why): it needs none.
+ */
+export async function selectShippingMethod(ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string } & Partial<DestinationInput>) {
+  const zones = await cachedZones(ctx, storeId);
+  const given = input.country !== undefined ? destinationColumns(input as DestinationInput) : null;
+  // The one-statement path, when the rate applies whatever the cart holds (its price may still
+  // depend on it) and to whatever destination the cart has: a rate of a zone covering everywhere,
+  // or one covering the destination the request names.
+  const zone = zones.find((z) => z.rates.some((r) => r.id === input.shippingMethodId));
+  const rate = zone?.rates.find((r) => r.id === input.shippingMethodId);
+  const neverRefusedByContents = rate && (rate.type === 'flat' || rate.type === 'pickup' || rate.bands?.[rate.bands.length - 1]?.upTo === null);
+  const anyContents = { shippingRequired: true, weightGrams: 0, subtotal: 0 };
+  const coversDestination =
+    zone && rate && (rate.type === 'pickup' || zoneCoversAnywhere(zone) || (given !== null && isApplied(checkRate(zones, rate.id, destinationOf(given), anyContents))));
+  if (neverRefusedByContents && coversDestination) {
+    const columns = { shippingMethodId: rate!.id, shippingMethodDropped: null, ...(given ?? {}) };
     const touched = await touchOpenCart(ctx.db, storeId, cartId, columns, expiresAt(ctx));
-    if (touched) return { cart: toCartDto(await priceCart(ctx.db, touched.cart, store.shippingMethods, touched.lines)) };
+    if (touched) return { cart: toCartDto(await priceChanged(ctx.db, touched.cart, zones, touched.lines)) };
   }
-  return changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
-    const country = input.country ?? cart.shippingCountry;
-    const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
-    if (!method) throw validationFailed([{ path: 'shippingMethodId', message: 'no such shipping method in this store' }]);
-    if (!shipsTo(method, country)) throw validationFailed([{ path: 'shippingMethodId', message: `this method does not ship to ${country}` }]);
-    return { shippingMethodId: method.id, shippingCountry: country ?? null };
+  return changeCart(ctx, storeId, cartId, async (trx, cart, _store, zones) => {
+    const destination: Destination = destinationOf(given ?? cart);
+    const lines = (await priceCart(trx, cart, [])).lines;
+    const contents = cartContents(lines, lines.reduce((sum, line) => sum + line.lineTotal, 0));
+    const result = checkRate(zones, input.shippingMethodId, destination, contents);
+    if (!isApplied(result) && contents.shippingRequired) {
+      if (!zones.some((z) => z.rates.some((r) => r.id === input.shippingMethodId))) {
+        throw validationFailed([{ path: 'shippingMethodId', message: 'no such shipping method in this store' }]);
+      }
+      throw validationFailed([{ path: result.field ? refusalPath[result.field] : 'shippingMethodId', message: `this method ${result.reason}` }]);
+    }
+    return { shippingMethodId: input.shippingMethodId, shippingMethodDropped: null, ...(given ?? {}) };
   });
 }
 
-export async function listShippingMethods(ctx: AppContext, storeId: string, cartId: string, country?: string) {
-  const { priced, store } = await readPricedCart(ctx, storeId, cartId);
-  return { shippingMethods: eligibleMethods(store.shippingMethods, country ?? priced.cart.shippingCountry, priced.totals.subtotal) };
+/**
+ * Sets where the cart ships (country, optionally region and postcode) before checkout; the chosen
+ * rate stays if it still applies, else it is dropped with the reason (`shippingMethodDropped`).
+ */
+export const setShippingDestination = (ctx: AppContext, storeId: string, cartId: string, input: DestinationInput) =>
+  changeCart(ctx, storeId, cartId, async () => destinationColumns(input));
+
+/**
+ * The rates that apply to the cart (its destination, or the one the query names, and its
+ * contents), priced. A cart whose lines never ship needs none: an empty list, `shippingRequired: false`.
+ */
+export async function listShippingMethods(ctx: AppContext, storeId: string, cartId: string, query: Partial<DestinationInput> = {}) {
+  const { priced, zones } = await readPricedCart(ctx, storeId, cartId);
+  const destination = query.country !== undefined ? destinationOf(destinationColumns(query as DestinationInput)) : destinationOf(priced.cart);
+  const contents = cartContents(priced.lines, priced.totals.subtotal);
+  return { shippingMethods: eligibleMethods(zones, destination, contents), shippingRequired: contents.shippingRequired };
 }
 
 /** Scheduled: deletes carts past their expiry that hold no pending checkout session. */

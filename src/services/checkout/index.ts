@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { CART_STATUSES } from './cart-view.js';
-export { MAX_LINE_QUANTITY, addCartItem, applyCartDiscount, cartNotOpen, createCart, deleteExpiredCarts, getCart, listShippingMethods, removeCartDiscount, removeCartItem, selectShippingMethod, updateCartItem, type CartItemInput } from './carts.js';
+export { MAX_LINE_QUANTITY, addCartItem, applyCartDiscount, cartNotOpen, createCart, deleteExpiredCarts, getCart, listShippingMethods, removeCartDiscount, removeCartItem, selectShippingMethod, setShippingDestination, updateCartItem, type CartItemInput, type DestinationInput } from './carts.js';
 export { completeSession, lockSessionAndCart } from './completion.js';
 export { checkoutModule } from './module.js';
 export { cancelPendingSessions, reserveStock, stockChanged } from './reservations.js';

@@ -9,6 +9,7 @@ import { notApplicable, redeemDiscount } from '../discounts/index.js';
 import { chooseProvider, type ProviderName } from '../payments/index.js';
 import type { PaymentState } from '../payments/index.js';
 import { cachedStore } from '../stores/index.js';
+import { cachedZones, offersShipping } from '../shipping/index.js';
 import { cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, type ReservationLine } from './reservations.js';
 import { availabilityFlipped, TAKE_STOCK_CTES, takeReason } from '../catalog/index.js';
 import { withTransaction } from '../../platform/with-transaction.js';
@@ -96,7 +97,8 @@ export const SESSION_COLUMNS =
  * (the usual cart) the stock is taken in it too (TAKE_STOCK_CTES), and the statement fails with
  * refuse_insufficient_stock() when it was not there, undoing the session with it.
  */
-const insertSessionSql = (takingStock: boolean) => `with c as (update carts set email = :email, shipping_country = :country, checkout_opened = true, updated_at = now() where id = :cartId returning updated_at),
+const insertSessionSql = (takingStock: boolean) => `with c as (update carts set email = :email, shipping_country = :country, shipping_region = :region, shipping_postcode = :postcode,
+     checkout_opened = true, updated_at = now() where id = :cartId returning updated_at),
    s as (
      insert into checkout_sessions (id, store_id, cart_id, provider, amount, currency, email, shipping_address, billing_address, snapshot, discount_id, expires_at)
      values (:sessionId, :storeId, :cartId, :provider, :amount, :currency, :email, :shippingAddress::jsonb, :billingAddress::jsonb, :snapshot::jsonb, :discountId, :expiresAt)
@@ -120,11 +122,12 @@ const INSERT_SESSION_TAKING_STOCK = defineStatement(insertSessionSql(true));
  * commit (never hold row locks across a network call), keyed by the session id.
  */
 export async function createCheckoutSession(ctx: AppContext, storeId: string, cartId: string, input: CheckoutSessionInput) {
-  const store = await cachedStore(ctx, storeId);
+  const [store, zones] = await Promise.all([cachedStore(ctx, storeId), cachedZones(ctx, storeId)]);
   const provider = await chooseProvider(ctx, store, input.provider);
   const sessionId = randomUUID();
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;
+  const destination = { shippingCountry: country, shippingRegion: input.shippingAddress.region?.trim() || null, shippingPostcode: input.shippingAddress.postalCode.trim() || null };
 
   // The line whose stock the session statement found missing: the 409 says how much is left.
   let refused: ReservationLine | undefined;
@@ -133,16 +136,22 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelSessions(trx, pendingSessions);
     // Lines read with the lock are current unless earlier sessions were just cancelled (their stock came back).
-    const priced = await priceCart(trx, { ...cart, shippingCountry: country }, store.shippingMethods, pendingSessions.length ? undefined : lines);
+    const priced = await priceCart(trx, { ...cart, ...destination }, zones, pendingSessions.length ? undefined : lines);
     if (priced.lines.length === 0) throw validationFailed([{ path: 'items', message: 'the cart is empty' }]);
     const gone = priced.lines.find((line) => !line.available);
     if (gone) throw conflict('insufficient_inventory', `${gone.title} is no longer for sale`, [{ path: `items.${gone.id}`, message: 'no longer for sale' }]);
-    // A store that ships nothing (digital goods, pick-up) has no method to choose.
-    if (!cart.shippingMethodId && store.shippingMethods.length > 0) {
-      throw validationFailed([{ path: 'shippingMethod', message: 'choose a shipping method first' }]);
-    }
-    if (cart.shippingMethodId && !priced.shippingMethodRecord) {
-      throw validationFailed([{ path: 'shippingAddress.country', message: `the chosen shipping method does not ship to ${country}` }]);
+    // A cart whose lines never ship needs no rate; a store that ships nothing (digital goods) has none to choose.
+    if (priced.shippingRequired) {
+      if (!cart.shippingMethodId && offersShipping(zones)) {
+        const dropped = cart.shippingMethodDropped ? ` (${cart.shippingMethodDropped.reason}: it was dropped)` : '';
+        throw validationFailed([{ path: 'shippingMethod', message: `choose a shipping method first${dropped}` }]);
+      }
+      const refusal = priced.shippingRefusal;
+      if (refusal) {
+        const field = refusal.field ?? 'country';
+        const message = refusal.field === 'country' ? `the chosen shipping method does not ship to ${country}` : `the chosen shipping method ${refusal.reason}`;
+        throw validationFailed([{ path: refusal.field ? `shippingAddress.${field}` : 'shippingMethod', message }]);
+      }
     }
     if (priced.discountIssue) throw notApplicable(priced.discountIssue);
 
@@ -172,6 +181,8 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
         storeId,
         cartId,
         country,
+        region: destination.shippingRegion,
+        postcode: destination.shippingPostcode,
         provider: provider.name,
         amount: priced.totals.total,
         currency: cart.currency,
@@ -196,7 +207,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
       taken?: { inventoryQuantity: number; inventoryPolicy: string } | null;
       refused?: null;
     };
-    const updatedCart = { ...cart, email: input.email, shippingCountry: country, updatedAt: cartUpdatedAt };
+    const updatedCart = { ...cart, email: input.email, ...destination, updatedAt: cartUpdatedAt };
     // Lock order everywhere: cart, session, variants (by id), discount, customer, order counter. The
     // shared rows (variants, discount) come last, so they are held only until the commit that follows.
     let soldOut: string[];

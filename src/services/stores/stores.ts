@@ -8,14 +8,10 @@ import { SingleFlight } from '../../platform/cache/single-flight.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Transaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/index.js';
+import { cachedZones, forgetZones, namedCountries, replaceSettingZones, settingShippingMethods, type LegacyShippingMethod } from '../shipping/index.js';
 
-export interface ShippingMethod {
-  id: string;
-  name: string;
-  price: number;
-  freeOverAmount: number | null;
-  countries: string[] | null;
-}
+/** The old `shippingMethods` setting's entry: one shipping zone with one flat rate (docs/shipping.md). */
+export type ShippingMethod = LegacyShippingMethod;
 
 export interface StoreRow {
   id: string;
@@ -24,7 +20,8 @@ export interface StoreRow {
   currency: string;
   contactEmail: string | null;
   timezone: string;
-  shippingMethods: ShippingMethod[];
+  // The `shipping_methods` column is deprecated: the old setting still writes it, nothing reads it
+  // (shipping zones are the truth; `shippingMethods` in the settings is read from them).
   manualPaymentsEnabled: boolean;
   /** An unpaid manual-payment order is cancelled (its stock released) this many days after it was placed. */
   manualPaymentDays: number;
@@ -85,7 +82,7 @@ export async function cachedStore(ctx: AppContext, storeId: string): Promise<Sto
   return store;
 }
 
-export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toEmailSettingsDto>) {
+export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toEmailSettingsDto>, shippingMethods: ShippingMethod[]) {
   return {
     id: store.id,
     name: store.name,
@@ -93,7 +90,7 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     currency: store.currency,
     contactEmail: store.contactEmail,
     timezone: store.timezone,
-    shippingMethods: store.shippingMethods,
+    shippingMethods,
     manualPaymentsEnabled: store.manualPaymentsEnabled,
     manualPaymentDays: store.manualPaymentDays,
     logoUrl: store.logoUrl,
@@ -110,8 +107,8 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
 }
 
 export async function getStoreSettings(ctx: AppContext, storeId: string) {
-  const [store, email] = await Promise.all([findStore(ctx, storeId), readEmailSettings(ctx.db, storeId)]);
-  return toStoreSettingsDto(store, toEmailSettingsDto(email));
+  const [store, email, shippingMethods] = await Promise.all([findStore(ctx, storeId), readEmailSettings(ctx.db, storeId), settingShippingMethods(ctx.db, storeId)]);
+  return toStoreSettingsDto(store, toEmailSettingsDto(email), shippingMethods);
 }
 
 type Dashboard = Awaited<ReturnType<typeof computeDashboard>>;
@@ -176,7 +173,10 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
         freeOverAmount: m.freeOverAmount ?? null,
         countries: m.countries?.length ? m.countries : null
       }));
+      // Compatibility write path: the zones this setting wrote are replaced (one per entry, one flat
+      // rate of the same id); the deprecated column keeps the list as given, for whoever still reads it.
       changes.shippingMethods = JSON.stringify(methods);
+      await replaceSettingZones(trx, storeId, methods);
     }
     // Email settings live in their own table; they are still a change of the store.
     if (Object.keys(changes).length || input.email) await trx('stores').where({ id: storeId }).update({ ...changes, updatedAt: trx.fn.now() });
@@ -189,28 +189,28 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
   });
   dashboardFlight(ctx).forget(storeId);
   await ctx.cache.invalidate(storefrontStoreKey(storeId), storeRowKey(storeId));
+  if (input.shippingMethods !== undefined) await forgetZones(ctx, storeId);
   await bumpStorefrontVersion(ctx, storeId);
   return getStoreSettings(ctx, storeId);
 }
 
-/** What a storefront shows about its store; cached, invalidated by `updateStore`. */
+/**
+ * What a storefront shows about its store; cached, invalidated by `updateStore`. Its
+ * `shippingCountries` are the countries the store's shipping zones name (their own cache).
+ */
 export async function getStorefrontStore(ctx: AppContext, storeId: string) {
+  const [store, zones] = await Promise.all([storefrontStoreFields(ctx, storeId), cachedZones(ctx, storeId)]);
+  return { store: { name: store.name, slug: store.slug, currency: store.currency, contactEmail: store.contactEmail, shippingCountries: namedCountries(zones), logoUrl: store.logoUrl } };
+}
+
+type StorefrontStoreFields = Pick<StoreRow, 'name' | 'slug' | 'currency' | 'contactEmail' | 'logoUrl'>;
+
+async function storefrontStoreFields(ctx: AppContext, storeId: string): Promise<StorefrontStoreFields> {
   const key = storefrontStoreKey(storeId);
-  const cached = ctx.cache.get<object>(key);
+  const cached = ctx.cache.get<StorefrontStoreFields>(key);
   if (cached) return cached;
-  const store = await findStore(ctx, storeId);
-  const countries = new Set<string>();
-  for (const method of store.shippingMethods) for (const country of method.countries ?? []) countries.add(country);
-  const dto = {
-    store: {
-      name: store.name,
-      slug: store.slug,
-      currency: store.currency,
-      contactEmail: store.contactEmail,
-      shippingCountries: [...countries].sort(),
-      logoUrl: store.logoUrl
-    }
-  };
-  ctx.cache.set(key, dto);
-  return dto;
+  const { name, slug, currency, contactEmail, logoUrl } = await findStore(ctx, storeId);
+  const fields = { name, slug, currency, contactEmail, logoUrl };
+  ctx.cache.set(key, fields);
+  return fields;
 }

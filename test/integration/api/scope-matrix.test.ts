@@ -7,7 +7,7 @@ import { buildApp, signupOwner } from '../../helpers/app.js';
  * to (like test/integration/api/role-matrix.test.ts for roles): reads (GET, HEAD) need the read scope of their area,
  * every other method the write scope; the customer export hands out every customer, so starting it
  * needs read_customers; discounts belong to marketing; jobs need read_jobs; the audit log (reading,
- * verifying, exporting it) needs read_audit. Everything else under
+ * verifying, exporting it) needs read_audit; shipping zones read_shipping and write_shipping. Everything else under
  * /admin/store (settings, team, API keys, webhooks, payments, domain, email, issues, …) is a signed-in
  * member's: no key at all (null).
  */
@@ -20,6 +20,7 @@ function contractScope(method: string, path: string): ApiKeyScope | null {
   if (/^\/admin\/(discounts|marketing)(\/|$)/.test(path)) return 'marketing';
   if (/^\/admin\/jobs(\/|$)/.test(path)) return 'read_jobs';
   if (/^\/admin\/store\/audit-log(\/|$)/.test(path)) return 'read_audit';
+  if (/^\/admin\/shipping-zones(\/|$)/.test(path)) return read ? 'read_shipping' : 'write_shipping';
   return null;
 }
 

@@ -44,6 +44,8 @@ interface ExportVariant {
   compareAtPrice: number | null;
   inventoryQuantity: number;
   inventoryPolicy: string;
+  weightGrams: number | null;
+  requiresShipping: boolean;
   csvFields: Record<string, string>;
 }
 
@@ -75,6 +77,9 @@ function productLines(ctx: AppContext, product: ExportProduct, variants: ExportV
       row['Variant Price'] = formatMoney(variant.price, digits);
       row['Variant Compare At Price'] = variant.compareAtPrice === null ? null : formatMoney(variant.compareAtPrice, digits);
       for (const column of VARIANT_KEPT) row[column] = variant.csvFields[column] ?? null;
+      row['Variant Grams'] = variant.weightGrams;
+      row['Variant Requires Shipping'] = variant.requiresShipping ? 'TRUE' : 'FALSE';
+      if (variant.weightGrams !== null) row['Variant Weight Unit'] ??= 'g';
     }
     const image = images[i];
     if (image) {
@@ -136,7 +141,7 @@ export async function runProductExport(ctx: AppContext, jobId: string): Promise<
           .whereIn('productId', ids)
           .whereNull('archivedAt')
           .orderBy(['productId', 'position', 'createdAt'])
-          .select('productId', 'sku', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy', 'csvFields') as Promise<ExportVariant[]>,
+          .select('productId', 'sku', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy', 'weightGrams', 'requiresShipping', 'csvFields') as Promise<ExportVariant[]>,
         ctx.db('productMedia as pm')
           .join('media as m', (on) => on.on('m.storeId', 'pm.storeId').andOn('m.id', 'pm.mediaId'))
           .where('pm.storeId', storeId)

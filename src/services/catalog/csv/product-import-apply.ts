@@ -178,6 +178,8 @@ export async function applyProductBatch(
       compareAtPrice: v.compareAtPrice,
       inventoryPolicy: v.inventoryPolicy,
       position,
+      ...(v.weightGrams !== undefined ? { weightGrams: v.weightGrams } : {}),
+      ...(v.requiresShipping !== undefined ? { requiresShipping: v.requiresShipping } : {}),
       csvFields: v.csvFields
     });
     const updates: Array<[VariantRow, VariantDraft, ReturnType<typeof columnsOf>]> = [];
@@ -190,7 +192,17 @@ export async function applyProductBatch(
       }
       kept.add(match.id);
       const before = columnsOf(
-        { ...variant, sku: match.sku, price: match.price, compareAtPrice: match.compareAtPrice, inventoryPolicy: match.inventoryPolicy, optionValues: match.optionValues, csvFields: (match as VariantRow & { csvFields: Record<string, string> }).csvFields },
+        {
+          ...variant,
+          sku: match.sku,
+          price: match.price,
+          compareAtPrice: match.compareAtPrice,
+          inventoryPolicy: match.inventoryPolicy,
+          optionValues: match.optionValues,
+          ...(variant.weightGrams !== undefined ? { weightGrams: match.weightGrams } : {}),
+          ...(variant.requiresShipping !== undefined ? { requiresShipping: match.requiresShipping } : {}),
+          csvFields: (match as VariantRow & { csvFields: Record<string, string> }).csvFields
+        },
         match.position
       );
       if (!same(columns, before) || variant.inventoryQuantity !== match.inventoryQuantity) updates.push([match, variant, columns]);

@@ -1,6 +1,6 @@
 import { parseTags, restoreFormula } from '../../../platform/csv/format.js';
 import type { InventoryPolicy, ProductOption, ProductStatus } from '../product-rows.js';
-import { PRODUCT_KEPT, VARIANT_KEPT, parseMoney, type ProductColumnMap, type ShopifyColumn } from './shopify-columns.js';
+import { PRODUCT_KEPT, VARIANT_KEPT, parseFlag, parseGrams, parseMoney, type ProductColumnMap, type ShopifyColumn } from './shopify-columns.js';
 
 export interface RowError {
   /** The file line the record starts on (1-based). */
@@ -17,6 +17,10 @@ export interface VariantDraft {
   compareAtPrice: number | null;
   inventoryQuantity: number;
   inventoryPolicy: InventoryPolicy;
+  /** From 'Variant Grams' (null: empty cell); undefined when the file has no such column (the stored value stays). */
+  weightGrams?: number | null;
+  /** From 'Variant Requires Shipping' (an empty cell: true); undefined when the file has no such column. */
+  requiresShipping?: boolean;
   csvFields: Record<string, string>;
 }
 
@@ -133,6 +137,11 @@ export function draftProduct(records: Array<{ record: string[]; row: number }>, 
       const inventoryPolicy: InventoryPolicy = policyCell === 'continue' ? 'continue' : 'deny';
       if (policyCell && policyCell !== 'deny' && policyCell !== 'continue') bad('Variant Inventory Policy', 'Variant Inventory Policy must be deny or continue');
       else if (inventoryPolicy === 'deny' && inventoryQuantity < 0) bad('Variant Inventory Qty', 'negative stock needs the continue policy');
+      const weightGrams = columns.indexes['Variant Grams'] === undefined ? undefined : parseGrams(cell('Variant Grams'));
+      if (weightGrams === undefined && columns.indexes['Variant Grams'] !== undefined) bad('Variant Grams', 'Variant Grams must be a weight in grams');
+      const shipsCell = cell('Variant Requires Shipping');
+      const requiresShipping = columns.indexes['Variant Requires Shipping'] === undefined ? undefined : shipsCell ? parseFlag(shipsCell) : true;
+      if (requiresShipping === undefined && shipsCell) bad('Variant Requires Shipping', 'Variant Requires Shipping must be TRUE or FALSE');
       const sku = cell('Variant SKU');
       if (sku.length > 64) bad('Variant SKU', 'Variant SKU is longer than 64 characters');
       const key = JSON.stringify(names.map((name) => optionValues[name] ?? null));
@@ -141,7 +150,7 @@ export function draftProduct(records: Array<{ record: string[]; row: number }>, 
         combos.set(key, row);
         const kept: Record<string, string> = {};
         for (const column of VARIANT_KEPT) if (cell(column)) kept[column] = cell(column);
-        variants.push({ row, optionValues, sku: sku || null, price: price!, compareAtPrice, inventoryQuantity, inventoryPolicy, csvFields: kept });
+        variants.push({ row, optionValues, sku: sku || null, price: price!, compareAtPrice, inventoryQuantity, inventoryPolicy, weightGrams, requiresShipping, csvFields: kept });
       }
     }
     errors.push(...rowErrors);

@@ -42,10 +42,12 @@ export type ShopifyColumn = (typeof SHOPIFY_COLUMNS)[number];
 
 /** Product columns Shopwright keeps as given (`products.csv_fields`) and writes back on export. */
 export const PRODUCT_KEPT: ShopifyColumn[] = ['Vendor', 'Product Category', 'Type', 'Published'];
-/** Variant columns kept as given (`product_variants.csv_fields`). */
+/**
+ * Variant columns kept as given (`product_variants.csv_fields`). 'Variant Grams' and 'Variant
+ * Requires Shipping' are read into the variant's `weightGrams` and `requiresShipping` instead
+ * (parseGrams, parseFlag); 'Variant Weight Unit' is Shopify's display unit (its grams are always grams).
+ */
 export const VARIANT_KEPT: ShopifyColumn[] = [
-  'Variant Grams',
-  'Variant Requires Shipping',
   'Variant Taxable',
   'Variant Barcode',
   'Variant Image',
@@ -74,6 +76,21 @@ export function mapProductHeader(header: string[]): ProductColumnMap | null {
     else if (raw.trim()) map.ignored.push(raw.replace(/^\uFEFF/, '').trim());
   });
   return map.indexes.Handle === undefined ? null : map;
+}
+
+/** "1500" or "1500.0" -> 1500 grams (rounded half up); null for an empty cell; undefined when not a weight. */
+export function parseGrams(cell: string): number | null | undefined {
+  if (!cell) return null;
+  if (!/^\d{1,9}(\.\d*)?$/.test(cell)) return undefined;
+  return Math.round(Number(cell));
+}
+
+/** Shopify's TRUE/FALSE (also yes/no, 1/0); undefined when it is neither. */
+export function parseFlag(cell: string): boolean | undefined {
+  const value = cell.toLowerCase();
+  if (['true', 'yes', '1'].includes(value)) return true;
+  if (['false', 'no', '0'].includes(value)) return false;
+  return undefined;
 }
 
 /** Decimal places of a currency's minor unit (USD 2, JPY 0). */
