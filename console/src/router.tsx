@@ -46,6 +46,7 @@ export const router = createBrowserRouter(
             { path: 'discounts', ...screen(() => import('./pages/discounts/Discounts').then((m) => ({ Component: m.Discounts }))) },
             { path: 'settings/storefront-tokens', ...screen(() => import('./pages/settings/StorefrontTokens').then((m) => ({ Component: m.StorefrontTokens }))) },
             { path: 'collections', ...screen(() => import('./pages/collections/Collections').then((m) => ({ Component: m.Collections }))) },
+            { path: 'collections/:collectionId', ...screen(() => import('./pages/collections/CollectionDetail').then((m) => ({ Component: m.CollectionDetail }))) },
             { path: 'settings/store', ...screen(() => import('./pages/settings/StoreSettings').then((m) => ({ Component: m.StoreSettings }))) },
             { path: 'settings/api-keys', ...screen(() => import('./pages/settings/ApiKeys').then((m) => ({ Component: m.ApiKeys }))) },
             { path: 'settings/webhooks', ...screen(() => import('./pages/settings/Webhooks').then((m) => ({ Component: m.Webhooks }))) },

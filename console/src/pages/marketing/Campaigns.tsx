@@ -5,6 +5,9 @@ import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { CampaignForm } from './CampaignForm';
 import { CampaignStatus } from './CampaignStatus';
+import { ListCampaignForm } from './ListCampaignForm';
+import { human } from '../../components/labels';
+import { ListState } from '../../components/ListState';
 
 export function Campaigns() {
   const [selected, setSelected] = useState<string | null>(null);
@@ -17,14 +20,18 @@ export function Campaigns() {
       <Title order={1}>Marketing</Title>
       <Grid>
         <Grid.Col span={{ base: 12, md: 6 }}>
-          <CampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+          <Stack>
+            <CampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+            <ListCampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+          </Stack>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 6 }}>{selected && <CampaignStatus key={selected} campaignId={selected} />}</Grid.Col>
       </Grid>
       <Title order={2} size="h3">
-        Campaigns
+        Campaigns, newest first
       </Title>
-      <Table striped>
+      <div className="table-scroll">
+      <Table striped aria-label="Campaigns">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Subject</Table.Th>
@@ -41,13 +48,15 @@ export function Campaigns() {
                   {c.subject}
                 </Anchor>
               </Table.Td>
-              <Table.Td>{c.status}</Table.Td>
+              <Table.Td data-testid="campaign-row-status">{human(c.status)}</Table.Td>
               <Table.Td>{c.sent}</Table.Td>
               <Table.Td>{c.failed}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
+      </div>
+      <ListState query={campaigns} count={campaigns.data?.length} empty="No campaigns yet: send a newsletter above." label="campaigns" />
     </Stack>
   );
 }

@@ -41,7 +41,7 @@ function NoteForm({ orderId, note, onDone }: { orderId: string; note?: OrderEven
     save.mutate();
   };
   return (
-    <form onSubmit={submit} aria-label={note ? 'Edit note' : 'Add a note'}>
+    <form onSubmit={submit} aria-label={note ? 'Editing a note' : 'Add a note'}>
       <Stack gap="xs">
         <Textarea label={note ? 'Edit note' : 'Note'} autosize minRows={2} value={body} onChange={(e) => setBody(e.currentTarget.value)} error={fieldError(save.error, 'body')} />
         <Checkbox label="Public (shown on the customer's tracking page)" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} />
