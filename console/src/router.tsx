@@ -42,6 +42,7 @@ export const router = createBrowserRouter(
             { path: 'marketing/templates', ...screen(() => import('./pages/marketing/Templates').then((m) => ({ Component: m.Templates }))) },
             { path: 'marketing/audiences', ...screen(() => import('./pages/marketing/Audiences').then((m) => ({ Component: m.Audiences }))) },
             { path: 'jobs', ...screen(() => import('./pages/Jobs').then((m) => ({ Component: m.Jobs }))) },
+            { path: 'jobs/:jobId', ...screen(() => import('./pages/JobDetail').then((m) => ({ Component: m.JobDetail }))) },
             { path: 'reviews', ...screen(() => import('./pages/reviews/Reviews').then((m) => ({ Component: m.Reviews }))) },
             { path: 'discounts', ...screen(() => import('./pages/discounts/Discounts').then((m) => ({ Component: m.Discounts }))) },
             { path: 'settings/storefront-tokens', ...screen(() => import('./pages/settings/StorefrontTokens').then((m) => ({ Component: m.StorefrontTokens }))) },

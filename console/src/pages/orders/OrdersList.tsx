@@ -2,7 +2,7 @@ import { Anchor, Group, NativeSelect, Stack, Table, Text, TextInput, Title } fro
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { formatMoney } from '../../components/Money';
@@ -20,7 +20,9 @@ export function OrdersList() {
   const [q, setQ] = useState('');
   const [search] = useDebouncedValue(q, 250);
   const [status, setStatus] = useState<Status | ''>('');
-  const [fulfillment, setFulfillment] = useState<Fulfilment | ''>('');
+  // ?fulfillment=unfulfilled: the home page's "orders to fulfil" link opens the list filtered.
+  const [params] = useSearchParams();
+  const [fulfillment, setFulfillment] = useState<Fulfilment | ''>((params.get('fulfillment') as Fulfilment | null) ?? '');
   const [sort, setSort] = useState('-createdAt');
   const pager = useCursor();
   const onSort = (next: string) => (setSort(next), pager.reset());
