@@ -1,5 +1,5 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Stack, Title } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
@@ -45,6 +45,8 @@ export function Shell() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [opened, { toggle, close }] = useDisclosure(false);
+  // On a phone the closed menu is slid away; hidden too, so Tab and screen readers skip its links.
+  const phone = useMediaQuery('(max-width: 47.99em)');
   useEffect(() => {
     setUnauthenticatedHandler(() => {
       queryClient.clear();
@@ -87,7 +89,7 @@ export function Shell() {
           <Group visibleFrom="sm">{account}</Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" id="main-menu" aria-label="Main" style={{ overflowY: 'auto' }}>
+      <AppShell.Navbar p="xs" component="nav" id="main-menu" aria-label="Main" style={{ overflowY: 'auto', visibility: phone && !opened ? 'hidden' : undefined }}>
         <Stack gap={2}>
           {menu.map((item) => (
             <NavLink key={item.to} component={Link} to={item.to} label={item.label} variant="filled" active={item.to === active} onClick={close} />

@@ -89,7 +89,7 @@ export function CollectionDetail() {
               {found.data.map((p) => (
                 <Group key={p.id} justify="space-between">
                   <Text size="sm">{p.title}</Text>
-                  <Button size="xs" variant="default" disabled={members.has(p.id)} onClick={() => patch.mutate({ productIds: [...c.productIds, p.id] })} aria-label={`Add ${p.title}`}>
+                  <Button size="xs" variant="default" disabled={members.has(p.id)} onClick={() => patch.mutate({ productIds: [...c.productIds, p.id] })} aria-label={members.has(p.id) ? `In collection: ${p.title}` : `Add ${p.title}`}>
                     {members.has(p.id) ? 'In collection' : 'Add'}
                   </Button>
                 </Group>

@@ -52,7 +52,7 @@ export function ListMembers({ list, onClose }: { list: MarketingList; onClose: (
         {found.data?.map((c) => (
           <Group key={c.id} justify="space-between">
             <Text size="sm">{c.email}</Text>
-            <Button size="xs" variant="default" disabled={inList.has(c.id)} onClick={() => save.mutate([...list.customerIds, c.id])} aria-label={`Add ${c.email} to ${list.name}`}>
+            <Button size="xs" variant="default" disabled={inList.has(c.id)} onClick={() => save.mutate([...list.customerIds, c.id])} aria-label={inList.has(c.id) ? `Member: ${c.email}` : `Add ${c.email} to ${list.name}`}>
               {inList.has(c.id) ? 'Member' : 'Add'}
             </Button>
           </Group>
