@@ -120,7 +120,12 @@ t.test('the console screens at 1360 px and 390 px', { skip }, async (t) => {
         t.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent), 'Skip to main content', 'the first Tab reaches the skip link');
         await page.keyboard.press('Enter');
         t.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id), 'main', 'which moves focus to the main content');
+        await page.getByRole('img', { name: /^Sales per day over the last 30 days: \$[0-9.,]+ in total/ }).waitFor();
+        t.ok(await page.getByRole('img', { name: /^Orders per day over the last 30 days/ }).isVisible(), 'sales and orders over 30 days, drawn and said in words');
         await checkScreen('home');
+        await page.getByTestId('attention').getByRole('link', { name: /orders to fulfil/ }).click();
+        await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+        t.equal(await page.getByLabel('Fulfilment').inputValue(), 'unfulfilled', 'what needs attention opens the list filtered');
       });
 
       await t.test('orders: the order as an operator reads it; a partial refund by line; a note', async (t) => {
