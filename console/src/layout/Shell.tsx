@@ -1,5 +1,5 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Stack, Title } from '@mantine/core';
-import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery, useReducedMotion } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
@@ -13,7 +13,7 @@ import { StoreSwitcher } from './StoreSwitcher';
  * After a navigation, focus goes to the new screen's heading (screens load lazily and some show a
  * loader first: it is looked for on each frame for up to two seconds).
  */
-function useFocusHeadingOnNavigation(pathname: string) {
+function useFocusHeadingOnNavigation(navigation: string) {
   const first = useRef(true);
   useEffect(() => {
     if (first.current) {
@@ -31,7 +31,7 @@ function useFocusHeadingOnNavigation(pathname: string) {
     };
     handle = requestAnimationFrame(look);
     return () => cancelAnimationFrame(handle);
-  }, [pathname]);
+  }, [navigation]);
 }
 
 /**
@@ -47,6 +47,7 @@ export function Shell() {
   const [opened, { toggle, close }] = useDisclosure(false);
   // On a phone the closed menu is slid away; hidden too, so Tab and screen readers skip its links.
   const phone = useMediaQuery('(max-width: 47.99em)');
+  const reduceMotion = useReducedMotion();
   useEffect(() => {
     setUnauthenticatedHandler(() => {
       queryClient.clear();
@@ -54,7 +55,8 @@ export function Shell() {
     });
   }, [navigate, queryClient]);
   useEffect(close, [location.pathname, close]);
-  useFocusHeadingOnNavigation(location.pathname);
+  // Every navigation, even to the path already shown (the menu's Orders from a filtered list).
+  useFocusHeadingOnNavigation(location.key);
   const signOut = () => {
     session.signOut();
     queryClient.clear();
@@ -74,7 +76,7 @@ export function Shell() {
     </>
   );
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell transitionDuration={reduceMotion ? 0 : 200} header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <a className="skip-link" href="#main">
         Skip to main content
       </a>
