@@ -1,4 +1,4 @@
-import { Anchor, Grid, Stack, Table, Title } from '@mantine/core';
+import { Anchor, Grid, Group, NativeSelect, Stack, Table, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
@@ -9,11 +9,19 @@ import { ListCampaignForm } from './ListCampaignForm';
 import { human } from '../../components/labels';
 import { ListState } from '../../components/ListState';
 
+const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'cancelled'] as const;
+const KINDS = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;
+type Status = (typeof STATUSES)[number];
+type Kind = (typeof KINDS)[number];
+
 export function Campaigns() {
   const [selected, setSelected] = useState<string | null>(null);
+  const [status, setStatus] = useState<Status | ''>('');
+  const [type, setType] = useState<Kind | ''>('');
   const campaigns = useQuery({
-    queryKey: ['campaigns'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/campaigns', { params: { query: { limit: 20 } } })).data.campaigns
+    queryKey: ['campaigns', status, type],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/admin/marketing/campaigns', { params: { query: { limit: 20, ...(status ? { status } : {}), ...(type ? { type } : {}) } } })).data.campaigns
   });
   return (
     <Stack>
@@ -30,6 +38,10 @@ export function Campaigns() {
       <Title order={2} size="h3">
         Campaigns, newest first
       </Title>
+      <Group>
+        <NativeSelect label="Campaign status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status | '')} data={[{ value: '', label: 'Any' }, ...STATUSES.map((value) => ({ value, label: human(value) }))]} />
+        <NativeSelect label="Campaign kind" value={type} onChange={(e) => setType(e.currentTarget.value as Kind | '')} data={[{ value: '', label: 'Any' }, ...KINDS.map((value) => ({ value, label: human(value.replace(/-/g, ' ')) }))]} />
+      </Group>
       <div className="table-scroll">
       <Table striped aria-label="Campaigns">
         <Table.Thead>
@@ -56,7 +68,7 @@ export function Campaigns() {
         </Table.Tbody>
       </Table>
       </div>
-      <ListState query={campaigns} count={campaigns.data?.length} empty="No campaigns yet: send a newsletter above." label="campaigns" />
+      <ListState query={campaigns} count={campaigns.data?.length} empty={status || type ? "No campaign matches these filters." : "No campaigns yet: send a newsletter above."} label="campaigns" />
     </Stack>
   );
 }

@@ -1,4 +1,5 @@
 import { Button, Grid, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
@@ -16,9 +17,11 @@ export function Templates() {
   const [selected, setSelected] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const queryClient = useQueryClient();
+  const [q, setQ] = useState('');
+  const [search] = useDebouncedValue(q, 250);
   const templates = useQuery({
-    queryKey: ['templates'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/templates', { params: { query: { limit: 50 } } })).data.templates
+    queryKey: ['templates', search],
+    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/templates', { params: { query: { limit: 50, ...(search ? { q: search } : {}) } } })).data.templates
   });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['templates'] });
   const create = useMutation({
@@ -103,6 +106,7 @@ export function Templates() {
           )}
         </Grid.Col>
       </Grid>
+      <TextInput label="Search templates" value={q} onChange={(e) => setQ(e.currentTarget.value)} maw={320} />
       <div className="table-scroll">
       <Table striped aria-label="Templates">
         <Table.Thead>
@@ -137,7 +141,7 @@ export function Templates() {
         </Table.Tbody>
       </Table>
       </div>
-      <ListState query={templates} count={templates.data?.length} empty="No templates yet: write one above." label="templates" />
+      <ListState query={templates} count={templates.data?.length} empty={search ? "No template matches." : "No templates yet: write one above."} label="templates" />
     </Stack>
   );
 }
