@@ -37,15 +37,18 @@ export interface AxeViolation {
  * <script> would be refused, as it should be).
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Every axe-core violation on the page as it is now, whatever its impact (minor ones too). */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(axeSource);
   const violations = (await page.evaluate(async () => {
     const page = globalThis as unknown as { axe: { run: (context: unknown, options: object) => Promise<{ violations: unknown[] }> }; document: unknown };
     return (await page.axe.run(page.document, { resultTypes: ['violations'] })).violations;
   })) as AxeViolation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target })) }));
+  return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target })) }));
 }
 
 /** Collects what the page reports as CSP refusals and uncaught errors (each should stay empty). */

@@ -1,18 +1,21 @@
 import Joi from 'joi';
 import {
+  createCustomer,
+  deleteCustomer,
   getCustomer,
   listCustomers,
   updateCustomer,
   type CustomerFilters,
-  type CustomerPatch
+  type CustomerPatch,
+  type NewCustomer
 } from '../../services/customers/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
-import { ANY_MEMBER } from '../../platform/roles.js';
+import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { customerDetailResponse, customerListResponse, customerResponse, listCustomersQuery, updateCustomerPayload } from './schemas.js';
+import { createCustomerPayload, customerDetailResponse, customerListResponse, customerResponse, listCustomersQuery, updateCustomerPayload } from './schemas.js';
 import { clientIp } from '../client-ip.js';
 
 type CustomerParams = { customerId: string };
@@ -59,6 +62,43 @@ export const updateCustomerRoute = adminRoute(ANY_MEMBER, {
       const patch = Object.fromEntries(Object.entries(payload).map(([key, value]) => [key, value === '' ? null : value])) as CustomerPatch;
       const customer = await updateCustomer(ctx, storeId, params.customerId, patch, { source: 'admin', ip: clientIp(request) });
       return { customer };
+    })
+  }
+});
+
+/** Empty optional text is no value (a form's cleared field). */
+const blankToNull = <T extends object>(input: T): T =>
+  Object.fromEntries(Object.entries(input).map(([key, value]) => [key, value === '' ? null : value])) as T;
+
+export const createCustomerRoute = adminRoute(ANY_MEMBER, {
+  method: 'POST',
+  path: '/admin/customers',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description:
+      'Create a customer by hand: 201 { customer }; an email the store already has gets 409 email_taken. emailMarketing other than not_subscribed is recorded with source admin (consent the operator vouches for)',
+    tags: ['customers'],
+    validate: { payload: createCustomerPayload },
+    response: { status: { 201: customerResponse } },
+    handler: adminHandler<Record<string, never>, NewCustomer>(async ({ ctx, storeId, payload, request, h }) => {
+      const customer = await createCustomer(ctx, storeId, blankToNull(payload), { source: 'admin', ip: clientIp(request) });
+      return h.response({ customer }).code(201);
+    })
+  }
+});
+
+export const deleteCustomerRoute = adminRoute(ADMINS, {
+  method: 'DELETE',
+  path: '/admin/customers/{customerId}',
+  options: {
+    plugins: { openapi: { success: { status: 204, description: 'Deleted', content: null } } },
+    description:
+      "Delete a customer: 204. Their orders stay (no longer linked to a customer); their list memberships go. Another store's customer is 404. Owner or admin",
+    tags: ['customers'],
+    validate: { params: idParams('customerId') },
+    handler: adminHandler<{ customerId: string }>(async ({ ctx, storeId, params, h }) => {
+      await deleteCustomer(ctx, storeId, params.customerId);
+      return h.response().code(204);
     })
   }
 });

@@ -20,6 +20,17 @@ export const updateCustomerPayload = Joi.object({
   emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES)
 }).min(1);
 
+/** POST /admin/customers: the email, and any of the rest. */
+export const createCustomerPayload = Joi.object({
+  email: email().required(),
+  firstName: text(255).allow(null, ''),
+  lastName: text(255).allow(null, ''),
+  phone: text(64).allow(null, ''),
+  tags: Joi.array().items(tag).max(250).unique(),
+  note: text(5000).allow(null, ''),
+  emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES)
+});
+
 export const listCustomersQuery = {
   q: Joi.string().trim().max(254).allow(''),
   emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES),

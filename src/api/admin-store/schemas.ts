@@ -78,6 +78,7 @@ export const dashboardResponse = responseObject({
   setup: responseObject({
     paymentsConnected: Joi.boolean().required(),
     domainVerified: Joi.boolean().required(),
+    domainConnected: Joi.boolean().required().description('a custom domain is connected, verified or not: GET /admin/store/domain answers 200 (404 before)'),
     emailConfigured: Joi.boolean().required(),
     hasProducts: Joi.boolean().required()
   }).required(),

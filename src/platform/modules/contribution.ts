@@ -15,6 +15,8 @@ export interface DashboardStats {
 export interface DashboardSetup {
   paymentsConnected: boolean;
   domainVerified: boolean;
+  /** A custom domain is connected, verified or not (the console asks for it only then: no 404 before). */
+  domainConnected: boolean;
   emailConfigured: boolean;
   hasProducts: boolean;
 }

@@ -14,7 +14,7 @@ export async function dashboardFigures(ctx: AppContext, storeId: string): Promis
   const parts: DashboardPart[] = await Promise.all(ctx.modules.filter((m) => m.dashboard).map((m) => m.dashboard!(ctx, storeId)));
   const dashboard: Dashboard = {
     stats: { ordersCount: 0, revenue30d: 0, customersCount: 0, subscribersCount: 0, productsCount: 0, pendingReviews: 0, lowStockVariants: 0 },
-    setup: { paymentsConnected: false, domainVerified: false, emailConfigured: false, hasProducts: false },
+    setup: { paymentsConnected: false, domainVerified: false, domainConnected: false, emailConfigured: false, hasProducts: false },
     recentOrders: [],
     openIssues: []
   };

@@ -39,7 +39,16 @@ export const toInviteDto = (row: InviteRow) => ({
   createdAt: row.createdAt
 });
 
-export const inviteUrl = (ctx: AppContext, token: string) => `${ctx.config.adminUrl}/accept-invite?token=${encodeURIComponent(token)}`;
+/**
+ * The console's accept page (`/app/accept-invite`, served wherever the service answers; an ADMIN_URL
+ * already ending in /app is used as it is): the invitee
+ * lands in the console, signed in once they accept. The HTML form at `/accept-invite` (no script
+ * needed) stays for links already sent.
+ */
+export const inviteUrl = (ctx: AppContext, token: string) => {
+  const consoleUrl = /\/app$/.test(ctx.config.adminUrl) ? ctx.config.adminUrl : `${ctx.config.adminUrl}/app`;
+  return `${consoleUrl}/accept-invite?token=${encodeURIComponent(token)}`;
+};
 
 /** Only an owner may hand out the owner role. */
 function assertMayGrant(actor: Tenant, role: Role): void {

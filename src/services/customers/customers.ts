@@ -159,6 +159,45 @@ export async function updateCustomer(ctx: AppContext, storeId: string, customerI
   }
 }
 
+export interface NewCustomer {
+  email: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+  tags?: string[];
+  note?: string | null;
+  emailMarketing?: EmailMarketing;
+}
+
+/**
+ * A customer made by hand (POST /admin/customers): 409 email_taken when the store has the email.
+ * A consent state other than not_subscribed is recorded with its source, like a PATCH's.
+ */
+export async function createCustomer(ctx: AppContext, storeId: string, input: NewCustomer, change: ConsentChange) {
+  try {
+    return await withTransaction(ctx, async (trx) => {
+      const { emailMarketing = 'not_subscribed', tags = [], ...fields } = input;
+      const columns: Record<string, unknown> = { ...fields, storeId, tags, emailMarketing };
+      if (emailMarketing !== 'not_subscribed') Object.assign(columns, consentColumns(trx, emailMarketing, change));
+      const [row] = await trx('customers').insert(columns).returning('*');
+      await reactInTransaction(ctx, trx, [{ type: 'customer.changed', storeId, customerIds: [row.id], change: 'created' }]);
+      return toCustomerDto(row);
+    });
+  } catch (error) {
+    if (uniqueViolation(error) === 'customers_store_email_key') throw emailTaken();
+    throw error;
+  }
+}
+
+/**
+ * Deletes a customer (404 when the store has none with this id). Their orders stay, no longer linked
+ * (orders.customer_id ON DELETE SET NULL); their list memberships go with them.
+ */
+export async function deleteCustomer(ctx: AppContext, storeId: string, customerId: string): Promise<void> {
+  const deleted = await ctx.db('customers').where({ storeId, id: customerId }).delete();
+  if (!deleted) throw notFound('Customer');
+}
+
 /**
  * An order of this customer stopped counting in part or whole (refunded, cancelled): its orders
  * count and spend move by these deltas, in the caller's transaction (never below zero).

@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { UPSERT_CUSTOMER_SQL, customerBindings } from './checkout-customers.js';
-export { EMAIL_MARKETING_STATES, adjustCustomerTotals, getCustomer, listCustomers, updateCustomer, type CustomerFilters, type CustomerPatch } from './customers.js';
+export { EMAIL_MARKETING_STATES, adjustCustomerTotals, createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer, type CustomerFilters, type CustomerPatch, type NewCustomer } from './customers.js';
 export { CUSTOMERS_EXPORT_JOB_TYPE, runCustomerExport } from './export.js';
 export { upsertExternalCustomers, type ExternalCustomerRow } from './external-customers.js';
 export { startCustomerExport, startCustomerImport } from './import-export.js';

@@ -92,7 +92,7 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
     expiresInMinutes: 60,
     inviter: { firstName: 'Alex' },
     invite: { role: 'staff' },
-    inviteUrl: `${appUrl}/accept-invite?token=sample`,
+    inviteUrl: `${appUrl}/app/accept-invite?token=sample`,
     unsubscribeUrl: `${appUrl}/api/v1/public/unsubscribe?token=sample`,
     content: 'This is a sample campaign body.'
   };

@@ -91,6 +91,7 @@ t.test('custom domains: onboarding records, DNS job verified / missing / wrong /
   t.match(resolved.body.data.issues, [{ kind: 'dns_failed', occurrences: 4 }], 'each failed check counted once on the same issue');
   const dashboard = await app.request({ url: '/admin/store', token: owner.accessToken, storeId: owner.store.id });
   t.equal(dashboard.body.data.setup.domainVerified, true);
+  t.equal(dashboard.body.data.setup.domainConnected, true, 'the console knows to ask for the domain');
 
   // Another store cannot claim the hostname.
   const other = await signupOwner(app);

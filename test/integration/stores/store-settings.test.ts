@@ -87,7 +87,7 @@ t.test('dashboard: setup flags and figures from every module', async (t) => {
   const empty = await app.request({ url: '/admin/store', ...admin(owner) });
   t.equal(empty.status, 200);
   t.same(Object.keys(empty.body.data).sort(), ['openIssues', 'recentOrders', 'setup', 'stats', 'store']);
-  t.same(empty.body.data.setup, { paymentsConnected: false, domainVerified: false, emailConfigured: false, hasProducts: false });
+  t.same(empty.body.data.setup, { paymentsConnected: false, domainVerified: false, domainConnected: false, emailConfigured: false, hasProducts: false });
   t.same(empty.body.data.stats, { ordersCount: 0, revenue30d: 0, customersCount: 0, subscribersCount: 0, productsCount: 0, pendingReviews: 0, lowStockVariants: 0 });
 
   await createProduct(app, owner, { title: 'Thing', variants: [{ sku: 'T1', title: 'T', price: 100, inventoryQuantity: 1 }] });

@@ -25,7 +25,7 @@ t.test('invite flows end to end through SMTP: new account, existing account, res
 
   const mail = await smtp.waitFor((m) => m.envelopeTo.includes(newcomer.toLowerCase()));
   t.match(mail.parsed.subject, /Team Store/);
-  t.match(mail.parsed.text, /https:\/\/admin\.shop\.test\/accept-invite\?token=/, 'the link is based on ADMIN_URL');
+  t.match(mail.parsed.text, /https:\/\/admin\.shop\.test\/app\/accept-invite\?token=/, "the link is based on ADMIN_URL and opens the console's accept page");
   const firstToken = tokenFrom(mail.parsed.text ?? '');
 
   const listed = await app.request({ url: '/admin/store/team', ...admin });

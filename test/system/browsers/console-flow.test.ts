@@ -143,7 +143,7 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await page.getByLabel('Code').fill('AUTUMN10');
     await page.getByLabel('Percent off').fill('10');
     await page.getByRole('button', { name: 'Create discount' }).click();
-    await page.getByRole('cell', { name: 'AUTUMN10' }).waitFor();
+    await page.getByRole('cell', { name: 'AUTUMN10', exact: true }).waitFor();
     await page.getByLabel('Code').fill('autumn10');
     await page.getByLabel('Percent off').fill('5');
     await page.getByRole('button', { name: 'Create discount' }).click();
@@ -204,13 +204,46 @@ t.test('an operator runs a store from the browser only', { skip }, async (t) => 
     await page.getByLabel('Carrier').fill('UPS');
     await page.getByLabel('Tracking number').fill('1Z999AA10123456784');
     await checkScreen('08-order');
+    t.equal(await page.getByTestId('customer-name').textContent(), 'Sam Shopper', 'the customer is named on the order');
+    t.match(await page.getByTestId('shipping-address').textContent(), /1 Main St.*12345 Springfield.*US/s, 'with the address to ship to');
+    t.ok(await page.getByRole('button', { name: 'Cancel order' }).isVisible(), 'an unfulfilled order can be cancelled');
     await page.getByRole('button', { name: 'Fulfil items' }).click();
-    await page.getByTestId('fulfillment-status').filter({ hasText: /^fulfilled$/ }).waitFor();
+    await page.getByTestId('fulfillment-status').filter({ hasText: /^Fulfilled$/ }).waitFor();
+    t.equal(await page.getByRole('button', { name: 'Cancel order' }).count(), 0, 'no Cancel on a fulfilled order');
     await page.getByRole('button', { name: 'Mark as paid' }).click();
-    await page.getByTestId('payment-status').filter({ hasText: /^paid$/ }).waitFor();
+    await page.getByTestId('payment-status').filter({ hasText: /^Paid$/ }).waitFor();
+
+    // A partial refund by amount, previewed first; the status reads as a person would say it.
+    await page.getByRole('radio', { name: 'Amount' }).check();
+    await page.getByLabel('Amount to refund').fill('5');
+    await page.getByLabel('Refund reason').fill('Late delivery');
+    await page.getByRole('button', { name: 'Preview refund' }).click();
+    await page.getByTestId('refund-preview').filter({ hasText: /\$5\.00/ }).waitFor();
+    await page.getByRole('button', { name: 'Refund $5.00' }).click();
+    await page.getByTestId('payment-status').filter({ hasText: /^Partially refunded$/ }).waitFor();
+
+    // Notes: an internal one added, edited and deleted; the timeline names who did what.
+    await page.getByLabel('Note', { exact: true }).fill('Customer asked for gift wrap');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    const note = page.getByTestId('note').filter({ hasText: 'gift wrap' });
+    await note.waitFor();
+    t.match(await note.textContent(), /Note by you.*Internal/s, 'the note says who wrote it and that it is internal');
+    await note.getByRole('button', { name: 'Edit note' }).click();
+    await page.getByLabel('Edit note').fill('Gift wrap in blue');
+    await page.getByLabel("Public (shown on the customer's tracking page)").last().check();
+    await page.getByRole('button', { name: 'Save note' }).click();
+    await page.getByTestId('note').filter({ hasText: 'Gift wrap in blue' }).filter({ hasText: 'Public' }).waitFor();
+    t.match(await page.getByRole('list', { name: 'Timeline' }).textContent(), /Refunded by you/, 'the refund is on the timeline with its actor');
     const order = await app.request({ url: `/admin/orders/${placed.body.data.order.id}`, token: shop.accessToken, storeId: shop.store.id });
-    t.match(order.body.data.order, { fulfillmentStatus: 'fulfilled', paymentStatus: 'paid', fulfillments: [{ trackingCompany: 'UPS', trackingNumber: '1Z999AA10123456784' }] });
+    t.match(order.body.data.order, {
+      fulfillmentStatus: 'fulfilled',
+      paymentStatus: 'partially_refunded',
+      amountRefunded: 500,
+      fulfillments: [{ trackingCompany: 'UPS', trackingNumber: '1Z999AA10123456784' }]
+    });
     await checkScreen('09-order-fulfilled');
+    await page.getByTestId('note').getByRole('button', { name: 'Delete note' }).click();
+    await page.getByTestId('note').waitFor({ state: 'detached' });
   });
 
   await t.test('invite a staff member, who sees the reduced menu', async (t) => {

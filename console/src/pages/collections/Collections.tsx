@@ -1,4 +1,6 @@
-import { Button, Checkbox, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Link } from 'react-router-dom';
+import { ListState } from '../../components/ListState';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
@@ -6,7 +8,7 @@ import { fieldError, unwrap } from '../../api/errors';
 import { FormError } from '../../components/FormError';
 import { nextCursorOf, Pager, useCursor } from '../../components/Pager';
 
-/** Collections: list (cursor pages) and create. */
+/** Collections: list (newest first, cursor pages) and create; each opens to edit it and its products. */
 export function Collections() {
   const pager = useCursor();
   const queryClient = useQueryClient();
@@ -38,7 +40,11 @@ export function Collections() {
         </Group>
       </form>
       <FormError error={create.error} fields={['title']} />
-      <Table striped>
+      <Title order={2} size="h4">
+        Newest first
+      </Title>
+      <div className="table-scroll">
+      <Table striped aria-label="Collections">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Title</Table.Th>
@@ -49,13 +55,19 @@ export function Collections() {
         <Table.Tbody>
           {collections.data?.data.collections.map((c) => (
             <Table.Tr key={c.id}>
-              <Table.Td>{c.title}</Table.Td>
+              <Table.Td>
+                <Anchor component={Link} to={`/collections/${c.id}`}>
+                  {c.title}
+                </Anchor>
+              </Table.Td>
               <Table.Td>{c.productsCount}</Table.Td>
-              <Table.Td>{c.isPublished ? 'yes' : 'no'}</Table.Td>
+              <Table.Td>{c.isPublished ? 'Yes' : 'No'}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
+      </div>
+      <ListState query={collections} count={collections.data?.data.collections.length} empty="No collections yet: give the first one a title above." label="collections" />
       <Pager pager={pager} nextCursor={nextCursorOf(collections.data?.meta)} />
     </Stack>
   );

@@ -1,7 +1,11 @@
 import { Anchor, Badge, Button, Group, NativeSelect, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router-dom';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import { useMe } from '../../api/me';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { human } from '../../components/labels';
+import { ListState } from '../../components/ListState';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import type { components } from '../../api/schema';
@@ -46,7 +50,25 @@ export function CustomerDetail() {
       void queryClient.invalidateQueries({ queryKey: ['customers'] });
     }
   });
-  if (!detail.data || !form) return <Text>{detail.error ? detail.error.message : 'Loading…'}</Text>;
+  const me = useMe();
+  const navigate = useNavigate();
+  const remove = useMutation({
+    mutationFn: async () => {
+      const result = await api.DELETE('/api/v1/admin/customers/{customerId}', { params: { path: { customerId } } });
+      if (!result.response.ok) unwrap(result as never);
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['customers'] });
+      navigate('/customers', { replace: true });
+    }
+  });
+  if (!detail.data || !form)
+    return (
+      <Stack>
+        <Title order={1}>Customer</Title>
+        <ListState query={detail} count={undefined} empty="" label="the customer" />
+      </Stack>
+    );
   const c = detail.data.customer;
   const set = (key: keyof Form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
   const submit = (event: FormEvent) => {
@@ -57,11 +79,11 @@ export function CustomerDetail() {
     <Stack>
       <Group>
         <Title order={1}>{[c.firstName, c.lastName].filter(Boolean).join(' ') || c.email}</Title>
-        <Badge data-testid="customer-marketing">{c.emailMarketing}</Badge>
+        <Badge data-testid="customer-marketing">{human(c.emailMarketing)}</Badge>
       </Group>
       <Text data-testid="customer-figures">
         {c.ordersCount} orders · {formatMoney(c.totalSpent)} spent · customer since {new Date(c.createdAt).toLocaleDateString()}
-        {c.emailMarketingUpdatedAt && ` · marketing ${c.emailMarketing} since ${new Date(c.emailMarketingUpdatedAt).toLocaleDateString()}${c.emailMarketingSource ? ` (${c.emailMarketingSource})` : ''}`}
+        {c.emailMarketingUpdatedAt && ` · marketing ${human(c.emailMarketing).toLowerCase()} since ${new Date(c.emailMarketingUpdatedAt).toLocaleDateString()}${c.emailMarketingSource ? ` (${c.emailMarketingSource})` : ''}`}
       </Text>
       <form onSubmit={submit} aria-label="Edit customer">
         <Stack maw={480}>
@@ -114,13 +136,23 @@ export function CustomerDetail() {
                 </Anchor>
               </Table.Td>
               <Table.Td>{new Date(order.createdAt).toLocaleString()}</Table.Td>
-              <Table.Td>{order.status}</Table.Td>
+              <Table.Td>{human(order.status)}</Table.Td>
               <Table.Td>{formatMoney(order.total, order.currency)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
       {detail.data.recentOrders.length === 0 && <Text>No orders yet.</Text>}
+      {me.data?.role !== 'staff' && (
+        <ConfirmButton
+          label="Delete customer"
+          question={`Delete ${c.email}? Their orders stay, no longer linked to them.`}
+          confirm="Yes, delete the customer"
+          onConfirm={() => remove.mutate()}
+          pending={remove.isPending}
+          error={remove.error}
+        />
+      )}
     </Stack>
   );
 }

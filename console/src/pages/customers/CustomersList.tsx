@@ -11,6 +11,12 @@ import { nextCursorOf, Pager, useCursor } from '../../components/Pager';
 import { canImport } from '../../layout/menu';
 import { CustomerExport } from './CustomerExport';
 import { CustomerImport } from './CustomerImport';
+import { NewCustomer } from './NewCustomer';
+import { ListState } from '../../components/ListState';
+import { SortHeader, sortLabel } from '../../components/SortHeader';
+import { human } from '../../components/labels';
+
+const SORTS = { createdAt: 'date added', email: 'email', name: 'name', totalSpent: 'amount spent' };
 
 type Marketing = 'subscribed' | 'unsubscribed' | 'not_subscribed';
 
@@ -19,18 +25,21 @@ export function CustomersList() {
   const [q, setQ] = useState('');
   const [search] = useDebouncedValue(q, 250);
   const [marketing, setMarketing] = useState<Marketing | ''>('');
+  const [sort, setSort] = useState('-createdAt');
   const pager = useCursor();
+  const onSort = (next: string) => (setSort(next), pager.reset());
   const customers = useQuery({
-    queryKey: ['customers', search, marketing, pager.cursor],
+    queryKey: ['customers', search, marketing, sort, pager.cursor],
     placeholderData: keepPreviousData,
     queryFn: async () => {
-      const query = { limit: 20, ...(search ? { q: search } : {}), ...(marketing ? { emailMarketing: marketing } : {}), ...(pager.cursor ? { cursor: pager.cursor } : {}) };
+      const query = { limit: 20, sort: sort as never, ...(search ? { q: search } : {}), ...(marketing ? { emailMarketing: marketing } : {}), ...(pager.cursor ? { cursor: pager.cursor } : {}) };
       return unwrap(await api.GET('/api/v1/admin/customers', { params: { query } }));
     }
   });
   return (
     <Stack>
       <Title order={1}>Customers</Title>
+      <NewCustomer />
       {me.data && canImport(me.data.role) && (
         <Group align="flex-start" grow>
           <CustomerImport />
@@ -51,14 +60,19 @@ export function CustomersList() {
           ]}
         />
       </Group>
-      <Table striped>
+      <Text size="sm" data-testid="sort-order">
+        {sortLabel(sort, SORTS)}
+      </Text>
+      <div className="table-scroll">
+      <Table striped aria-label="Customers">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Email</Table.Th>
-            <Table.Th>Name</Table.Th>
+            <SortHeader label="Email" field="email" sort={sort} onSort={onSort} />
+            <SortHeader label="Name" field="name" sort={sort} onSort={onSort} />
             <Table.Th>Marketing</Table.Th>
             <Table.Th>Orders</Table.Th>
-            <Table.Th>Spent</Table.Th>
+            <SortHeader label="Spent" field="totalSpent" sort={sort} onSort={onSort} />
+            <SortHeader label="Added" field="createdAt" sort={sort} onSort={onSort} />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -70,14 +84,21 @@ export function CustomersList() {
                 </Anchor>
               </Table.Td>
               <Table.Td>{[c.firstName, c.lastName].filter(Boolean).join(' ')}</Table.Td>
-              <Table.Td>{c.emailMarketing}</Table.Td>
+              <Table.Td>{human(c.emailMarketing)}</Table.Td>
               <Table.Td>{c.ordersCount}</Table.Td>
               <Table.Td>{formatMoney(c.totalSpent)}</Table.Td>
+              <Table.Td>{new Date(c.createdAt).toLocaleDateString()}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
-      {customers.data?.data.customers.length === 0 && <Text>No customers yet.</Text>}
+      </div>
+      <ListState
+        query={customers}
+        count={customers.data?.data.customers.length}
+        empty={search || marketing ? 'No customer matches these filters.' : 'No customers yet: create one above or import a CSV.'}
+        label="customers"
+      />
       <Pager pager={pager} nextCursor={nextCursorOf(customers.data?.meta)} />
     </Stack>
   );

@@ -1,45 +1,79 @@
-import { Stack, Table, Title } from '@mantine/core';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Button, Group, Stack, Table, Title } from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
+import type { components } from '../../api/schema';
+import { FormError } from '../../components/FormError';
+import { ListState } from '../../components/ListState';
 import { formatMoney } from '../../components/Money';
 import { nextCursorOf, Pager, useCursor } from '../../components/Pager';
-import { DiscountForm } from './DiscountForm';
+import { DiscountForm, discountBody } from './DiscountForm';
 
+type Discount = components['schemas']['Discount'];
+
+/** Discounts: newest first; create, edit, activate and deactivate (the API keeps used codes: there is no delete). */
 export function Discounts() {
   const pager = useCursor();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<Discount | null>(null);
   const discounts = useQuery({
     queryKey: ['discounts', pager.cursor],
     placeholderData: keepPreviousData,
     queryFn: async () => unwrap(await api.GET('/api/v1/admin/discounts', { params: { query: { limit: 20, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } }))
   });
+  const toggle = useMutation({
+    mutationFn: async (d: Discount) =>
+      unwrap(await api.PUT('/api/v1/admin/discounts/{discountId}', { params: { path: { discountId: d.id } }, body: { ...discountBody(d), isActive: !d.isActive } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['discounts'] })
+  });
   return (
     <Stack>
       <Title order={1}>Discounts</Title>
-      <DiscountForm />
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Code</Table.Th>
-            <Table.Th>Discount</Table.Th>
-            <Table.Th>Active</Table.Th>
-            <Table.Th>Used</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {discounts.data?.data.discounts.map((d) => (
-            <Table.Tr key={d.id}>
-              <Table.Td>{d.code}</Table.Td>
-              <Table.Td>{d.type === 'percentage' ? `${d.value}%` : d.type === 'fixed_amount' ? formatMoney(d.value) : 'Free shipping'}</Table.Td>
-              <Table.Td>{d.isActive ? 'yes' : 'no'}</Table.Td>
-              <Table.Td>
-                {d.usageCount}
-                {d.usageLimit ? ` of ${d.usageLimit}` : ''}
-              </Table.Td>
+      <DiscountForm key={editing?.id ?? 'new'} editing={editing} onDone={() => setEditing(null)} />
+      <Title order={2} size="h4">
+        Newest first
+      </Title>
+      <div className="table-scroll">
+        <Table striped aria-label="Discounts">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Code</Table.Th>
+              <Table.Th>Discount</Table.Th>
+              <Table.Th>Active</Table.Th>
+              <Table.Th>Used</Table.Th>
+              <Table.Th>
+                <span className="visually-hidden">Actions</span>
+              </Table.Th>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+          </Table.Thead>
+          <Table.Tbody>
+            {discounts.data?.data.discounts.map((d) => (
+              <Table.Tr key={d.id}>
+                <Table.Td>{d.code}</Table.Td>
+                <Table.Td>{d.type === 'percentage' ? `${d.value}%` : d.type === 'fixed_amount' ? formatMoney(d.value) : 'Free shipping'}</Table.Td>
+                <Table.Td data-testid="discount-active">{d.isActive ? 'Yes' : 'No'}</Table.Td>
+                <Table.Td>
+                  {d.usageCount}
+                  {d.usageLimit ? ` of ${d.usageLimit}` : ''}
+                </Table.Td>
+                <Table.Td>
+                  <Group gap="xs" wrap="nowrap">
+                    <Button size="xs" variant="default" onClick={() => setEditing(d)} aria-label={`Edit ${d.code}`}>
+                      Edit
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => toggle.mutate(d)} loading={toggle.isPending && toggle.variables?.id === d.id} aria-label={`${d.isActive ? 'Deactivate' : 'Activate'} ${d.code}`}>
+                      {d.isActive ? 'Deactivate' : 'Activate'}
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </div>
+      <FormError error={toggle.error} />
+      <ListState query={discounts} count={discounts.data?.data.discounts.length} empty="No discounts yet: create a code above." label="discounts" />
       <Pager pager={pager} nextCursor={nextCursorOf(discounts.data?.meta)} />
     </Stack>
   );

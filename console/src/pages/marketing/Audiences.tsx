@@ -4,10 +4,13 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import { FormError } from '../../components/FormError';
+import { ListState } from '../../components/ListState';
+import { ListMembers } from './ListMembers';
 
 /** Marketing lists (create, delete) and the audience preview: how many subscribed customers a choice of lists and filters reaches, with a sample. */
 export function Audiences() {
   const [name, setName] = useState('');
+  const [open, setOpen] = useState<string | null>(null);
   const [listIds, setListIds] = useState<string[]>([]);
   const [tags, setTags] = useState('');
   const [minOrders, setMinOrders] = useState<number | ''>('');
@@ -55,6 +58,7 @@ export function Audiences() {
         </Group>
       </form>
       <FormError error={create.error ?? remove.error} fields={['name']} />
+      <div className="table-scroll">
       <Table striped aria-label="Lists">
         <Table.Thead>
           <Table.Tr>
@@ -69,15 +73,25 @@ export function Audiences() {
               <Table.Td>{list.name}</Table.Td>
               <Table.Td>{list.memberCount}</Table.Td>
               <Table.Td>
-                <Button size="xs" variant="default" color="red" onClick={() => remove.mutate(list.id)} aria-label={`Delete ${list.name}`}>
-                  Delete
-                </Button>
+                <Group gap="xs" wrap="nowrap">
+                  <Button size="xs" variant="default" onClick={() => setOpen(list.id)} aria-label={`Members of ${list.name}`}>
+                    Members
+                  </Button>
+                  <Button size="xs" variant="default" color="red" onClick={() => remove.mutate(list.id)} aria-label={`Delete ${list.name}`}>
+                    Delete
+                  </Button>
+                </Group>
               </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
-      {lists.data?.length === 0 && <Text>No lists yet.</Text>}
+      </div>
+      <ListState query={lists} count={lists.data?.length} empty="No lists yet: name one above." label="lists" />
+      {(() => {
+        const list = lists.data?.find((l) => l.id === open);
+        return list ? <ListMembers list={list} onClose={() => setOpen(null)} /> : null;
+      })()}
       <Title order={2} size="h3">
         Audience preview
       </Title>

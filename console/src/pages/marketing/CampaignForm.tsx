@@ -8,7 +8,7 @@ import { FormError } from '../../components/FormError';
 
 type Campaign = components['schemas']['Campaign'];
 
-/** A newsletter: every subscribed customer gets it, now or at the chosen time. */
+/** A newsletter: every subscribed customer gets it, now or at the chosen time; the form is cleared once it is sent. */
 export function CampaignForm({ onCreated }: { onCreated: (campaign: Campaign) => void }) {
   const [form, setForm] = useState({ subject: '', html: '', text: '', sendAt: '' });
   const queryClient = useQueryClient();
@@ -24,6 +24,7 @@ export function CampaignForm({ onCreated }: { onCreated: (campaign: Campaign) =>
     },
     onSuccess: (campaign) => {
       void queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+      setForm({ subject: '', html: '', text: '', sendAt: '' });
       onCreated(campaign);
     }
   });

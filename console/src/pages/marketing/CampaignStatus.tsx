@@ -1,5 +1,6 @@
 import { Button, Card, Group, Progress, Stack, Text, Title } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { useLive } from '../../api/live';
@@ -17,6 +18,13 @@ export function CampaignStatus({ campaignId }: { campaignId: string }) {
     ended: (campaign) => !LIVE.has(campaign.status),
     read: async (signal) => (await api.GET('/api/v1/admin/marketing/campaigns/{campaignId}', { params: { path: { campaignId } }, signal })).data?.data.campaign
   });
+  // The campaigns table follows what the stream says: refreshed on each change of state and at the end.
+  const queryClient = useQueryClient();
+  const status = c?.status;
+  const sent = c?.sent;
+  useEffect(() => {
+    if (status) void queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+  }, [status, sent, queryClient]);
   const cancel = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/admin/marketing/campaigns/{campaignId}/cancel', { params: { path: { campaignId } } })).data.campaign
   });

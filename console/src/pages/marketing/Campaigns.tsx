@@ -1,30 +1,49 @@
-import { Anchor, Grid, Stack, Table, Title } from '@mantine/core';
+import { Anchor, Grid, Group, NativeSelect, Stack, Table, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { CampaignForm } from './CampaignForm';
 import { CampaignStatus } from './CampaignStatus';
+import { ListCampaignForm } from './ListCampaignForm';
+import { human } from '../../components/labels';
+import { ListState } from '../../components/ListState';
+
+const STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'cancelled'] as const;
+const KINDS = ['generic', 'newsletter', 'old-customers', 'product-announcement', 'collection-announcement'] as const;
+type Status = (typeof STATUSES)[number];
+type Kind = (typeof KINDS)[number];
 
 export function Campaigns() {
   const [selected, setSelected] = useState<string | null>(null);
+  const [status, setStatus] = useState<Status | ''>('');
+  const [type, setType] = useState<Kind | ''>('');
   const campaigns = useQuery({
-    queryKey: ['campaigns'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/campaigns', { params: { query: { limit: 20 } } })).data.campaigns
+    queryKey: ['campaigns', status, type],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/admin/marketing/campaigns', { params: { query: { limit: 20, ...(status ? { status } : {}), ...(type ? { type } : {}) } } })).data.campaigns
   });
   return (
     <Stack>
       <Title order={1}>Marketing</Title>
       <Grid>
         <Grid.Col span={{ base: 12, md: 6 }}>
-          <CampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+          <Stack>
+            <CampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+            <ListCampaignForm onCreated={(campaign) => setSelected(campaign.id)} />
+          </Stack>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 6 }}>{selected && <CampaignStatus key={selected} campaignId={selected} />}</Grid.Col>
       </Grid>
       <Title order={2} size="h3">
-        Campaigns
+        Campaigns, newest first
       </Title>
-      <Table striped>
+      <Group>
+        <NativeSelect label="Campaign status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status | '')} data={[{ value: '', label: 'Any' }, ...STATUSES.map((value) => ({ value, label: human(value) }))]} />
+        <NativeSelect label="Campaign kind" value={type} onChange={(e) => setType(e.currentTarget.value as Kind | '')} data={[{ value: '', label: 'Any' }, ...KINDS.map((value) => ({ value, label: human(value.replace(/-/g, ' ')) }))]} />
+      </Group>
+      <div className="table-scroll">
+      <Table striped aria-label="Campaigns">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Subject</Table.Th>
@@ -41,13 +60,15 @@ export function Campaigns() {
                   {c.subject}
                 </Anchor>
               </Table.Td>
-              <Table.Td>{c.status}</Table.Td>
+              <Table.Td data-testid="campaign-row-status">{human(c.status)}</Table.Td>
               <Table.Td>{c.sent}</Table.Td>
               <Table.Td>{c.failed}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
+      </div>
+      <ListState query={campaigns} count={campaigns.data?.length} empty={status || type ? "No campaign matches these filters." : "No campaigns yet: send a newsletter above."} label="campaigns" />
     </Stack>
   );
 }

@@ -1,9 +1,11 @@
 import { Button, Grid, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import { FormError } from '../../components/FormError';
+import { ListState } from '../../components/ListState';
 
 const FIELDS = ['key', 'name', 'subject', 'html', 'text'];
 
@@ -13,16 +15,35 @@ export function Templates() {
   const [subject, setSubject] = useState('');
   const [html, setHtml] = useState('<p>Hello {{ customer.firstName }}</p>');
   const [selected, setSelected] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const queryClient = useQueryClient();
+  const [q, setQ] = useState('');
+  const [search] = useDebouncedValue(q, 250);
   const templates = useQuery({
-    queryKey: ['templates'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/templates', { params: { query: { limit: 50 } } })).data.templates
+    queryKey: ['templates', search],
+    queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/templates', { params: { query: { limit: 50, ...(search ? { q: search } : {}) } } })).data.templates
   });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['templates'] });
   const create = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/admin/marketing/templates', { body: { name, subject, html } })).data.template,
-    onSuccess: (template) => (setName(''), setSubject(''), setSelected(template.id), refresh())
+    mutationFn: async () =>
+      editing
+        ? unwrap(await api.PUT('/api/v1/admin/marketing/templates/{templateId}', { params: { path: { templateId: editing } }, body: { name, subject, html } })).data.template
+        : unwrap(await api.POST('/api/v1/admin/marketing/templates', { body: { name, subject, html } })).data.template,
+    onSuccess: (template) => {
+      setName('');
+      setSubject('');
+      setEditing(null);
+      setSelected(template.id);
+      refresh();
+      void queryClient.invalidateQueries({ queryKey: ['template-preview', template.id] });
+    }
   });
+  const startEditing = (template: { id: string; name: string; subject: string; html: string }) => {
+    setEditing(template.id);
+    setName(template.name);
+    setSubject(template.subject);
+    setHtml(template.html);
+  };
   const remove = useMutation({
     mutationFn: async (templateId: string) => {
       const result = await api.DELETE('/api/v1/admin/marketing/templates/{templateId}', { params: { path: { templateId } } });
@@ -45,14 +66,24 @@ export function Templates() {
       <Title order={1}>Email templates</Title>
       <Grid>
         <Grid.Col span={{ base: 12, md: 6 }}>
-          <form onSubmit={submit} aria-label="New template">
+          <form onSubmit={submit} aria-labelledby="template-form-title">
             <Stack>
+              <Title order={2} size="h4" id="template-form-title">
+                {editing ? 'Edit template' : 'New template'}
+              </Title>
               <TextInput label="Template name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(create.error, 'name')} />
               <TextInput label="Email subject" required value={subject} onChange={(e) => setSubject(e.currentTarget.value)} error={fieldError(create.error, 'subject')} />
               <Textarea label="HTML (Liquid)" autosize minRows={4} value={html} onChange={(e) => setHtml(e.currentTarget.value)} error={fieldError(create.error, 'html')} />
-              <Button type="submit" loading={create.isPending} w="fit-content">
-                Create template
-              </Button>
+              <Group>
+                <Button type="submit" loading={create.isPending} w="fit-content">
+                  {editing ? 'Save template' : 'Create template'}
+                </Button>
+                {editing && (
+                  <Button variant="default" onClick={() => (setEditing(null), setName(''), setSubject(''))}>
+                    Cancel editing
+                  </Button>
+                )}
+              </Group>
               <FormError error={create.error ?? remove.error} fields={FIELDS} />
             </Stack>
           </form>
@@ -75,6 +106,8 @@ export function Templates() {
           )}
         </Grid.Col>
       </Grid>
+      <TextInput label="Search templates" value={q} onChange={(e) => setQ(e.currentTarget.value)} maw={320} />
+      <div className="table-scroll">
       <Table striped aria-label="Templates">
         <Table.Thead>
           <Table.Tr>
@@ -92,6 +125,9 @@ export function Templates() {
               <Table.Td>{template.subject}</Table.Td>
               <Table.Td>
                 <Group gap="xs">
+                  <Button size="xs" variant="default" onClick={() => startEditing(template)} aria-label={`Edit ${template.name}`}>
+                    Edit
+                  </Button>
                   <Button size="xs" variant="default" onClick={() => setSelected(template.id)} aria-label={`Preview ${template.name}`}>
                     Preview
                   </Button>
@@ -104,7 +140,8 @@ export function Templates() {
           ))}
         </Table.Tbody>
       </Table>
-      {templates.data?.length === 0 && <Text>No templates yet.</Text>}
+      </div>
+      <ListState query={templates} count={templates.data?.length} empty={search ? "No template matches." : "No templates yet: write one above."} label="templates" />
     </Stack>
   );
 }

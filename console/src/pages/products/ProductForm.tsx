@@ -4,6 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { OptionsEditor } from './OptionsEditor';
 import { ProductMedia } from './ProductMedia';
@@ -40,6 +41,16 @@ export function ProductForm() {
     event.preventDefault();
     save.mutate();
   };
+  const remove = useMutation({
+    mutationFn: async () => {
+      const result = await api.DELETE('/api/v1/admin/products/{productId}', { params: { path: { productId: productId! } } });
+      if (!result.response.ok) unwrap(result as never);
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['products'] });
+      navigate('/products', { replace: true });
+    }
+  });
   const set = (patch: Partial<ProductDraft>) => setDraft((old) => ({ ...old, ...patch }));
   return (
     <form onSubmit={submit}>
@@ -73,6 +84,16 @@ export function ProductForm() {
           </Button>
           {save.isSuccess && <span role="status">Saved</span>}
         </Group>
+        {productId && (
+          <ConfirmButton
+            label="Delete product"
+            question={`Delete ${draft.title || 'this product'}? Orders keep their lines.`}
+            confirm="Yes, delete the product"
+            onConfirm={() => remove.mutate()}
+            pending={remove.isPending}
+            error={remove.error}
+          />
+        )}
       </Stack>
     </form>
   );

@@ -10,16 +10,19 @@ function Domain() {
   const [hostname, setHostname] = useState('');
   const [checkedBefore, setCheckedBefore] = useState<string | null | undefined>(undefined);
   const queryClient = useQueryClient();
+  // Asked for only once one is connected (the dashboard says so): no 404 before.
+  const dashboard = useQuery({ queryKey: ['dashboard'], queryFn: async () => unwrap(await api.GET('/api/v1/admin/store')).data });
   const domain = useQuery({
     queryKey: ['domain'],
     retry: false,
+    enabled: dashboard.data?.setup.domainConnected === true,
     queryFn: async () => unwrap(await api.GET('/api/v1/admin/store/domain')).data.domain,
     // After "Check DNS records", poll until the queued check has run (lastCheckedAt moves).
     refetchInterval: (query) => (checkedBefore !== undefined && query.state.data?.lastCheckedAt === checkedBefore ? 1000 : false)
   });
   const connect = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/admin/store/domain/onboarding-link', { body: { hostname } })).data.domain,
-    onSuccess: (data) => queryClient.setQueryData(['domain'], data)
+    onSuccess: (data) => (queryClient.setQueryData(['domain'], data), void queryClient.invalidateQueries({ queryKey: ['dashboard'] }))
   });
   const check = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/admin/store/domain/check')).data.domain,
@@ -30,7 +33,7 @@ function Domain() {
     connect.mutate();
   };
   const d = domain.data;
-  const missing = domain.error instanceof ApiError && domain.error.status === 404;
+  const missing = (dashboard.data?.setup.domainConnected === false && !domain.data) || (domain.error instanceof ApiError && domain.error.status === 404);
   return (
     <section aria-labelledby="domain-title">
       <Stack>

@@ -4,6 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import { FormError } from '../../components/FormError';
+import { ShippingSettings } from './ShippingSettings';
 
 interface Form {
   name: string;
@@ -52,6 +53,7 @@ export function StoreSettings() {
   };
   const error = (field: string) => fieldError(save.error, field);
   return (
+    <Stack>
     <form onSubmit={submit}>
       <Stack maw={560}>
         <Title order={1}>Store settings</Title>
@@ -73,5 +75,7 @@ export function StoreSettings() {
         </Group>
       </Stack>
     </form>
+    {store.data && <ShippingSettings methods={store.data.store.shippingMethods} />}
+    </Stack>
   );
 }
