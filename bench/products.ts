@@ -31,7 +31,7 @@ export async function run(): Promise<void> {
     const target = await signupBenchStore(server.api, 'bench-products');
     const jobId = randomUUID();
     const fileKey = `imports/${target.storeId}/${jobId}.csv`;
-    const products = 25_000;
+    const products = Number(process.env.BENCH_PRODUCTS ?? 25_000);
     const variants = 4;
     const bytes = await generateCsv(path.join(storageDir, fileKey), products, variants);
     await benchSql(databaseUrl, `insert into jobs (id, store_id, type, queue, input) values ($1, $2, 'products.import', 'imports', $3)`, [jobId, target.storeId, { fileKey, mode: 'upsert' }]);
@@ -74,7 +74,7 @@ export async function run(): Promise<void> {
 }
 
 /** Shopify's layout: the product columns on each product's first row, then one row per variant. */
-async function generateCsv(file: string, products: number, variants: number): Promise<number> {
+export async function generateCsv(file: string, products: number, variants: number): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
   const out = createWriteStream(file);
   let bytes = 0;

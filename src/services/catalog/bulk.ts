@@ -8,6 +8,7 @@ import { variantsInUse } from '../../platform/modules/registry.js';
 import type { Tenant } from '../../platform/roles.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { currencyDigits } from './csv/shopify-columns.js';
+import { withDeferredStorefrontRefresh } from './storefront-refresh.js';
 import type { InventoryPolicy, ProductStatus } from './product-rows.js';
 
 export const PRODUCTS_BULK_JOB_TYPE = productsBulkJob.type;
@@ -242,7 +243,9 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
     if (!ids.length) break;
     const previous = checkpoint;
     checkpoint = await withTransaction(ctx, async (trx, emit) => {
-      const { changed, problems } = await applyAction(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, digits }, request.action, ids);
+      const { changed, problems } = await withDeferredStorefrontRefresh(trx, () =>
+        applyAction(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, digits }, request.action, ids)
+      );
       const next: BulkCheckpoint = {
         afterId: ids[ids.length - 1]!,
         matched: previous.matched + ids.length,

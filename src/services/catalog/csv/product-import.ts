@@ -5,6 +5,7 @@ import { findQuoteProblem } from '../../../platform/csv/quotes.js';
 import { streamCsvRecords } from '../../../platform/csv/stream.js';
 import { completeJob, findJobRow, insertJobRowErrors, saveJobProgressFrom } from '../../job-history/index.js';
 import { withTransaction } from '../../../platform/with-transaction.js';
+import { withDeferredStorefrontRefresh } from '../storefront-refresh.js';
 import { importImage } from './image-fetch.js';
 import { applyProductBatch, type ImportMode } from './product-import-apply.js';
 import { draftProduct, handleOf, type ProductDraft, type RowError } from './product-rows.js';
@@ -130,8 +131,10 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
     const { media, fetched } = await storeImages(ctx, storeId, drafts);
     const previous = checkpoint;
     const next = await withTransaction(ctx, async (trx, emit) => {
-      await trx.raw('set local statement_timeout = 300000');
-      const outcome = await applyProductBatch(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, mode: input.mode }, drafts, media);
+      // One storefront-document rebuild per changed product of the batch, not one per statement.
+      const outcome = await withDeferredStorefrontRefresh(trx, () =>
+        applyProductBatch(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, mode: input.mode }, drafts, media)
+      );
       const errors = outcome.errors.sort((a, b) => a.row - b.row);
       const reported = errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS - previous.reportedErrors));
       await insertJobRowErrors(trx, jobId, reported);
