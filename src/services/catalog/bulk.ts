@@ -105,28 +105,25 @@ const VARIANTS_SQL = (fields: string) =>
      where v.store_id = p.store_id and v.product_id = p.id and v.archived_at is null) as variants`;
 
 /** What an action can change of a product: the fields its audit entry compares before and after. */
-function auditedFields(action: BulkAction): { sql: string; bindings: unknown[] } {
+function auditedFields(action: BulkAction): string {
   switch (action.type) {
     case 'setStatus':
-      return { sql: 'p.status', bindings: [] };
+      return 'p.status';
     case 'addTags':
     case 'removeTags':
-      return { sql: 'p.tags', bindings: [] };
+      return 'p.tags';
     case 'addToCollection':
     case 'removeFromCollection':
-      return {
-        sql: `array(select cp.collection_id from collection_products cp where cp.store_id = p.store_id and cp.product_id = p.id order by cp.collection_id) as collection_ids`,
-        bindings: []
-      };
+      return `array(select cp.collection_id from collection_products cp where cp.store_id = p.store_id and cp.product_id = p.id order by cp.collection_id) as collection_ids`;
     case 'changePrice':
-      return { sql: `p.min_price, p.max_price, ${VARIANTS_SQL(`'price', v.price`)}`, bindings: [] };
+      return `p.min_price, p.max_price, ${VARIANTS_SQL(`'price', v.price`)}`;
     case 'setInventoryPolicy':
-      return { sql: VARIANTS_SQL(`'inventoryPolicy', v.inventory_policy`), bindings: [] };
+      return VARIANTS_SQL(`'inventoryPolicy', v.inventory_policy`);
     case 'adjustStock':
     case 'setStock':
-      return { sql: VARIANTS_SQL(`'inventoryQuantity', v.inventory_quantity`), bindings: [] };
+      return VARIANTS_SQL(`'inventoryQuantity', v.inventory_quantity`);
     case 'delete':
-      return { sql: 'p.title, p.slug, p.description, p.status, p.tags, p.options, p.seo', bindings: [] };
+      return 'p.title, p.slug, p.description, p.status, p.tags, p.options, p.seo';
   }
 }
 
@@ -137,10 +134,9 @@ function auditedFields(action: BulkAction): { sql: string; bindings: unknown[] }
 async function auditedStates(trx: Transaction, storeId: string, ids: string[], action: BulkAction, lock: boolean): Promise<Map<string, Record<string, unknown>>> {
   const states = new Map<string, Record<string, unknown>>();
   if (!ids.length) return states;
-  const fields = auditedFields(action);
   const result = (await trx.raw(
-    `select p.id, ${fields.sql} from products p where p.store_id = ? and p.id = any(?::uuid[]) order by p.id${lock ? (action.type === 'delete' ? ' for update of p' : ' for no key update of p') : ''}`,
-    [...fields.bindings, storeId, ids] as never
+    `select p.id, ${auditedFields(action)} from products p where p.store_id = ? and p.id = any(?::uuid[]) order by p.id${lock ? (action.type === 'delete' ? ' for update of p' : ' for no key update of p') : ''}`,
+    [storeId, ids]
   )) as { rows: Array<Record<string, unknown> & { id: string }> };
   for (const { id, ...state } of result.rows) states.set(id, state);
   return states;
