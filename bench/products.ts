@@ -53,6 +53,7 @@ export async function run(): Promise<void> {
         `${(imported.ms / 1000).toFixed(1)} s; created ${imported.summary.created}, failed ${imported.summary.failedProducts}`
     );
     console.log(`  worker RSS ${rssLine(imported)}`);
+    console.log(`  ${cpuLine(imported, rows, 'rows')} (the storefront load's PostgreSQL CPU included while it ran)`);
     console.log(`storefront during import: ${((during.reqPerSec / idle.reqPerSec) * 100).toFixed(1)}% of idle (target >= 80%); idle list ${ratio(idle, bare)} of bare`);
 
     await benchSql(databaseUrl, 'analyze products, product_variants');
@@ -63,6 +64,7 @@ export async function run(): Promise<void> {
       `export ${Number(exported.summary.rows).toLocaleString('en-US')} rows: ${Math.round(Number(exported.summary.rows) / (exported.ms / 1000)).toLocaleString('en-US')} rows/s (target >= 30,000), ` +
         `RSS ${rssLine(exported)}, ${(exported.ms / 1000).toFixed(2)} s`
     );
+    console.log(`  ${cpuLine(exported, Number(exported.summary.rows), 'rows')}`);
 
     const bulkJob = randomUUID();
     const input = { filter: {}, action: { type: 'changePrice', mode: 'percent', value: 5, rounding: 'ninety_nine' }, count: products };
@@ -72,6 +74,7 @@ export async function run(): Promise<void> {
       `bulk price change (+5%, x.99) over ${rows.toLocaleString('en-US')} variants: ${Math.round(rows / (bulk.ms / 1000)).toLocaleString('en-US')} variants/s, ` +
         `RSS ${rssLine(bulk)}, ${(bulk.ms / 1000).toFixed(2)} s; ${bulk.summary.changed} products changed`
     );
+    console.log(`  ${cpuLine(bulk, rows, 'variants')}`);
     console.log(`load average at end: ${loadAverage()}`);
   } finally {
     await server.stop();
@@ -113,12 +116,16 @@ export async function generateCsv(file: string, products: number, variants: numb
 
 interface ChildOutcome {
   ms: number;
+  cpuMs: { worker: number; postgres: number };
   peakRssMb: number;
   rssMb: { start: number; quarter: number; middle: number; threeQuarters: number; end: number; peak: number };
   summary: Record<string, number>;
 }
 
 const rssLine = ({ rssMb: r }: ChildOutcome) => `start ${r.start} MB, 1/4 ${r.quarter}, middle ${r.middle}, 3/4 ${r.threeQuarters}, end ${r.end}, peak ${r.peak} MB`;
+/** CPU per unit: a load-independent figure beside the wall-clock rate (2 shared cores here). */
+const cpuLine = ({ cpuMs }: ChildOutcome, units: number, unit: string) =>
+  `CPU: worker ${(cpuMs.worker / 1000).toFixed(1)} s + PostgreSQL ${(cpuMs.postgres / 1000).toFixed(1)} s = ${Math.round(units / ((cpuMs.worker + cpuMs.postgres) / 1000)).toLocaleString('en-US')} ${unit} per CPU-second`;
 const loadAverage = () => os.loadavg().map((n) => n.toFixed(2)).join(', ');
 
 /**
@@ -154,6 +161,7 @@ export async function runMemory(): Promise<void> {
     );
     const growth = imported.rssMb.end - imported.rssMb.quarter;
     console.log(`  worker RSS ${rssLine(imported)}: ${growth <= 64 ? 'flat' : 'GROWING'} (end - 1/4 = ${growth} MB)`);
+    console.log(`  ${cpuLine(imported, total, 'rows')}`);
     console.log(`load average at end: ${loadAverage()}`);
   } finally {
     await rm(storageDir, { recursive: true, force: true });
