@@ -3,6 +3,9 @@ import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/a
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { waitForJob } from '../../helpers/jobs.js';
 
+// Three apps with their job workers, one after another: past tap's 120 s file default on a loaded machine.
+t.setTimeout(240_000);
+
 async function bulk(app: TestApp, owner: Owner, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
   return app.request({ method: 'POST', url: '/admin/products/bulk', payload, ...admin(owner), headers });
 }
