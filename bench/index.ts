@@ -10,7 +10,7 @@ import { run as orderOperations } from './order-operations.js';
 import { run as outbox } from './outbox.js';
 import { run as queues } from './queue-backends.js';
 import { run as processes } from './processes.js';
-import { run as products } from './products.js';
+import { run as products, runMemory as productsMemory } from './products.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
 import { settle } from './lib/settle.js';
 import { run as setup } from './setup.js';
@@ -28,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'catalog-explain': catalogExplain,
   customers: customersCsv,
   products,
+  'products-memory': productsMemory,
   outbox,
   marketing,
   checkout,
@@ -42,10 +43,13 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   audit
 };
 
+/** Long runs that only run when named (`npm run bench -- products-memory`). */
+const NAMED_ONLY = new Set(['products-memory']);
+
 const only = process.argv.slice(2);
 console.log(`bench servers reach PostgreSQL by ${BENCH_DATABASE_TRANSPORT} (BENCH_DATABASE_TRANSPORT=tcp for TCP loopback)`);
 for (const [name, run] of Object.entries(BENCHMARKS)) {
-  if (only.length && !only.includes(name)) continue;
+  if (only.length ? !only.includes(name) : NAMED_ONLY.has(name)) continue;
   // The setup bench brings its own (embedded) PostgreSQL: the machine may have no other.
   if (name !== 'setup') await settle();
   await run();

@@ -9,7 +9,7 @@ import { SHOPIFY_COLUMNS } from '../src/services/catalog/csv/shopify-columns.js'
 import { seedCatalog, signupBenchStore } from './lib/catalog-seed.js';
 import { benchSql } from './lib/bench-store.js';
 import { freshBenchDatabase } from './lib/database.js';
-import { measure, startBenchServer } from './lib/http.js';
+import { measure, ratio, startBenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
 
 /**
@@ -17,10 +17,15 @@ import { settle } from './lib/settle.js';
  * >= 5,000 rows/s with the worker's RSS flat; export >= 30,000 rows/s; a bulk price change over the
  * same 100,000 variants (variants/s); and the storefront list (another store of the same database
  * and machine, 20 connections) during the import within 20% of its idle req/s. Each job runs in its
- * own child process (what a worker does), with the worker's capped heap.
+ * own child process (what a worker does), with the worker's capped heap. `BENCH_PRODUCTS` sets the
+ * number of products (4 variants each). The bare hapi route of the same server, measured first, and
+ * the load average say how busy the machine was.
  */
 export async function run(): Promise<void> {
-  console.log('\n# products: Shopify CSV import, export, bulk price change (100,000 variants)');
+  const products = Number(process.env.BENCH_PRODUCTS ?? 25_000);
+  const variants = 4;
+  console.log(`\n# products: Shopify CSV import, export, bulk price change (${(products * variants).toLocaleString('en-US')} variants)`);
+  console.log(`load average at start: ${loadAverage()}`);
   const databaseUrl = await freshBenchDatabase('products');
   const storageDir = await mkdtemp(path.join(os.tmpdir(), 'shopwright-bench-products-'));
   const server = await startBenchServer(databaseUrl);
@@ -31,12 +36,11 @@ export async function run(): Promise<void> {
     const target = await signupBenchStore(server.api, 'bench-products');
     const jobId = randomUUID();
     const fileKey = `imports/${target.storeId}/${jobId}.csv`;
-    const products = 25_000;
-    const variants = 4;
     const bytes = await generateCsv(path.join(storageDir, fileKey), products, variants);
     await benchSql(databaseUrl, `insert into jobs (id, store_id, type, queue, input) values ($1, $2, 'products.import', 'imports', $3)`, [jobId, target.storeId, { fileKey, mode: 'upsert' }]);
     await settle();
 
+    const bare = await measure('GET bare hapi route', server.bare, { connections: 20, duration: 5 });
     const url = `${server.api}/api/v1/storefront/products?limit=20`;
     const headers = { 'x-storefront-token': shop.storefrontToken };
     const idle = await measure('storefront list, idle', url, { headers, connections: 20, duration: 5 });
@@ -46,9 +50,11 @@ export async function run(): Promise<void> {
     const rows = products * variants;
     console.log(
       `import ${rows.toLocaleString('en-US')} variant rows (${(bytes / 1024 / 1024).toFixed(1)} MB): ${Math.round(rows / (imported.ms / 1000)).toLocaleString('en-US')} rows/s (target >= 5,000), ` +
-        `peak RSS ${imported.peakRssMb.toFixed(0)} MB, ${(imported.ms / 1000).toFixed(1)} s; created ${imported.summary.created}, failed ${imported.summary.failedProducts}`
+        `${(imported.ms / 1000).toFixed(1)} s; created ${imported.summary.created}, failed ${imported.summary.failedProducts}`
     );
-    console.log(`storefront during import: ${((during.reqPerSec / idle.reqPerSec) * 100).toFixed(1)}% of idle (target >= 80%)`);
+    console.log(`  worker RSS ${rssLine(imported)}`);
+    console.log(`  ${cpuLine(imported, rows, 'rows')} (the storefront load's PostgreSQL CPU included while it ran)`);
+    console.log(`storefront during import: ${((during.reqPerSec / idle.reqPerSec) * 100).toFixed(1)}% of idle (target >= 80%); idle list ${ratio(idle, bare)} of bare`);
 
     await benchSql(databaseUrl, 'analyze products, product_variants');
     const exportJob = randomUUID();
@@ -56,8 +62,9 @@ export async function run(): Promise<void> {
     const exported = await runChild(env, 'export', exportJob);
     console.log(
       `export ${Number(exported.summary.rows).toLocaleString('en-US')} rows: ${Math.round(Number(exported.summary.rows) / (exported.ms / 1000)).toLocaleString('en-US')} rows/s (target >= 30,000), ` +
-        `peak RSS ${exported.peakRssMb.toFixed(0)} MB, ${(exported.ms / 1000).toFixed(2)} s`
+        `RSS ${rssLine(exported)}, ${(exported.ms / 1000).toFixed(2)} s`
     );
+    console.log(`  ${cpuLine(exported, Number(exported.summary.rows), 'rows')}`);
 
     const bulkJob = randomUUID();
     const input = { filter: {}, action: { type: 'changePrice', mode: 'percent', value: 5, rounding: 'ninety_nine' }, count: products };
@@ -65,8 +72,10 @@ export async function run(): Promise<void> {
     const bulk = await runChild(env, 'bulk', bulkJob);
     console.log(
       `bulk price change (+5%, x.99) over ${rows.toLocaleString('en-US')} variants: ${Math.round(rows / (bulk.ms / 1000)).toLocaleString('en-US')} variants/s, ` +
-        `peak RSS ${bulk.peakRssMb.toFixed(0)} MB, ${(bulk.ms / 1000).toFixed(2)} s; ${bulk.summary.changed} products changed`
+        `RSS ${rssLine(bulk)}, ${(bulk.ms / 1000).toFixed(2)} s; ${bulk.summary.changed} products changed`
     );
+    console.log(`  ${cpuLine(bulk, rows, 'variants')}`);
+    console.log(`load average at end: ${loadAverage()}`);
   } finally {
     await server.stop();
     await rm(storageDir, { recursive: true, force: true });
@@ -74,7 +83,7 @@ export async function run(): Promise<void> {
 }
 
 /** Shopify's layout: the product columns on each product's first row, then one row per variant. */
-async function generateCsv(file: string, products: number, variants: number): Promise<number> {
+export async function generateCsv(file: string, products: number, variants: number): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
   const out = createWriteStream(file);
   let bytes = 0;
@@ -107,8 +116,56 @@ async function generateCsv(file: string, products: number, variants: number): Pr
 
 interface ChildOutcome {
   ms: number;
+  cpuMs: { worker: number; postgres: number };
   peakRssMb: number;
+  rssMb: { start: number; quarter: number; middle: number; threeQuarters: number; end: number; peak: number };
   summary: Record<string, number>;
+}
+
+const rssLine = ({ rssMb: r }: ChildOutcome) => `start ${r.start} MB, 1/4 ${r.quarter}, middle ${r.middle}, 3/4 ${r.threeQuarters}, end ${r.end}, peak ${r.peak} MB`;
+/** CPU per unit: a load-independent figure beside the wall-clock rate (2 shared cores here). */
+const cpuLine = ({ cpuMs }: ChildOutcome, units: number, unit: string) =>
+  `CPU: worker ${(cpuMs.worker / 1000).toFixed(1)} s + PostgreSQL ${(cpuMs.postgres / 1000).toFixed(1)} s = ${Math.round(units / ((cpuMs.worker + cpuMs.postgres) / 1000)).toLocaleString('en-US')} ${unit} per CPU-second`;
+const loadAverage = () => os.loadavg().map((n) => n.toFixed(2)).join(', ');
+
+/**
+ * Flat memory (issue 33): a file of `BENCH_MEMORY_ROWS` variant rows (default 1,000,000: 250,000
+ * products × 4) written as a stream (never held whole), imported by a worker-like child with the
+ * worker's capped heap; its RSS is sampled through the import and printed at the start, the
+ * quarters and the end. Flat means the end is within 64 MB of the first quarter, whatever N.
+ * `npm run bench -- products-memory`.
+ */
+export async function runMemory(): Promise<void> {
+  const rows = Number(process.env.BENCH_MEMORY_ROWS ?? 1_000_000);
+  const variants = 4;
+  const products = Math.ceil(rows / variants);
+  console.log(`\n# products-memory: import of ${(products * variants).toLocaleString('en-US')} variant rows, worker RSS through it`);
+  console.log(`load average at start: ${loadAverage()}`);
+  const databaseUrl = await freshBenchDatabase('products_memory');
+  const storageDir = await mkdtemp(path.join(os.tmpdir(), 'shopwright-bench-products-memory-'));
+  const server = await startBenchServer(databaseUrl);
+  const env = { ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, REDIS_PREFIX: 'swbench-products-memory' };
+  try {
+    const target = await signupBenchStore(server.api, 'bench-products-memory');
+    await server.stop();
+    const jobId = randomUUID();
+    const fileKey = `imports/${target.storeId}/${jobId}.csv`;
+    const bytes = await generateCsv(path.join(storageDir, fileKey), products, variants);
+    await benchSql(databaseUrl, `insert into jobs (id, store_id, type, queue, input) values ($1, $2, 'products.import', 'imports', $3)`, [jobId, target.storeId, { fileKey, mode: 'upsert' }]);
+    await settle();
+    const imported = await runChild(env, 'import', jobId);
+    const total = products * variants;
+    console.log(
+      `import ${total.toLocaleString('en-US')} rows (${(bytes / 1024 / 1024).toFixed(1)} MB): ${Math.round(total / (imported.ms / 1000)).toLocaleString('en-US')} rows/s, ` +
+        `${(imported.ms / 1000).toFixed(1)} s; created ${imported.summary.created}, failed ${imported.summary.failedProducts}`
+    );
+    const growth = imported.rssMb.end - imported.rssMb.quarter;
+    console.log(`  worker RSS ${rssLine(imported)}: ${growth <= 64 ? 'flat' : 'GROWING'} (end - 1/4 = ${growth} MB)`);
+    console.log(`  ${cpuLine(imported, total, 'rows')}`);
+    console.log(`load average at end: ${loadAverage()}`);
+  } finally {
+    await rm(storageDir, { recursive: true, force: true });
+  }
 }
 
 async function runChild(env: NodeJS.ProcessEnv, mode: 'import' | 'export' | 'bulk', jobId: string): Promise<ChildOutcome> {

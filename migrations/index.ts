@@ -37,6 +37,7 @@ import * as citusStoreKeys from './20261125014000_citus_store_keys.js';
 import * as campaignSweepRequeues from './20261125015000_campaign_sweep_requeues.js';
 import * as orderItemRestocks from './20261126002300_order_item_restocks.js';
 import * as listSortIndexes from './20261126200000_list_sort_indexes.js';
+import * as storefrontBatchRefresh from './20261127010000_storefront_batch_refresh.js';
 import * as shippingZones from './20261127030000_shipping_zones.js';
 
 /**
@@ -82,5 +83,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261126180000_audit_log', module: auditLog },
   { name: '20261126190000_product_csv_ledger', module: productCsvLedger },
   { name: '20261126200000_list_sort_indexes', module: listSortIndexes },
+  { name: '20261127010000_storefront_batch_refresh', module: storefrontBatchRefresh },
   { name: '20261127030000_shipping_zones', module: shippingZones }
 ];

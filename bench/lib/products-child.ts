@@ -4,20 +4,32 @@ import { MODULES } from '../../src/installed-modules.js';
 import { runProductBulk } from '../../src/services/catalog/bulk.js';
 import { runProductExport } from '../../src/services/catalog/csv/product-export.js';
 import { runProductImport } from '../../src/services/catalog/csv/product-import.js';
+import { cpuSnapshot } from './cpu-time.js';
 
-// Child process for the products benchmark: runs one import, export or bulk job as the worker's
-// processor does, and reports its wall time and this process's peak RSS.
+// Child process for the products benchmarks: runs one import, export or bulk job as the worker's
+// processor does, and reports its wall time and this process's RSS: sampled every 100 ms, reported
+// at the start of the job, at a quarter, half and three quarters of its time, at its end, and the peak.
 const [mode, jobId] = process.argv.slice(2) as ['import' | 'export' | 'bulk', string];
 const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), { modules: MODULES, dbPoolMax: 4 });
-let peakSampled = process.memoryUsage().rss;
-const sampler = setInterval(() => {
-  peakSampled = Math.max(peakSampled, process.memoryUsage().rss);
-}, 50);
+const samples: number[] = [process.memoryUsage().rss];
+const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 100);
+// CPU of this process and of the PostgreSQL backends serving the bench database: steadier than wall
+// time on a shared machine (the storefront load of the products bench counts in while it runs).
+const database = decodeURIComponent(new URL(process.env.DATABASE_URL!).pathname.slice(1));
+const cpuBefore = cpuSnapshot(process.pid, database);
 const started = performance.now();
 const result = mode === 'import' ? await runProductImport(ctx, jobId) : mode === 'export' ? await runProductExport(ctx, jobId) : await runProductBulk(ctx, jobId);
 const ms = performance.now() - started;
 clearInterval(sampler);
+const cpuAfter = cpuSnapshot(process.pid, database);
+let postgresMs = 0;
+for (const [pid, ms] of cpuAfter.postgresMs) postgresMs += ms - (cpuBefore.postgresMs.get(pid) ?? 0);
+const cpuMs = { worker: cpuAfter.serverMs - cpuBefore.serverMs, postgres: postgresMs };
+samples.push(process.memoryUsage().rss);
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+const at = (share: number) => mb(samples[Math.min(samples.length - 1, Math.round((samples.length - 1) * share))]!);
+const rssMb = { start: at(0), quarter: at(0.25), middle: at(0.5), threeQuarters: at(0.75), end: at(1), peak: mb(Math.max(...samples)) };
 const { errors: _errors, problems: _problems, ...summary } = result as unknown as Record<string, unknown>;
-process.stdout.write(`${JSON.stringify({ ms, peakRssMb: Math.max(peakSampled, process.resourceUsage().maxRSS * 1024) / 1024 / 1024, summary })}\n`);
+process.stdout.write(`${JSON.stringify({ ms, cpuMs, peakRssMb: rssMb.peak, rssMb, summary })}\n`);
 await closeContext(ctx);
 process.exit(0);

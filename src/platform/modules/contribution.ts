@@ -83,6 +83,8 @@ export interface ModuleContribution<Ctx> {
   onEventInTransaction?: { [T in DomainEventType]?: (ctx: Ctx, trx: Transaction, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
   /** A resource this module owns in the admin API's shape, read with the caller's handle (null: none): webhook payloads. */
   adminResource?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Sql, storeId: string, id: string) => Promise<unknown> };
+  /** The same for many ids in a few queries (a batch's webhook payloads): id -> resource, absent ids left out. */
+  adminResources?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Sql, storeId: string, ids: string[]) => Promise<Map<string, unknown>> };
   /** Reactions to committed domain events (cache invalidation, search documents, …). */
   onEvent?: { [T in DomainEventType]?: (ctx: Ctx, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
 }

@@ -81,6 +81,18 @@ export async function creditUnsubscribe(ctx: AppContext, trx: Transaction, store
   for (const module of ctx.modules) if (module.creditUnsubscribe) await module.creditUnsubscribe(trx, storeId, customerId, campaignId);
 }
 
+/**
+ * Many resources of one kind in the admin API's shape, when the owning module reads them in a batch
+ * (null: it reads them one by one only, through `adminResource`).
+ */
+export async function adminResources(ctx: AppContext, db: Sql, kind: AdminResourceKind, storeId: string, ids: string[]): Promise<Map<string, unknown> | null> {
+  for (const module of ctx.modules) {
+    const read = module.adminResources?.[kind];
+    if (read) return read(ctx, db, storeId, ids);
+  }
+  return null;
+}
+
 /** A resource in the admin API's shape from the module that owns it (null: no such resource, or no module). */
 export async function adminResource(ctx: AppContext, db: Sql, kind: AdminResourceKind, storeId: string, id: string): Promise<unknown> {
   for (const module of ctx.modules) {

@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { auditModule } from './module.js';
-export { recordAudit, type AuditEntryInput, type AuditOrigin } from './record.js';
+export { recordAudit, recordAudits, type AuditEntryInput, type AuditOrigin } from './record.js';
 export { recordBulkRead } from './bulk-read.js';
 export { runWithAuditRequest, currentAuditRequest, type AuditActor, type AuditRequest } from './context.js';
 export { auditQuery, chainedFields, listAuditLog, toAuditDto, verifyAuditLog, type AuditFilter } from './read.js';

@@ -36,34 +36,53 @@ export interface AuditOrigin {
  * in one store take turns, writers in different stores never wait on each other.
  */
 export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryInput): Promise<void> {
-  if (!ctx.config.audit.enabled) return;
+  await recordAudits(ctx, trx, [input]);
+}
+
+/**
+ * Appends entries of one store in order (a bulk job's entry per product), on `trx` like
+ * `recordAudit`: one lock, one read of the chain's head and one insert for all of them.
+ */
+export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntryInput[]): Promise<void> {
+  if (!ctx.config.audit.enabled || !inputs.length) return;
   const request = currentAuditRequest();
-  const storeId = input.storeId ?? request?.storeId;
-  if (!storeId) throw new Error(`audit entry ${input.action} has no store`);
+  const storeId = inputs[0]!.storeId ?? request?.storeId;
+  if (!storeId) throw new Error(`audit entry ${inputs[0]!.action} has no store`);
+  if (inputs.some((input) => (input.storeId ?? request?.storeId) !== storeId)) throw new Error('audit entries of one call belong to one store');
   const sameStore = request && request.storeId === storeId ? request : undefined;
-  const actor: AuditActor = input.actor ?? sameStore?.actor ?? request?.actor ?? { type: 'system', name: 'unknown' };
-  const changes = input.details !== undefined ? redact(input.details) : input.before !== undefined || input.after !== undefined ? diff(input.before, input.after) : null;
   await trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0))`, [storeId]);
   const head: { seq: string; hash: string } | undefined = await trx('auditLog').where({ storeId }).orderBy('seq', 'desc').first('seq', 'hash');
-  const fields: ChainedFields = {
-    storeId,
-    seq: head ? Number(head.seq) + 1 : 1,
-    id: randomUUID(),
-    createdAt: new Date().toISOString(),
-    actorType: actor.type,
-    actorUserId: actor.type === 'system' ? null : actor.userId,
-    actorApiKeyId: actor.type === 'api_key' ? actor.apiKeyId : null,
-    actorEmail: actor.type === 'user' ? actor.email ?? null : actor.type === 'system' ? actor.name : null,
-    action: input.action,
-    resourceType: input.resourceType,
-    resourceId: input.resourceId ?? null,
-    // Through JSON once, so what is hashed is exactly what jsonb gives back.
-    changes: changes === null ? null : JSON.parse(JSON.stringify(changes)),
-    requestId: input.origin?.requestId ?? request?.requestId ?? null,
-    ip: input.origin?.ip ?? request?.ip ?? null,
-    userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
-  };
-  const prevHash = head?.hash ?? GENESIS_HASH;
-  await trx('auditLog').insert({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash: entryHash(prevHash, fields) });
-  if (request) request.recorded += 1;
+  let seq = head ? Number(head.seq) : 0;
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  const createdAt = new Date().toISOString();
+  const rows: Array<Record<string, unknown>> = [];
+  for (const input of inputs) {
+    const actor: AuditActor = input.actor ?? sameStore?.actor ?? request?.actor ?? { type: 'system', name: 'unknown' };
+    const changes = input.details !== undefined ? redact(input.details) : input.before !== undefined || input.after !== undefined ? diff(input.before, input.after) : null;
+    seq += 1;
+    const fields: ChainedFields = {
+      storeId,
+      seq,
+      id: randomUUID(),
+      createdAt,
+      actorType: actor.type,
+      actorUserId: actor.type === 'system' ? null : actor.userId,
+      actorApiKeyId: actor.type === 'api_key' ? actor.apiKeyId : null,
+      actorEmail: actor.type === 'user' ? actor.email ?? null : actor.type === 'system' ? actor.name : null,
+      action: input.action,
+      resourceType: input.resourceType,
+      resourceId: input.resourceId ?? null,
+      // Through JSON once, so what is hashed is exactly what jsonb gives back.
+      changes: changes === null ? null : JSON.parse(JSON.stringify(changes)),
+      requestId: input.origin?.requestId ?? request?.requestId ?? null,
+      ip: input.origin?.ip ?? request?.ip ?? null,
+      userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
+    };
+    const hash = entryHash(prevHash, fields);
+    rows.push({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash });
+    prevHash = hash;
+  }
+  // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535.
+  for (let i = 0; i < rows.length; i += 1_000) await trx('auditLog').insert(rows.slice(i, i + 1_000));
+  if (request) request.recorded += inputs.length;
 }

@@ -3,11 +3,13 @@ import { notFound } from '../../errors.js';
 import { productsBulkJob } from '../../jobs/products-bulk.js';
 import type { Transaction } from '../../db/transaction.js';
 import type { EmitEvent } from '../../platform/events/domain-event.js';
+import { currentAuditRequest, recordAudits, type AuditActor, type AuditOrigin } from '../audit/index.js';
 import { completeJob, createJob, findJobRow, saveJobProgressFrom } from '../job-history/index.js';
 import { variantsInUse } from '../../platform/modules/registry.js';
 import type { Tenant } from '../../platform/roles.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { currencyDigits } from './csv/shopify-columns.js';
+import { withDeferredStorefrontRefresh } from './storefront-refresh.js';
 import type { InventoryPolicy, ProductStatus } from './product-rows.js';
 
 export const PRODUCTS_BULK_JOB_TYPE = productsBulkJob.type;
@@ -35,6 +37,11 @@ export interface BulkRequest {
   ids?: string[];
   filter?: BulkFilter;
   action: BulkAction;
+}
+
+interface BulkAudit {
+  actor: AuditActor;
+  origin: AuditOrigin;
 }
 
 interface BulkCheckpoint {
@@ -69,6 +76,7 @@ export async function countBulkTargets(ctx: AppContext, storeId: string, request
  * otherwise a tracked job. A collection the action names must be the store's (404 before queuing).
  */
 export async function startProductBulk(ctx: AppContext, tenant: Tenant, request: BulkRequest, dryRun: boolean) {
+  const auditRequest = currentAuditRequest();
   const action = request.action;
   if (action.type === 'addToCollection' || action.type === 'removeFromCollection') {
     const collection = await ctx.db('collections').where({ storeId: tenant.storeId, id: action.collectionId }).first('id');
@@ -76,7 +84,9 @@ export async function startProductBulk(ctx: AppContext, tenant: Tenant, request:
   }
   const count = await countBulkTargets(ctx, tenant.storeId, request);
   if (dryRun) return { dryRun: true as const, count, job: null };
-  const job = await createJob(ctx, { storeId: tenant.storeId, kind: productsBulkJob, input: { ...request, count }, createdBy: tenant.userId });
+  // Who asked and from where: each product's audit entry names them, not the worker.
+  const audit: BulkAudit | undefined = auditRequest && { actor: auditRequest.actor, origin: { requestId: auditRequest.requestId, ip: auditRequest.ip, userAgent: auditRequest.userAgent } };
+  const job = await createJob(ctx, { storeId: tenant.storeId, kind: productsBulkJob, input: { ...request, count, ...(audit ? { audit } : {}) }, createdBy: tenant.userId });
   return { dryRun: false as const, count, job };
 }
 
@@ -88,6 +98,48 @@ function priceSql(action: Extract<BulkAction, { type: 'changePrice' }>, digits: 
   const rounded =
     action.rounding === 'whole' ? `round(${base} / ${unit}) * ${unit}` : action.rounding === 'ninety_nine' ? `ceil((${base} + 1) / ${unit}) * ${unit} - 1` : `round(${base})`;
   return { sql: `greatest(0, ${rounded})::int`, bindings: [action.value] };
+}
+
+const VARIANTS_SQL = (fields: string) =>
+  `(select coalesce(json_agg(json_build_object('id', v.id, ${fields}) order by v.position, v.id), '[]'::json) from product_variants v
+     where v.store_id = p.store_id and v.product_id = p.id and v.archived_at is null) as variants`;
+
+/** What an action can change of a product: the fields its audit entry compares before and after. */
+function auditedFields(action: BulkAction): string {
+  switch (action.type) {
+    case 'setStatus':
+      return 'p.status';
+    case 'addTags':
+    case 'removeTags':
+      return 'p.tags';
+    case 'addToCollection':
+    case 'removeFromCollection':
+      return `array(select cp.collection_id from collection_products cp where cp.store_id = p.store_id and cp.product_id = p.id order by cp.collection_id) as collection_ids`;
+    case 'changePrice':
+      return `p.min_price, p.max_price, ${VARIANTS_SQL(`'price', v.price`)}`;
+    case 'setInventoryPolicy':
+      return VARIANTS_SQL(`'inventoryPolicy', v.inventory_policy`);
+    case 'adjustStock':
+    case 'setStock':
+      return VARIANTS_SQL(`'inventoryQuantity', v.inventory_quantity`);
+    case 'delete':
+      return 'p.title, p.slug, p.description, p.status, p.tags, p.options, p.seo';
+  }
+}
+
+/**
+ * The audited fields of the batch's products, their rows locked first (in id order) so that what
+ * the entry calls "before" is what the action changed: an admin edit of one of them waits.
+ */
+async function auditedStates(trx: Transaction, storeId: string, ids: string[], action: BulkAction, lock: boolean): Promise<Map<string, Record<string, unknown>>> {
+  const states = new Map<string, Record<string, unknown>>();
+  if (!ids.length) return states;
+  const result = (await trx.raw(
+    `select p.id, ${auditedFields(action)} from products p where p.store_id = ? and p.id = any(?::uuid[]) order by p.id${lock ? (action.type === 'delete' ? ' for update of p' : ' for no key update of p') : ''}`,
+    [storeId, ids]
+  )) as { rows: Array<Record<string, unknown> & { id: string }> };
+  for (const { id, ...state } of result.rows) states.set(id, state);
+  return states;
 }
 
 /** One batch of products, in the job's transaction: returns how many changed, and problems per product. */
@@ -228,9 +280,11 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
   if (!job || !job.storeId) throw new Error(`bulk job ${jobId} not found`);
   if (job.status === 'completed' && job.result) return job.result;
   const storeId = job.storeId;
-  const request = job.input as unknown as BulkRequest & { count: number };
+  const request = job.input as unknown as BulkRequest & { count: number; audit?: BulkAudit };
   const store = (await ctx.db('stores').where({ id: storeId }).first('currency')) as { currency: string } | undefined;
   const digits = currencyDigits(store?.currency ?? 'USD');
+  const actor: AuditActor = request.audit?.actor ?? (job.createdBy ? { type: 'user', userId: job.createdBy } : { type: 'system', name: 'products.bulk' });
+  const origin: AuditOrigin = request.audit?.origin ?? { requestId: null, ip: null, userAgent: null };
   let checkpoint: BulkCheckpoint = (job.checkpoint as unknown as BulkCheckpoint | null)?.problems
     ? (job.checkpoint as unknown as BulkCheckpoint)
     : { afterId: null, matched: 0, changed: 0, skipped: 0, problems: [] };
@@ -242,7 +296,27 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
     if (!ids.length) break;
     const previous = checkpoint;
     checkpoint = await withTransaction(ctx, async (trx, emit) => {
-      const { changed, problems } = await applyAction(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, digits }, request.action, ids);
+      const before = await auditedStates(trx, storeId, ids, request.action, true);
+      const { changed, problems } = await withDeferredStorefrontRefresh(trx, () =>
+        applyAction(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, digits }, request.action, ids)
+      );
+      // One audit entry per product changed, in the transaction of the change.
+      const deleted = request.action.type === 'delete';
+      const after = deleted ? new Map<string, Record<string, unknown>>() : await auditedStates(trx, storeId, changed, request.action, false);
+      await recordAudits(
+        ctx,
+        trx,
+        changed.map((productId) => ({
+          storeId,
+          action: deleted ? 'product.deleted' : 'product.updated',
+          resourceType: 'product',
+          resourceId: productId,
+          before: before.get(productId) ?? null,
+          after: deleted ? null : after.get(productId) ?? null,
+          actor,
+          origin
+        }))
+      );
       const next: BulkCheckpoint = {
         afterId: ids[ids.length - 1]!,
         matched: previous.matched + ids.length,

@@ -11,7 +11,7 @@
  * - the generated column `product_variants.low_stock` (below).
  */
 import type { AppContext, Module } from '../../context.js';
-import { adminProduct } from './products.js';
+import { adminProduct, adminProducts } from './products.js';
 import { invalidateStorefrontCatalog } from './storefront-cache.js';
 
 /**
@@ -32,6 +32,7 @@ export const catalogModule: Module = {
     'collection.changed': dropStorefrontCatalog
   },
   adminResource: { product: adminProduct },
+  adminResources: { product: adminProducts },
   async dashboard(ctx, storeId) {
     const result = await ctx.db.raw(
       `select

@@ -94,6 +94,30 @@ export async function adminProduct(ctx: AppContext, db: Sql, storeId: string, pr
   return { ...toAdminProductDto(ctx, product, variants.get(productId) ?? [], media.get(productId) ?? []), collections };
 }
 
+/** adminProduct for many ids, in four queries whatever their number (webhook payloads of a batch). */
+export async function adminProducts(ctx: AppContext, db: Sql, storeId: string, productIds: string[]): Promise<Map<string, unknown>> {
+  const found = new Map<string, unknown>();
+  if (!productIds.length) return found;
+  const products: ProductRow[] = await db('products').where({ storeId }).whereIn('id', productIds).select(productColumns());
+  const ids = products.map((p) => p.id);
+  const [variants, media, collections] = await Promise.all([
+    loadVariants(db, storeId, ids),
+    loadProductMedia(db, storeId, ids),
+    db('collectionProducts as cp')
+      .join('collections', (on) => on.on('collections.storeId', 'cp.storeId').andOn('collections.id', 'cp.collectionId'))
+      .where({ 'cp.storeId': storeId })
+      .whereIn('cp.productId', ids)
+      .orderBy('title')
+      .select('cp.productId', 'collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ productId: string; id: string; title: string; slug: string; isPublished: boolean }>>
+  ]);
+  const collectionsOf = new Map<string, Array<{ id: string; title: string; slug: string; isPublished: boolean }>>();
+  for (const { productId, ...collection } of collections) collectionsOf.set(productId, [...(collectionsOf.get(productId) ?? []), collection]);
+  for (const product of products) {
+    found.set(product.id, { ...toAdminProductDto(ctx, product, variants.get(product.id) ?? [], media.get(product.id) ?? []), collections: collectionsOf.get(product.id) ?? [] });
+  }
+  return found;
+}
+
 export async function listProducts(ctx: AppContext, storeId: string, filters: ProductFilters, page: PageRequest) {
   const query = ctx.db('products').where({ storeId }).select(productColumns());
   if (filters.status) query.where({ status: filters.status });

@@ -32,6 +32,25 @@ export async function recordWebhookEvent(trx: Sql, event: WebhookEventInput, sub
   return queueDeliveries(trx, event.storeId, row.id, subscriptionIds);
 }
 
+/**
+ * Many events of one topic (`[{ resourceId, data }]`) with one delivery per enabled subscription
+ * and each delivery's job, in one statement (`record_webhook_events`, migration 20261125013000),
+ * in the caller's transaction. Returns the number of deliveries queued; the caller wakes the relay.
+ */
+export async function recordWebhookEvents(trx: Sql, storeId: string, topic: WebhookTopic, events: Array<{ resourceId: string | null; data: unknown }>): Promise<number> {
+  if (!events.length) return 0;
+  const job = deliveryJobBindings();
+  const result = (await trx.raw('select record_webhook_events(?, ?, ?::jsonb, ?, ?, ?::jsonb) as queued', [
+    storeId,
+    topic,
+    JSON.stringify(events.map((event) => ({ resourceId: event.resourceId, data: event.data ?? null }))),
+    job.queue,
+    job.job,
+    job.options
+  ])) as { rows: Array<{ queued: number }> };
+  return result.rows[0]?.queued ?? 0;
+}
+
 /** New deliveries of an existing event (fan-out, redeliver), each with its first job. */
 export async function queueDeliveries(trx: Sql, storeId: string, eventId: string, subscriptionIds: string[]): Promise<string[]> {
   const deliveries = await trx('webhookDeliveries')

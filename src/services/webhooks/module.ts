@@ -1,9 +1,10 @@
 import type { AppContext, Module } from '../../context.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 import { jobResource } from '../job-history/index.js';
-import { adminResource } from '../../platform/modules/registry.js';
+import { adminResource, adminResources } from '../../platform/modules/registry.js';
 import type { AdminResourceKind } from '../../platform/modules/contribution.js';
-import { recordWebhookEvent, subscribersOf } from './events.js';
+import { recordWebhookEvent, recordWebhookEvents, subscribersOf } from './events.js';
+import { wakeRelayAfterCommit } from '../../platform/outbox/wake.js';
 import type { WebhookTopic } from './topics.js';
 
 /**
@@ -19,7 +20,32 @@ async function recordEvents(
   kind: AdminResourceKind | null,
   ids: string[]
 ): Promise<void> {
+  if (ids.length > 1) return recordEventBatches(ctx, trx, storeId, topic, kind, ids);
   return recordEventsWith(trx, storeId, topic, ids, (id) => (kind ? adminResource(ctx, trx, kind, storeId, id) : Promise.resolve({ id })));
+}
+
+/** Events per batch statement: a batch job's products (an import's 250, a bulk edit's 500) take one or two. */
+const EVENT_BATCH = 500;
+
+/**
+ * Many resources of one event (a CSV import's or a bulk edit's batch): read in a few queries by
+ * the owning module, and written with their deliveries and jobs by `record_webhook_events`, one
+ * statement per EVENT_BATCH events (the same rows as one by one). Falls back to one by one when the
+ * owner reads them one by one only.
+ */
+async function recordEventBatches(ctx: AppContext, trx: Transaction, storeId: string, topic: WebhookTopic, kind: AdminResourceKind | null, ids: string[]): Promise<void> {
+  const db = trx as unknown as Sql;
+  const subscribers = await subscribersOf(db, storeId, topic);
+  if (!subscribers.length) return;
+  let queued = 0;
+  for (let i = 0; i < ids.length; i += EVENT_BATCH) {
+    const chunk = ids.slice(i, i + EVENT_BATCH);
+    const data = kind ? await adminResources(ctx, db, kind, storeId, chunk) : new Map(chunk.map((id) => [id, { id }]));
+    if (!data) return recordEventsWith(trx, storeId, topic, ids.slice(i), (id) => adminResource(ctx, trx, kind!, storeId, id));
+    const events = chunk.filter((id) => data.has(id)).map((id) => ({ resourceId: id, data: data.get(id) }));
+    queued += await recordWebhookEvents(db, storeId, topic, events);
+  }
+  if (queued) wakeRelayAfterCommit(db);
 }
 
 async function recordEventsWith(trx: Transaction, storeId: string, topic: WebhookTopic, ids: string[], load: (id: string) => Promise<unknown>): Promise<void> {

@@ -3,6 +3,9 @@ import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/a
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { waitForJob } from '../../helpers/jobs.js';
 
+// Three apps with their job workers, one after another: past tap's 120 s file default on a loaded machine.
+t.setTimeout(240_000);
+
 async function bulk(app: TestApp, owner: Owner, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
   return app.request({ method: 'POST', url: '/admin/products/bulk', payload, ...admin(owner), headers });
 }
@@ -95,4 +98,43 @@ t.test('bulk: tags, collection, status, policy and stock with ledger rows; a col
   const refused = await app.request({ method: 'POST', url: '/admin/products/bulk', payload: { ids, action: { type: 'delete' } }, headers: { authorization: `Bearer ${secret}` } });
   t.equal(refused.status, 403);
   t.equal((await app.request({ method: 'POST', url: '/admin/products/import', payload: 'Handle\n', headers: { authorization: `Bearer ${secret}`, 'content-type': 'text/csv' } })).status, 403);
+});
+
+t.test('bulk: each changed product gets its own audit entry (the requester as actor, the diff), in the transaction of the change; the chain verifies', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'] });
+  const owner = await signupOwner(app);
+  const ids = await seed(app, owner, 4, 'aud');
+  const entries = async (query: string) => {
+    const response = await app.request({ url: `/admin/store/audit-log${query}`, ...admin(owner) });
+    t.equal(response.status, 200, response.raw);
+    return response.body.data.entries as Array<{ action: string; actor: { type: string; userId: string | null }; resource: { type: string; id: string }; changes: any; requestId: string | null; userAgent: string | null }>;
+  };
+  const before = (await entries('?action=product.updated&limit=100')).length;
+
+  const started = await bulk(app, owner, { ids: ids.slice(0, 3), action: { type: 'changePrice', mode: 'amount', value: 100 } }, { 'user-agent': 'bulk-audit/1' });
+  t.equal(started.status, 202, started.raw);
+  const job = await waitForJob(app, owner, started.body.data.job.id);
+  t.match(job.result, { changed: 3 });
+  const all = await entries('?action=product.updated&limit=100');
+  const priced = all.slice(0, all.length - before); // newest first
+  t.equal(priced.length, 3, 'one entry per product changed, none for the product left out');
+  t.same(priced.map((e) => e.resource.id).sort(), ids.slice(0, 3).sort());
+  const first = priced.find((e) => e.resource.id === ids[0])!;
+  t.equal(first.actor.type, 'user');
+  t.equal(first.actor.userId, owner.user.id, 'the member who asked, not the worker');
+  t.equal(first.userAgent, 'bulk-audit/1', 'the request that started the job');
+  t.same(first.changes.minPrice, { before: 1000, after: 1100 });
+  t.equal(first.changes.variants.after[0].price, first.changes.variants.before[0].price + 100);
+
+  // An action that changes nothing (the status is already active) writes no entry.
+  const same = await bulk(app, owner, { ids, action: { type: 'setStatus', status: 'active' } });
+  t.match((await waitForJob(app, owner, same.body.data.job.id)).result, { changed: 0 });
+  t.equal((await entries('?action=product.updated&limit=100')).length, before + 3);
+
+  const removed = await bulk(app, owner, { ids: [ids[3]], action: { type: 'delete' } });
+  await waitForJob(app, owner, removed.body.data.job.id);
+  const [deleted] = await entries(`?action=product.deleted&resourceId=${ids[3]}`);
+  t.same(deleted!.changes.title, { before: 'aud 3', after: null });
+  const verified = await app.request({ url: '/admin/store/audit-log/verify', ...admin(owner) });
+  t.match(verified.body.data, { valid: true });
 });

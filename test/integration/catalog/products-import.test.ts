@@ -152,3 +152,30 @@ t.test('image URLs go through the webhooks SSRF guard: loopback is refused unles
   t.match(job.result.errors[2].message, /refused.*https/, 'plain http only where private hosts are allowed (tests)');
   t.same(images.hits, [], 'the server was never called');
 });
+
+t.test('webhooks: each product an import creates or changes gets its own event, with the product as the admin API shows it (written per batch)', async (t) => {
+  const app = await buildApp(t, { workers: ['imports'], env: PRIVATE_OK });
+  const owner = await signupOwner(app);
+  const subscribed = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: 'https://93.184.216.34/h', topics: ['product.created', 'product.updated'] }, token: owner.accessToken, storeId: owner.store.id });
+  t.equal(subscribed.status, 201, subscribed.raw);
+  const row = (handle: string, price: string, extra: Record<string, string> = {}) => ({ Handle: handle, Title: handle, 'Option1 Name': 'Size', 'Option1 Value': 'S', 'Variant SKU': `${handle}-s`, 'Variant Price': price, Status: 'active', ...extra });
+  const variant = (handle: string, price: string) => ({ Handle: handle, 'Option1 Value': 'M', 'Variant SKU': `${handle}-m`, 'Variant Price': price });
+  const file = (p: string) => shopifyCsv([row('a', '1.00'), variant('a', '2.00'), row('b', p), row('c', '3.00')]);
+  const first = await importProductsAndWait(app, owner, file('5.00'));
+  t.match(first.result, { created: 3 });
+  const db = app.ctx.db;
+  const events = async (topic: string) =>
+    (await db('webhookEvents').where({ storeId: owner.store.id, topic }).orderBy('seq')) as Array<{ id: string; resourceId: string; data: any }>;
+  const created = await events('product.created');
+  t.equal(created.length, 3, 'one event per product created');
+  const a = created.find((e) => e.data.slug === 'a')!;
+  const shown = await app.request({ url: `/admin/products/${a.resourceId}`, token: owner.accessToken, storeId: owner.store.id });
+  t.same(a.data, JSON.parse(JSON.stringify(shown.body.data.product)), 'the payload is the admin API product');
+  t.equal(Number((await db('webhookDeliveries').where({ storeId: owner.store.id }).count('* as n').first())!.n), 3, 'one delivery per event and subscription');
+
+  const again = await importProductsAndWait(app, owner, file('6.00'));
+  t.match(again.result, { created: 0, updated: 1, unchanged: 2 });
+  const updated = await events('product.updated');
+  t.same(updated.map((e) => e.data.slug), ['b'], 'only the product that changed');
+  t.equal(updated[0]!.data.minPrice, 600);
+});

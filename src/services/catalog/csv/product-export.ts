@@ -8,7 +8,8 @@ import type { ProductOption, ProductStatus } from '../product-rows.js';
 import { currencyDigits, formatMoney, PRODUCT_KEPT, SHOPIFY_COLUMNS, VARIANT_KEPT, type ShopifyColumn } from './shopify-columns.js';
 
 export const PRODUCTS_EXPORT_JOB_TYPE = productsExportJob.type;
-const PAGE_SIZE = 500;
+/** Products per page: 1,000 products is a few MB of CSV, and three queries. */
+const PAGE_SIZE = 1_000;
 
 export interface ProductExportFilters {
   status?: ProductStatus;
@@ -34,6 +35,13 @@ interface ExportProduct {
   options: ProductOption[];
   seo: { title?: string | null; description?: string | null };
   csvFields: Record<string, string>;
+}
+
+interface ExportImage {
+  productId: string;
+  id: string;
+  sourceUrl: string | null;
+  alt: string | null;
 }
 
 interface ExportVariant {
@@ -94,8 +102,9 @@ function productLines(ctx: AppContext, product: ExportProduct, variants: ExportV
 
 /**
  * The export job: keyset pages of the store's products by handle (so two stores holding the same
- * catalog export the same bytes), each page's variants and images read in two queries, streamed as
- * Shopify's CSV into storage (written whole or not at all, so a retry simply starts over).
+ * catalog export the same bytes), each page's variants and images read in two queries, the next
+ * page read while this one is written out, streamed as Shopify's CSV into storage (written whole or
+ * not at all, so a retry simply starts over).
  */
 export async function runProductExport(ctx: AppContext, jobId: string): Promise<ProductExportResult> {
   const job = await findJobRow(ctx, jobId);
@@ -121,38 +130,57 @@ export async function runProductExport(ctx: AppContext, jobId: string): Promise<
   let rows = 0;
   let bytes = 0;
 
+  type Page = { page: ExportProduct[]; variantsOf: Map<string, ExportVariant[]>; imagesOf: Map<string, ExportImage[]> };
+  /** One keyset page of products with its variants and images (three queries). */
+  const readPage = async (after: string | null): Promise<Page> => {
+    const query = filtered()
+      .select('p.id', 'p.slug', 'p.title', 'p.description', 'p.status', 'p.tags', 'p.options', 'p.seo', 'p.csvFields')
+      .orderByRaw('lower(p.slug)')
+      .limit(PAGE_SIZE);
+    if (after !== null) query.whereRaw('lower(p.slug) > ?', [after]);
+    const page = (await query) as ExportProduct[];
+    const variantsOf = new Map<string, ExportVariant[]>();
+    const imagesOf = new Map<string, ExportImage[]>();
+    if (!page.length) return { page, variantsOf, imagesOf };
+    const ids = page.map((p) => p.id);
+    const [variants, images] = await Promise.all([
+      ctx.db('productVariants')
+        .where({ storeId })
+        .whereIn('productId', ids)
+        .whereNull('archivedAt')
+        .orderBy(['productId', 'position', 'createdAt'])
+        .select('productId', 'sku', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy', 'weightGrams', 'requiresShipping', 'csvFields') as Promise<ExportVariant[]>,
+      ctx.db('productMedia as pm')
+        .join('media as m', (on) => on.on('m.storeId', 'pm.storeId').andOn('m.id', 'pm.mediaId'))
+        .where('pm.storeId', storeId)
+        .whereIn('pm.productId', ids)
+        .orderBy(['pm.productId', 'pm.position'])
+        .select('pm.productId', 'm.id', 'm.sourceUrl', 'm.alt') as Promise<ExportImage[]>
+    ]);
+    for (const v of variants) {
+      const list = variantsOf.get(v.productId);
+      if (list) list.push(v);
+      else variantsOf.set(v.productId, [v]);
+    }
+    for (const m of images) {
+      const list = imagesOf.get(m.productId);
+      if (list) list.push(m);
+      else imagesOf.set(m.productId, [m]);
+    }
+    return { page, variantsOf, imagesOf };
+  };
+
   async function* csv(): AsyncGenerator<string> {
     const header = csvLine([...SHOPIFY_COLUMNS]);
     bytes += Buffer.byteLength(header);
     yield header;
-    let after: string | null = null;
-    for (;;) {
-      const query = filtered()
-        .select('p.id', 'p.slug', 'p.title', 'p.description', 'p.status', 'p.tags', 'p.options', 'p.seo', 'p.csvFields')
-        .orderByRaw('lower(p.slug)')
-        .limit(PAGE_SIZE);
-      if (after !== null) query.whereRaw('lower(p.slug) > ?', [after]);
-      const page = (await query) as ExportProduct[];
+    let next: Promise<Page> | null = readPage(null);
+    while (next) {
+      const { page, variantsOf, imagesOf }: Page = await next;
       if (!page.length) return;
-      const ids = page.map((p) => p.id);
-      const [variants, images] = await Promise.all([
-        ctx.db('productVariants')
-          .where({ storeId })
-          .whereIn('productId', ids)
-          .whereNull('archivedAt')
-          .orderBy(['productId', 'position', 'createdAt'])
-          .select('productId', 'sku', 'optionValues', 'price', 'compareAtPrice', 'inventoryQuantity', 'inventoryPolicy', 'weightGrams', 'requiresShipping', 'csvFields') as Promise<ExportVariant[]>,
-        ctx.db('productMedia as pm')
-          .join('media as m', (on) => on.on('m.storeId', 'pm.storeId').andOn('m.id', 'pm.mediaId'))
-          .where('pm.storeId', storeId)
-          .whereIn('pm.productId', ids)
-          .orderBy(['pm.productId', 'pm.position'])
-          .select('pm.productId', 'm.id', 'm.sourceUrl', 'm.alt') as Promise<Array<{ productId: string; id: string; sourceUrl: string | null; alt: string | null }>>
-      ]);
-      const variantsOf = new Map<string, ExportVariant[]>();
-      for (const v of variants) variantsOf.set(v.productId, [...(variantsOf.get(v.productId) ?? []), v]);
-      const imagesOf = new Map<string, typeof images>();
-      for (const m of images) imagesOf.set(m.productId, [...(imagesOf.get(m.productId) ?? []), m]);
+      // The next page is read while this one is written out (one page ahead, so memory stays flat).
+      next = page.length < PAGE_SIZE ? null : readPage(page[page.length - 1]!.slug.toLowerCase());
+      next?.catch(() => undefined);
       let chunk = '';
       for (const product of page) {
         const lines = productLines(ctx, product, variantsOf.get(product.id) ?? [], imagesOf.get(product.id) ?? [], digits);
@@ -162,9 +190,7 @@ export async function runProductExport(ctx: AppContext, jobId: string): Promise<
       bytes += Buffer.byteLength(chunk);
       yield chunk;
       products += page.length;
-      after = page[page.length - 1]!.slug.toLowerCase();
       await reportJobProgress(ctx, jobId, { percent: total ? Math.min(99, Math.floor((products / total) * 100)) : 99, processedRows: rows });
-      if (page.length < PAGE_SIZE) return;
     }
   }
 

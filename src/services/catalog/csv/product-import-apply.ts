@@ -42,8 +42,10 @@ const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const optionKey = (options: ProductOption[], values: Record<string, string>) => JSON.stringify(options.map((o) => values[o.name] ?? null));
 
 /**
- * Applies one batch of products in the caller's transaction, set-wise where it counts (one insert
- * of the new products, one of the new variants, one of their ledger rows). An existing product
+ * Applies one batch of products in the caller's transaction, set-wise: one statement per kind of
+ * write for the whole batch (products inserted, products updated, variants removed, updated and
+ * inserted with their ledger rows, images), each taking its rows as one JSON parameter
+ * (jsonb_to_recordset), so a batch costs a dozen round trips whatever its size. An existing product
  * (same handle) is rewritten only where the file differs, so the same file twice changes nothing
  * and emits nothing. Variants are matched by their option values; a variant no longer in the file
  * goes as an admin edit removes it (archived when ordered). Stock set by the file is a ledger row
@@ -72,10 +74,15 @@ export async function applyProductBatch(
     for (const row of rows) stored.set(row.key, row);
   }
   const accepted: ProductDraft[] = [];
+  const handleRows = new Map<string, number>();
   for (const draft of drafts) {
     if (draft.failed) continue;
     const exists = stored.has(draft.handle);
-    if (target.mode === 'create' && exists) draft.errors.push({ row: draft.firstRow, column: 'Handle', message: `a product with handle "${draft.handle}" exists (mode create)` });
+    const earlier = handleRows.get(draft.handle);
+    handleRows.set(draft.handle, earlier ?? draft.firstRow);
+    // A handle's rows must be consecutive: a second group of the same handle would be a second product.
+    if (earlier !== undefined) draft.errors.push({ row: draft.firstRow, column: 'Handle', message: `the handle "${draft.handle}" already started a product on row ${earlier}; a product's rows must be consecutive` });
+    else if (target.mode === 'create' && exists) draft.errors.push({ row: draft.firstRow, column: 'Handle', message: `a product with handle "${draft.handle}" exists (mode create)` });
     else if (target.mode === 'update' && !exists) draft.errors.push({ row: draft.firstRow, column: 'Handle', message: `no product has handle "${draft.handle}" (mode update)` });
     else accepted.push(draft);
   }
@@ -118,24 +125,24 @@ export async function applyProductBatch(
     seo: d.seo,
     csvFields: d.csvFields
   });
-  const toWrite = (d: ProductDraft) => {
-    const c = productColumns(d);
-    return { ...c, options: JSON.stringify(c.options), seo: JSON.stringify(c.seo), csvFields: JSON.stringify(c.csvFields) };
-  };
 
-  // New products: one insert.
+  // New products: one statement, the batch as one JSON parameter (no per-row placeholders to build or plan).
   const fresh = applicable.filter((d) => !stored.has(d.handle));
   const ids = new Map<string, string>();
   if (fresh.length) {
-    const inserted = (await trx('products')
-      .insert(
-        // Prices known here: a new product is written once, with its price range (no second update).
-        fresh.map((d) => ({ storeId, slug: d.handle, ...toWrite(d), minPrice: Math.min(...d.variants.map((v) => v.price)), maxPrice: Math.max(...d.variants.map((v) => v.price)) }))
-      )
-      .returning(['id', 'slug'])) as Array<{ id: string; slug: string }>;
-    for (const row of inserted) ids.set(row.slug.toLowerCase(), row.id);
+    // Prices known here: a new product is written once, with its price range (no second update).
+    const rows = fresh.map((d) => ({ slug: d.handle, ...productColumns(d), min_price: Math.min(...d.variants.map((v) => v.price)), max_price: Math.max(...d.variants.map((v) => v.price)) }));
+    const inserted = (await trx.raw(
+      `insert into products (store_id, slug, title, description, status, tags, options, seo, csv_fields, min_price, max_price)
+       select ?, x.slug, x.title, x.description, x.status, x.tags, x.options, x.seo, x."csvFields", x.min_price, x.max_price
+         from jsonb_to_recordset(?::jsonb) as x(slug text, title text, description text, status text, tags text[], options jsonb, seo jsonb, "csvFields" jsonb, min_price int, max_price int)
+       returning id, slug`,
+      [storeId, JSON.stringify(rows)]
+    )) as { rows: Array<{ id: string; slug: string }> };
+    for (const row of inserted.rows) ids.set(row.slug.toLowerCase(), row.id);
   }
   const changed = new Set<string>();
+  const productUpdates: Array<ReturnType<typeof productColumns> & { id: string }> = [];
   for (const draft of applicable) {
     const current = stored.get(draft.handle);
     if (!current) continue;
@@ -143,12 +150,21 @@ export async function applyProductBatch(
     const wanted = productColumns(draft);
     const before = { title: current.title, description: current.description, status: current.status, tags: current.tags, options: current.options, seo: current.seo, csvFields: current.csvFields };
     if (!same(wanted, before)) {
-      await trx('products').where({ storeId, id: current.id }).update({ ...toWrite(draft), updatedAt: trx.fn.now() });
+      productUpdates.push({ id: current.id, ...wanted });
       changed.add(current.id);
     }
   }
+  if (productUpdates.length) {
+    await trx.raw(
+      `update products p set title = x.title, description = x.description, status = x.status, tags = x.tags, options = x.options, seo = x.seo, csv_fields = x."csvFields", updated_at = now()
+         from jsonb_to_recordset(?::jsonb) as x(id uuid, title text, description text, status text, tags text[], options jsonb, seo jsonb, "csvFields" jsonb)
+        where p.store_id = ? and p.id = x.id`,
+      [JSON.stringify(productUpdates), storeId]
+    );
+  }
 
-  // Variants.
+  // Variants: matched by option values, then written in one statement per kind for the whole batch
+  // (removed, SKUs freed, updated, inserted with their ledger rows), in that order, as before per product.
   const existingIds = applicable.filter((d) => stored.has(d.handle)).map((d) => ids.get(d.handle)!);
   const existing = new Map<string, VariantRow[]>();
   if (existingIds.length) {
@@ -161,33 +177,40 @@ export async function applyProductBatch(
       .select('*')) as Array<VariantRow & { csvFields: Record<string, string> }>;
     for (const row of rows) existing.set(row.productId, [...(existing.get(row.productId) ?? []), row]);
   }
-  const inserts: Array<Record<string, unknown>> = [];
-  const ledger: Array<Record<string, unknown>> = [];
-  const ledgerOf = { userId: target.userId, jobId: target.jobId, code: 'import' as const, reason: 'product CSV import' };
+  const columnsOf = (v: VariantDraft, position: number) => ({
+    sku: v.sku,
+    title: Object.keys(v.optionValues).length ? Object.values(v.optionValues).join(' / ') : 'Default',
+    optionValues: v.optionValues,
+    price: v.price,
+    compareAtPrice: v.compareAtPrice,
+    inventoryPolicy: v.inventoryPolicy,
+    position,
+    // Undefined when the file has no such column: the stored value stays (hasWeight / hasShipping say which).
+    weightGrams: v.weightGrams,
+    requiresShipping: v.requiresShipping,
+    hasWeight: v.weightGrams !== undefined,
+    hasShipping: v.requiresShipping !== undefined,
+    csvFields: v.csvFields
+  });
+  type VariantColumns = ReturnType<typeof columnsOf>;
+  const inserts: Array<VariantColumns & { productId: string; inventoryQuantity: number }> = [];
+  const updates: Array<VariantColumns & { id: string; inventoryQuantity: number; stockChanged: boolean }> = [];
+  const toRemove: VariantRow[] = [];
+  const freeSkus: string[] = [];
+  const ledger: Array<{ variantId: string; delta: number; quantityAfter: number }> = [];
   for (const draft of applicable) {
     const productId = ids.get(draft.handle)!;
     const current = existing.get(productId) ?? [];
     const byKey = new Map(current.map((v) => [optionKey(draft.options, v.optionValues), v]));
     const kept = new Set<string>();
-    const toRemove: VariantRow[] = [];
-    const columnsOf = (v: VariantDraft, position: number) => ({
-      sku: v.sku,
-      title: Object.keys(v.optionValues).length ? Object.values(v.optionValues).join(' / ') : 'Default',
-      optionValues: v.optionValues,
-      price: v.price,
-      compareAtPrice: v.compareAtPrice,
-      inventoryPolicy: v.inventoryPolicy,
-      position,
-      ...(v.weightGrams !== undefined ? { weightGrams: v.weightGrams } : {}),
-      ...(v.requiresShipping !== undefined ? { requiresShipping: v.requiresShipping } : {}),
-      csvFields: v.csvFields
-    });
-    const updates: Array<[VariantRow, VariantDraft, ReturnType<typeof columnsOf>]> = [];
+    const own: Array<[VariantRow, VariantColumns]> = [];
+    let productChanged = false;
     draft.variants.forEach((variant, position) => {
       const match = byKey.get(optionKey(draft.options, variant.optionValues));
       const columns = columnsOf(variant, position);
       if (!match) {
-        inserts.push({ ...columns, optionValues: JSON.stringify(columns.optionValues), csvFields: JSON.stringify(columns.csvFields), storeId, productId, inventoryQuantity: variant.inventoryQuantity });
+        inserts.push({ ...columns, productId, inventoryQuantity: variant.inventoryQuantity });
+        if (stored.has(draft.handle)) productChanged = true;
         return;
       }
       kept.add(match.id);
@@ -205,33 +228,64 @@ export async function applyProductBatch(
         },
         match.position
       );
-      if (!same(columns, before) || variant.inventoryQuantity !== match.inventoryQuantity) updates.push([match, variant, columns]);
-    });
-    for (const variant of current) if (!kept.has(variant.id)) toRemove.push(variant);
-    if (toRemove.length) await removeVariants(ctx, trx, storeId, toRemove);
-    // A SKU that moves between variants of this product must be free before it is set again.
-    if (updates.some(([match, , columns]) => match.sku !== columns.sku)) {
-      await trx('productVariants').whereIn('id', updates.map(([match]) => match.id)).where({ storeId }).update({ sku: null });
-    }
-    for (const [match, variant, columns] of updates) {
-      const stock = variant.inventoryQuantity !== match.inventoryQuantity ? { inventoryQuantity: variant.inventoryQuantity } : {};
-      await trx('productVariants')
-        .where({ storeId, id: match.id })
-        .update({ ...columns, optionValues: JSON.stringify(columns.optionValues), csvFields: JSON.stringify(columns.csvFields), ...stock, updatedAt: trx.fn.now() });
-      if (stock.inventoryQuantity !== undefined) {
-        ledger.push({ storeId, variantId: match.id, delta: variant.inventoryQuantity - match.inventoryQuantity, quantityAfter: variant.inventoryQuantity, ...ledgerColumns(ledgerOf) });
+      const stockChanged = variant.inventoryQuantity !== match.inventoryQuantity;
+      if (!same(columns, before) || stockChanged) {
+        own.push([match, columns]);
+        updates.push({ ...columns, id: match.id, inventoryQuantity: variant.inventoryQuantity, stockChanged });
+        if (stockChanged) ledger.push({ variantId: match.id, delta: variant.inventoryQuantity - match.inventoryQuantity, quantityAfter: variant.inventoryQuantity });
+        productChanged = true;
       }
+    });
+    for (const variant of current) {
+      if (kept.has(variant.id)) continue;
+      toRemove.push(variant);
+      productChanged = true;
     }
-    if (stored.has(draft.handle) && (updates.length || toRemove.length || draft.variants.length !== current.length)) changed.add(productId);
+    // A SKU that moves between variants of this product must be free before it is set again.
+    if (own.some(([match, columns]) => match.sku !== columns.sku)) freeSkus.push(...own.map(([match]) => match.id));
+    if (productChanged) changed.add(productId);
+  }
+  if (toRemove.length) await removeVariants(ctx, trx, storeId, toRemove);
+  if (freeSkus.length) await trx.raw('update product_variants set sku = null where store_id = ? and id = any(?::uuid[])', [storeId, freeSkus]);
+  if (updates.length) {
+    await trx.raw(
+      `update product_variants v set sku = x.sku, title = x.title, option_values = x."optionValues", price = x.price, compare_at_price = x."compareAtPrice",
+              inventory_policy = x."inventoryPolicy", position = x.position, csv_fields = x."csvFields",
+              weight_grams = case when x."hasWeight" then x."weightGrams" else v.weight_grams end,
+              requires_shipping = case when x."hasShipping" then x."requiresShipping" else v.requires_shipping end,
+              inventory_quantity = case when x."stockChanged" then x."inventoryQuantity" else v.inventory_quantity end, updated_at = now()
+         from jsonb_to_recordset(?::jsonb) as x(id uuid, sku text, title text, "optionValues" jsonb, price int, "compareAtPrice" int, "inventoryPolicy" text,
+              position int, "csvFields" jsonb, "inventoryQuantity" int, "stockChanged" boolean,
+              "weightGrams" int, "requiresShipping" boolean, "hasWeight" boolean, "hasShipping" boolean)
+        where v.store_id = ? and v.id = x.id`,
+      [JSON.stringify(updates), storeId]
+    );
+  }
+  const ledgerOf = ledgerColumns({ userId: target.userId, jobId: target.jobId, code: 'import', reason: 'product CSV import' });
+  const ledgerValues = [storeId, ledgerOf.userId, ledgerOf.reason, ledgerOf.reasonCode, ledgerOf.actor, ledgerOf.jobId];
+  const ledgerInsert = `insert into inventory_ledger (store_id, variant_id, delta, quantity_after, user_id, reason, reason_code, actor, job_id)`;
+  if (ledger.length) {
+    await trx.raw(
+      `${ledgerInsert} select ?, x."variantId", x.delta, x."quantityAfter", ?::uuid, ?, ?, ?, ?::uuid from jsonb_to_recordset(?::jsonb) as x("variantId" uuid, delta int, "quantityAfter" int)`,
+      [...ledgerValues, JSON.stringify(ledger)]
+    );
   }
   if (inserts.length) {
-    const created = (await trx('productVariants').insert(inserts).returning(['id', 'inventoryQuantity', 'productId'])) as Array<{ id: string; inventoryQuantity: number; productId: string }>;
-    for (const row of created) {
-      if (row.inventoryQuantity) ledger.push({ storeId, variantId: row.id, delta: row.inventoryQuantity, quantityAfter: row.inventoryQuantity, ...ledgerColumns(ledgerOf) });
-      if (existingIds.includes(row.productId)) changed.add(row.productId);
-    }
+    // New variants and the ledger rows of the stock they start with, in one statement.
+    await trx.raw(
+      `with v as (
+         insert into product_variants (store_id, product_id, sku, title, option_values, price, compare_at_price, inventory_policy, position, csv_fields, inventory_quantity,
+                                       weight_grams, requires_shipping)
+         select ?, x."productId", x.sku, x.title, x."optionValues", x.price, x."compareAtPrice", x."inventoryPolicy", x.position, x."csvFields", x."inventoryQuantity",
+                x."weightGrams", coalesce(x."requiresShipping", true)
+           from jsonb_to_recordset(?::jsonb) as x("productId" uuid, sku text, title text, "optionValues" jsonb, price int, "compareAtPrice" int,
+                "inventoryPolicy" text, position int, "csvFields" jsonb, "inventoryQuantity" int, "weightGrams" int, "requiresShipping" boolean)
+         returning id, inventory_quantity
+       )
+       ${ledgerInsert} select ?, v.id, v.inventory_quantity, v.inventory_quantity, ?::uuid, ?, ?, ?, ?::uuid from v where v.inventory_quantity <> 0`,
+      [storeId, JSON.stringify(inserts), ...ledgerValues]
+    );
   }
-  if (ledger.length) await trx('inventoryLedger').insert(ledger);
 
   // Images, in position order: the product's media become exactly the file's.
   const touched = applicable.map((d) => ids.get(d.handle)!);
@@ -240,13 +294,23 @@ export async function applyProductBatch(
     const rows = (await trx('productMedia').where({ storeId }).whereIn('productId', touched).orderBy(['productId', 'position']).select('productId', 'mediaId')) as Array<{ productId: string; mediaId: string }>;
     for (const row of rows) currentMedia.set(row.productId, [...(currentMedia.get(row.productId) ?? []), row.mediaId]);
   }
+  const mediaReplaced: string[] = [];
+  const mediaRows: Array<{ productId: string; mediaId: string; position: number }> = [];
   for (const draft of applicable) {
     const productId = ids.get(draft.handle)!;
     const wanted = [...new Set(draft.images.map((image) => media.get(image.src)).filter((id): id is string => Boolean(id)))];
     if (same(wanted, currentMedia.get(productId) ?? [])) continue;
-    await trx('productMedia').where({ storeId, productId }).delete();
-    if (wanted.length) await trx('productMedia').insert(wanted.map((mediaId, position) => ({ storeId, productId, mediaId, position })));
+    if (currentMedia.has(productId)) mediaReplaced.push(productId);
+    wanted.forEach((mediaId, position) => mediaRows.push({ productId, mediaId, position }));
     if (stored.has(draft.handle)) changed.add(productId);
+  }
+  if (mediaReplaced.length) await trx.raw('delete from product_media where store_id = ? and product_id = any(?::uuid[])', [storeId, mediaReplaced]);
+  if (mediaRows.length) {
+    await trx.raw(
+      `insert into product_media (store_id, product_id, media_id, position)
+       select ?, x."productId", x."mediaId", x.position from jsonb_to_recordset(?::jsonb) as x("productId" uuid, "mediaId" uuid, position int)`,
+      [storeId, JSON.stringify(mediaRows)]
+    );
   }
 
   const priced = [...changed];

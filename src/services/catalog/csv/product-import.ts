@@ -5,6 +5,7 @@ import { findQuoteProblem } from '../../../platform/csv/quotes.js';
 import { streamCsvRecords } from '../../../platform/csv/stream.js';
 import { completeJob, findJobRow, insertJobRowErrors, saveJobProgressFrom } from '../../job-history/index.js';
 import { withTransaction } from '../../../platform/with-transaction.js';
+import { withDeferredStorefrontRefresh } from '../storefront-refresh.js';
 import { importImage } from './image-fetch.js';
 import { applyProductBatch, type ImportMode } from './product-import-apply.js';
 import { draftProduct, handleOf, type ProductDraft, type RowError } from './product-rows.js';
@@ -15,6 +16,20 @@ export const PRODUCTS_IMPORT_JOB_TYPE = productsImportJob.type;
 export const PRODUCT_BATCH_ROWS = 1_000;
 const MAX_REPORTED_ERRORS = 10_000;
 const IMAGE_CONCURRENCY = 4;
+/**
+ * Products created by this import at which the catalog tables are analyzed, doubling each time
+ * (5k, 10k, 20k, …: O(log n) ANALYZEs). A store growing from nothing outruns autovacuum on a busy
+ * database, and plans made on statistics that say "a few rows" turn a batch's lookups (the storefront
+ * refresh's, the variant match's) into scans of the whole table: the import slowed with its size.
+ */
+const FIRST_ANALYZE_AT = 5_000;
+
+async function analyzeCatalog(ctx: AppContext): Promise<void> {
+  await withTransaction(ctx, async (trx) => {
+    await trx.raw('set local statement_timeout = 300000');
+    await trx.raw('analyze products, product_variants, storefront_products');
+  });
+}
 
 export interface ProductImportInput {
   fileKey: string;
@@ -120,6 +135,7 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
   let groupHandle: string | null = null;
   let batch: ProductDraft[] = [];
   let batchRowCount = 0;
+  let analyzeAt = FIRST_ANALYZE_AT;
 
   const flush = async (bytesRead: number) => {
     if (!batch.length) return;
@@ -130,8 +146,10 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
     const { media, fetched } = await storeImages(ctx, storeId, drafts);
     const previous = checkpoint;
     const next = await withTransaction(ctx, async (trx, emit) => {
-      await trx.raw('set local statement_timeout = 300000');
-      const outcome = await applyProductBatch(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, mode: input.mode }, drafts, media);
+      // One storefront-document rebuild per changed product of the batch, not one per statement.
+      const outcome = await withDeferredStorefrontRefresh(trx, () =>
+        applyProductBatch(ctx, trx, emit, { storeId, jobId, userId: job.createdBy ?? null, mode: input.mode }, drafts, media)
+      );
       const errors = outcome.errors.sort((a, b) => a.row - b.row);
       const reported = errors.slice(0, Math.max(0, MAX_REPORTED_ERRORS - previous.reportedErrors));
       await insertJobRowErrors(trx, jobId, reported);
@@ -162,6 +180,10 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
       return state;
     });
     checkpoint = next;
+    if (checkpoint.counts.created >= analyzeAt) {
+      while (analyzeAt <= checkpoint.counts.created) analyzeAt *= 2;
+      await analyzeCatalog(ctx);
+    }
   };
 
   const closeGroup = () => {
@@ -200,6 +222,8 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
     upload.body.destroy();
   }
 
+  // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
+  if (checkpoint.counts.created >= FIRST_ANALYZE_AT) await analyzeCatalog(ctx);
   const errors: RowError[] = (
     await ctx.db('jobRowErrors').where({ jobId }).orderBy(['rowNumber', 'id']).limit(MAX_REPORTED_ERRORS).select('rowNumber', 'columnName', 'message')
   ).map((e: { rowNumber: number; columnName: string; message: string }) => ({ row: e.rowNumber, column: e.columnName, message: e.message }));
