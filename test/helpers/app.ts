@@ -11,7 +11,7 @@ import { MODULES } from '../../src/installed-modules.js';
 import type { QueueName } from '../../src/jobs/queues.js';
 import { startWorkers, type WorkerPool } from '../../src/workers/run-workers.js';
 import { clusterSeeds, type RedisTarget } from '../../src/adapters/redis.js';
-import { createTestDatabase, dropTestDatabase } from './databases.js';
+import { createTestDatabase, releaseTestDatabase } from './databases.js';
 import { checkResponsesAgainstDocument } from './openapi-contract.js';
 
 export interface Teardownable {
@@ -114,7 +114,7 @@ export async function buildApp(
     await server.stop({ timeout: 1_000 });
     await closeContext(ctx);
     await deleteRedisKeys({ url: config.redisUrl, clusterNodes: config.redisClusterNodes }, `${config.redisPrefix}:*`);
-    await dropTestDatabase(name);
+    await releaseTestDatabase(name);
     await rm(storageDir, { recursive: true, force: true });
   });
   return app;

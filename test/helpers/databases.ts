@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 
 /**
@@ -64,4 +66,42 @@ export async function createTestDatabase(name: string): Promise<string> {
 
 export async function dropTestDatabase(name: string): Promise<void> {
   await adminQuery(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+}
+
+/**
+ * A test database the test is done with. PostgreSQL 15's DROP DATABASE waits for a checkpoint of its
+ * own (seconds on a busy server, and the server's other clients wait with it), so when the runner
+ * gives the run a directory (TEST_RUN_DIR, test/setup/run-tap.ts) the database is only listed there,
+ * and the runner drops the run's databases together at the end, a few checkpoints for all of them.
+ * Without one (a bare `tap` or `node` run) it is dropped now. For databases with a fresh name only:
+ * a listed one stays until the run ends (the drop's FORCE ends any connection left to it).
+ */
+export async function releaseTestDatabase(name: string): Promise<void> {
+  const runDir = process.env.TEST_RUN_DIR;
+  if (!runDir) return dropTestDatabase(name);
+  appendFileSync(path.join(runDir, RELEASED_DATABASES), `${name}\n`);
+}
+
+const RELEASED_DATABASES = 'released-databases';
+
+/**
+ * Drops the databases released into a run's directory, many at once so that they share checkpoints,
+ * and empties the list. tap's `after` step calls it (setup/drop-template-db.ts), and the runner again
+ * for those of a run stopped before that step.
+ */
+export async function dropReleasedDatabases(runDir: string, concurrency = 32): Promise<number> {
+  const list = path.join(runDir, RELEASED_DATABASES);
+  let names: string[];
+  try {
+    names = [...new Set(readFileSync(list, 'utf8').split('\n').filter(Boolean))];
+  } catch {
+    return 0;
+  }
+  const queue = [...names];
+  const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) await dropTestDatabase(name);
+  });
+  await Promise.all(workers);
+  rmSync(list, { force: true });
+  return names.length;
 }

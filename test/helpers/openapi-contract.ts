@@ -1,5 +1,7 @@
-import { appendFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Server, ServerInjectResponse } from '@hapi/hapi';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -13,8 +15,8 @@ import { buildOpenApiDocument } from '../../src/api/openapi/build-document.js';
  * OpenAPI 3.1). test/helpers/app.ts runs it on every `server.inject`, so a drift between what a
  * route answers and what the document says fails the test that saw it.
  *
- * Cost: the document is built once per process and route table, each schema compiled by ajv the
- * first time a response needs it.
+ * Cost: the document is built once per run (else per process) and route table, each schema compiled
+ * by ajv the first time a response needs it.
  */
 
 const addFormats = createRequire(import.meta.url)('ajv-formats') as FormatsPlugin;
@@ -32,6 +34,8 @@ interface Contract {
 const COMPONENTS_ID = 'urn:shopwright:openapi-components';
 const byRoutes = new Map<string, Contract>();
 const byServer = new WeakMap<Server, Contract>();
+/** Each server's route table as built, before a test added any route of its own. */
+const asBuilt = new WeakMap<Server, string>();
 
 /**
  * A schema of the document as ajv takes it: references to components point at the one schema that
@@ -70,13 +74,37 @@ const fingerprint = (server: Server) =>
     .map((route) => `${route.method} ${route.path}`)
     .join('\n');
 
+/**
+ * The document of this route table. Building it (every route's joi to JSON Schema) costs a test file
+ * more CPU than most of its tests, and every file of a run builds the same one from the same code: so
+ * within a run (TEST_RUN_DIR, test/setup/run-tap.ts) the first file to need it writes it there and the
+ * others read it. The route table names the file; the run's code does not change under it. Only for a
+ * server's routes as buildApp made them (contractOf): with routes a test added, the file builds its own.
+ */
+function runDocument(server: Server, routeTable: string): Json {
+  const runDir = process.env.TEST_RUN_DIR;
+  if (!runDir) return buildOpenApiDocument(server) as Json;
+  const file = path.join(runDir, `openapi-${createHash('sha256').update(routeTable).digest('hex').slice(0, 16)}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Json;
+  } catch {
+    const document = buildOpenApiDocument(server) as Json;
+    // Written whole, then renamed: a file reading it meanwhile finds nothing or all of it.
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(document));
+    renameSync(partial, file);
+    return document;
+  }
+}
+
 function contractOf(server: Server): Contract {
   const known = byServer.get(server);
   if (known) return known;
   const key = fingerprint(server);
   let contract = byRoutes.get(key);
   if (!contract) {
-    const document = buildOpenApiDocument(server) as Json;
+    // A route a test added may share its method and path with another file's: only the table as built is the run's.
+    const document = asBuilt.get(server) === key ? runDocument(server, key) : (buildOpenApiDocument(server) as Json);
     contract = { document, ajv: ajvFor(document), validators: new Map(), bySchema: new Map() };
     byRoutes.set(key, contract);
   }
@@ -152,6 +180,7 @@ export function contractProblem(server: Server, response: ServerInjectResponse):
  */
 export function checkResponsesAgainstDocument(server: Server): void {
   if (process.env.OPENAPI_CONTRACT === 'off') return;
+  asBuilt.set(server, fingerprint(server));
   const report = process.env.OPENAPI_CONTRACT_REPORT;
   const inject = server.inject.bind(server);
   server.inject = (async (options: Parameters<Server['inject']>[0]) => {

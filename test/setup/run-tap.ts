@@ -40,7 +40,7 @@ const server = await testServer(process.env);
 const template = chosen || `shopwright_tpl_${randomBytes(6).toString('hex')}`;
 process.env.TEST_TEMPLATE_DATABASE = template;
 // Imported after the name is set: the helpers read it once, at import.
-const { adminQuery, quoteIdentifier } = await import('../helpers/databases.js');
+const { adminQuery, dropReleasedDatabases, quoteIdentifier } = await import('../helpers/databases.js');
 
 // Every statement the app sends during the run is logged and checked after the last file: on a
 // store-scoped table it names store_id (issue #27's Citus rules). The logger is a preload
@@ -54,6 +54,17 @@ if (process.env.STATEMENT_LOG_DIR) {
   const preload = pathToFileURL(fileURLToPath(new URL('./statement-log.js', import.meta.url))).href;
   process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`.trim();
 }
+
+// The run's own directory (TEST_RUN_DIR), for what its test files leave to the end of the run: the
+// databases they are done with, dropped together after the last file (helpers/databases.ts), and the
+// OpenAPI document, built by the first file that needs it and read by the others
+// (helpers/openapi-contract.ts). Always this run's, even when a run starts another.
+const runDir = mkdtempSync(path.join(os.tmpdir(), 'shopwright-run-'));
+process.env.TEST_RUN_DIR = runDir;
+
+// Without coverage, tap still records it for its before and after steps (the template's migrations)
+// and then reports those few files as "incomplete coverage": noise. Nothing records it then.
+if (process.argv.includes('--disable-coverage')) process.env._TAPJS_PROCESSINFO_COVERAGE_ = '0';
 
 const require = createRequire(import.meta.url);
 const tapManifest = require.resolve('tap/package.json');
@@ -79,8 +90,21 @@ async function checkStatements(code: number | null): Promise<number | null> {
   }
 }
 
+/** The databases the run's files released that tap's `after` step did not drop (a stopped run); then the run's directory goes. */
+async function dropDatabases(): Promise<void> {
+  try {
+    await dropReleasedDatabases(runDir);
+  } finally {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
 tap.on('exit', async (tapCode, signal) => {
-  const code = await checkStatements(tapCode).catch((error: Error) => (console.log(`# statement check failed: ${error.message}`), 1));
+  const checked = await checkStatements(tapCode).catch((error: Error) => (console.log(`# statement check failed: ${error.message}`), 1));
+  const code = await dropDatabases().then(
+    () => checked,
+    (error: Error) => (console.log(`# dropping the run's test databases failed: ${error.message}`), checked || 1)
+  );
   const exit = () => process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 0));
   const done = () => (server ? server.release().then(exit, exit) : exit());
   if (chosen) return done();

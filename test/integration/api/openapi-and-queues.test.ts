@@ -1,9 +1,18 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { needsSingleRedis, redisOf } from '../../helpers/backends.js';
 
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; a test that changes the app itself (a route added, a
+ * connection cut, other settings or workers) or counts what the whole app holds builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('GET /openapi.json documents the routes from their joi schemas', async (t) => {
-  const app = await buildApp(t);
   const response = await app.request({ url: '/openapi.json' });
   t.equal(response.status, 200);
   t.equal(response.body.openapi, '3.1.0');
@@ -37,7 +46,6 @@ t.test('a route documents its response data schema, and a response that drifts f
 });
 
 t.test('labelled response schemas are named components, so a generated client gets one type per resource', async (t) => {
-  const app = await buildApp(t);
   const document = (await app.request({ url: '/openapi.json' })).body;
   const schemas = document.components.schemas;
   const data = (path: string, method: string, status: string) => document.paths[path][method].responses[status].content['application/json'].schema.properties.data;
@@ -56,7 +64,6 @@ t.test('labelled response schemas are named components, so a generated client ge
 });
 
 t.test('routes that answer no JSON envelope document what they do answer', async (t) => {
-  const app = await buildApp(t);
   const paths = (await app.request({ url: '/openapi.json' })).body.paths;
   const click = paths['/api/v1/public/c/{clickToken}'].get.responses;
   t.notOk(click['200'], 'a campaign link is no JSON success');
@@ -82,7 +89,6 @@ t.test('two different schemas under one label fail the document instead of one s
 });
 
 t.test('every documented route declares what it answers on success: a data schema, or its non-envelope body', async (t) => {
-  const app = await buildApp(t);
   const undeclared = app.server
     .table()
     .filter((route) => route.settings.tags?.includes('api'))
@@ -99,7 +105,6 @@ t.test('every documented route declares what it answers on success: a data schem
 });
 
 t.test("a route's business-rule failures are documented beside those derived from auth and validation", async (t) => {
-  const app = await buildApp(t);
   const paths = (await app.request({ url: '/openapi.json' })).body.paths;
   const responses = (path: string, method: string) => Object.keys(paths[`/api/v1${path}`][method].responses);
   t.ok(responses('/admin/marketing/campaigns/{campaignId}/cancel', 'post').includes('409'), 'cancel: campaign_not_cancellable');

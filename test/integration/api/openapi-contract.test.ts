@@ -2,10 +2,20 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Joi from 'joi';
 import t from 'tap';
 import { conflict } from '../../../src/errors.js';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, multipart } from '../../helpers/catalog.js';
 import { ADDRESS, sellable, setupShop } from '../../helpers/checkout.js';
 import { ajvFor, compileSchema, contractProblem } from '../../helpers/openapi-contract.js';
+
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; a test that changes the app itself (a route added, a
+ * connection cut, other settings or workers) or counts what the whole app holds builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 /**
  * Issue #31 item 8: the OpenAPI document says what the service does. Every response of the suite is
@@ -19,7 +29,6 @@ const operationsOf = (document: Schema) =>
   Object.entries(document.paths as Record<string, Record<string, Schema>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
 
 t.test('every schema in the document compiles with a strict JSON Schema 2020-12 validator (ajv)', async (t) => {
-  const app = await buildApp(t);
   const document = await documentOf(app);
   t.equal(document.openapi, '3.1.0', 'OpenAPI 3.1: its schemas are JSON Schema, "or null" included');
   const ajv = ajvFor(document);
@@ -83,7 +92,6 @@ t.test('nullable references take null: a product without an image, a cart withou
 });
 
 t.test('the statuses the service answers are listed: 404 before a domain or link exists, 422 for an empty upload, 400 from the receivers', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const document = await documentOf(app);
   const listed = (path: string, method: string) => Object.keys(document.paths[`/api/v1${path}`][method].responses);
@@ -122,7 +130,6 @@ t.test('the statuses the service answers are listed: 404 before a domain or link
 });
 
 t.test('a global tag list; every operation has a tag from it, a summary and a description; no component is unused', async (t) => {
-  const app = await buildApp(t);
   const document = await documentOf(app);
   const tags = new Map((document.tags as Array<{ name: string; description?: string }>).map((tag) => [tag.name, tag.description]));
   t.ok(tags.size > 10, `${tags.size} tags`);
@@ -175,7 +182,6 @@ const ACCEPTED_WARNINGS: Record<string, string> = {
 };
 
 t.test("Redocly's recommended rules: no error, and no warning but those accepted with a reason", async (t) => {
-  const app = await buildApp(t);
   const document = await documentOf(app);
   const config = await createConfig({ extends: ['recommended'] });
   const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });

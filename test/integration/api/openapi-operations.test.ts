@@ -2,9 +2,19 @@ import Joi from 'joi';
 import t from 'tap';
 import { buildOpenApiDocument } from '../../../src/api/openapi/build-document.js';
 import { operationIdFor } from '../../../src/api/openapi/operation-id.js';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
+
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; a test that changes the app itself (a route added, a
+ * connection cut, other settings or workers) or counts what the whole app holds builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 type Schema = Record<string, any>;
 const operationsOf = (document: any) =>
@@ -39,7 +49,6 @@ function untypedProperties(schema: Schema, at: string, out: string[] = []): stri
 }
 
 t.test('every operation has a unique, stable operationId derived from its route', async (t) => {
-  const app = await buildApp(t);
   const document = (await app.request({ url: '/openapi.json' })).body;
   const operations = operationsOf(document);
   t.ok(operations.length > 100);
@@ -67,7 +76,6 @@ t.test("a route's own id names its operation; two routes that would share one fa
 });
 
 t.test('"or null" is said the JSON Schema way: a type list, or a reference beside { type: null }', async (t) => {
-  const app = await buildApp(t);
   const document = (await app.request({ url: '/openapi.json' })).body;
   const bad = everySchemaNode(document, '#').filter(({ node }) => 'nullable' in node && typeof node.nullable === 'boolean');
   t.same(bad.map(({ at }) => at), [], 'no OpenAPI 3.0 nullable (3.1 validators ignore it)');
@@ -79,7 +87,6 @@ t.test('"or null" is said the JSON Schema way: a type list, or a reference besid
 });
 
 t.test('request bodies are documented and typed: uploads, variant price, discount value', async (t) => {
-  const app = await buildApp(t);
   const document = (await app.request({ url: '/openapi.json' })).body;
   const body = (path: string, method: string) => document.paths[`/api/v1${path}`][method].requestBody;
 
@@ -130,7 +137,6 @@ t.test('request bodies are documented and typed: uploads, variant price, discoun
 });
 
 t.test('orders list: paymentStatus and fulfillmentStatus filter separately, combine, and the old status filter still works', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   await setupShop(app, owner);

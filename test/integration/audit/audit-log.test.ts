@@ -5,6 +5,16 @@ import { confirm, openSession, sellable, setupShop } from '../../helpers/checkou
 import { orderOps } from '../../helpers/order-ops.js';
 import { waitForJob } from '../../helpers/jobs.js';
 
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; a test that changes the app itself (a route added, a
+ * connection cut, other settings or workers) or counts what the whole app holds builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.setTimeout(240_000);
 
 const admin = (owner: Owner) => ({ token: owner.accessToken, storeId: owner.store.id });
@@ -98,7 +108,6 @@ t.test('a product edit, a refund, a role change and an export each leave one ent
 });
 
 t.test('sign-ins and failed sign-ins are entries in the member\'s stores', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   t.equal((await app.request({ method: 'POST', url: '/auth/login', payload: { email: owner.user.email, password: 'wrong-password' } })).status, 401);
   const failed = await entries(app, owner, '?action=user.sign_in_failed');
@@ -169,7 +178,6 @@ t.test('the table refuses UPDATE and DELETE; a forced edit is reported by verify
 });
 
 t.test('every state-changing admin route runs in an audit request; one without its own entry still leaves one', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const table = app.server.table().filter((route) => route.settings.tags?.includes('admin') && ['post', 'put', 'patch', 'delete'].includes(route.method));
   t.ok(table.length > 40, `${table.length} state-changing admin routes`);
@@ -183,7 +191,6 @@ t.test('every state-changing admin route runs in an audit request; one without i
 });
 
 t.test('a mistyped checksummed API key is refused before any database lookup; older keys still work', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const key = await app.request({ method: 'POST', url: '/admin/store/api-keys', payload: { name: 'ci', scopes: ['read_products'] }, ...admin(owner) });
   const secret = key.body.data.secret as string;

@@ -1,6 +1,16 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
+
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; a test that changes the app itself (a route added, a
+ * connection cut, other settings or workers) or counts what the whole app holds builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 const shirt = (sku: string) => ({
   title: 'Linen Shirt',
@@ -15,7 +25,6 @@ const shirt = (sku: string) => ({
 });
 
 t.test('products: create, get, list, patch, status', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
 
   const created = await app.request({ method: 'POST', url: '/admin/products', payload: { ...shirt('LS'), title: '  Linen Shirt  ' }, ...admin(owner) });
@@ -48,7 +57,7 @@ t.test('products: create, get, list, patch, status', async (t) => {
   t.equal(skuDup.status, 409, 'sku unique per store, case-insensitively');
   t.equal(skuDup.body.error.code, 'conflict');
   t.equal(skuDup.body.error.details[0].path, 'variants.0.sku');
-  t.equal((await app.ctx.db('products').where({ title: 'Dup' })).length, 0, 'nothing left behind by the failed create');
+  t.equal((await app.ctx.db('products').where({ storeId: owner.store.id, title: 'Dup' })).length, 0, 'nothing left behind by the failed create');
 
   const got = await app.request({ url: `/admin/products/${product.id}`, ...admin(owner) });
   t.equal(got.status, 200);
@@ -133,7 +142,6 @@ t.test('products: create, get, list, patch, status', async (t) => {
 });
 
 t.test('products: validation, unknown keys, not found', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const cases: Array<[Record<string, unknown>, string]> = [
     [{}, 'title'],
@@ -170,7 +178,6 @@ t.test('products: validation, unknown keys, not found', async (t) => {
 });
 
 t.test('products: tenancy and roles', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const product = await createProduct(app, owner, { title: 'Mine', variants: [{ sku: 'MINE-1', price: 100 }] });
@@ -201,7 +208,6 @@ t.test('products: tenancy and roles', async (t) => {
 });
 
 t.test('products: removed variants that were ordered are archived, not deleted', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const product = await createProduct(app, owner, { title: 'Mug', variants: [{ sku: 'MUG-R', price: 100 }, { sku: 'MUG-B', price: 120 }] });
   const [red, blue] = product.variants;
@@ -222,7 +228,6 @@ t.test('products: removed variants that were ordered are archived, not deleted',
 });
 
 t.test('products: admin list pages with cursors and filters by collection', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push((await createProduct(app, owner, { title: `P${i}`, variants: [{ price: 100 + i }] })).id);

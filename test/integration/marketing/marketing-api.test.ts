@@ -1,9 +1,18 @@
 import t from 'tap';
-import { buildApp, signupOwner, addMember } from '../../helpers/app.js';
+import { buildApp, signupOwner, addMember, type TestApp } from '../../helpers/app.js';
 import { seedCustomers } from '../../helpers/marketing.js';
 
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; a test that changes the app itself (a route added, a
+ * connection cut, other settings or workers) or counts what the whole app holds builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('templates: CRUD, Liquid syntax checked on save (422 naming the line), preview with sample data', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
 
@@ -79,7 +88,6 @@ t.test('templates: CRUD, Liquid syntax checked on save (422 naming the line), pr
 });
 
 t.test('lists: members, memberCount, tenant isolation, and deleting a customer removes it from lists', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
@@ -115,7 +123,6 @@ t.test('lists: members, memberCount, tenant isolation, and deleting a customer r
 });
 
 t.test('audience preview: lists plus filters in SQL, only subscribed and unsuppressed customers', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
@@ -175,7 +182,6 @@ t.test('audience preview: lists plus filters in SQL, only subscribed and unsuppr
 });
 
 t.test('malformed params, queries and bodies on every marketing route get 4xx, never 5xx', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
   const uuid = '00000000-0000-4000-8000-000000000000';
@@ -236,7 +242,6 @@ t.test('campaign-creating POSTs honour Idempotency-Key: a repeat returns the fir
 });
 
 t.test('a campaign answers with the audience it was given, filters and lists included (its declared schema holds)', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
   const list = await app.request({ method: 'POST', url: '/admin/marketing/lists', ...as, payload: { name: 'VIPs' } });
