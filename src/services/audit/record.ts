@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
-import type { Sql } from '../../db/transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
 import { currentAuditRequest, type AuditActor } from './context.js';
 import { diff, redact } from './redact.js';
@@ -65,5 +65,29 @@ export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryIn
   };
   const prevHash = head?.hash ?? GENESIS_HASH;
   await trx('auditLog').insert({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash: entryHash(prevHash, fields) });
-  if (request) request.recorded += 1;
+  recordedIn.add(trx);
+  if (request) {
+    // Counted once it commits: a rolled-back entry (and its change) is no entry.
+    const committed = (trx as Partial<Transaction>).committed;
+    if (committed) committed.then(() => (request.recorded += 1), () => undefined);
+    else request.recorded += 1;
+  }
+}
+
+/** The transaction handles an entry was written on (the generic entry is for transactions without one). */
+const recordedIn = new WeakSet<object>();
+
+/**
+ * The audit module's `beforeCommit`: in a state-changing admin request that has no entry yet, a
+ * transaction that changed something (PostgreSQL gave it a transaction id: it wrote or locked
+ * rows) and recorded nothing itself gets the request's generic entry, so it commits with the change.
+ * Costs one statement, and only in such transactions; a service that records its own entry
+ * (product edits, refunds, …) never pays it.
+ */
+export async function recordPendingAudit(ctx: AppContext, trx: Transaction): Promise<void> {
+  const request = currentAuditRequest();
+  if (!request?.pending || request.recorded > 0 || recordedIn.has(trx) || !ctx.config.audit.enabled) return;
+  const { rows } = (await trx.raw('select txid_current_if_assigned() is not null as wrote')) as { rows: Array<{ wrote: boolean }> };
+  if (!rows[0]?.wrote) return;
+  await recordAudit(ctx, trx, request.pending);
 }
