@@ -4,6 +4,7 @@ import type { Sql, Transaction } from '../../db/transaction.js';
 import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
 import { currentAuditRequest, type AuditActor } from './context.js';
 import { diff, redact } from './redact.js';
+import { runsBeforeCommit } from '../../platform/with-transaction.js';
 
 export interface AuditEntryInput {
   /** Defaults to the admin request's store. */
@@ -33,7 +34,11 @@ export interface AuditOrigin {
  * Appends one entry to a store's audit log, on `trx`: the caller passes the transaction of the
  * change it records, so the change and its entry commit together or not at all. The store's chain
  * is serialised by a transaction-scoped advisory lock on the store (held to the commit): two writers
- * in one store take turns, writers in different stores never wait on each other.
+ * in one store take turns, writers in different stores never wait on each other. On a
+ * `withTransaction` handle the entry is appended in the transaction's `beforeCommit` (the audit
+ * module's `appendRecorded`), its last statements: the lock is then held only for the lock, the
+ * chain's head, the insert and the COMMIT, not for the rest of the change (a product edit's webhook
+ * rows, …), so concurrent edits in one store queue for less time.
  */
 export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryInput): Promise<void> {
   if (!ctx.config.audit.enabled) return;
@@ -43,13 +48,9 @@ export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryIn
   const sameStore = request && request.storeId === storeId ? request : undefined;
   const actor: AuditActor = input.actor ?? sameStore?.actor ?? request?.actor ?? { type: 'system', name: 'unknown' };
   const changes = input.details !== undefined ? redact(input.details) : input.before !== undefined || input.after !== undefined ? diff(input.before, input.after) : null;
-  await trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0))`, [storeId]);
-  const head: { seq: string; hash: string } | undefined = await trx('auditLog').where({ storeId }).orderBy('seq', 'desc').first('seq', 'hash');
-  const fields: ChainedFields = {
+  const entry: Unchained = {
     storeId,
-    seq: head ? Number(head.seq) + 1 : 1,
     id: randomUUID(),
-    createdAt: new Date().toISOString(),
     actorType: actor.type,
     actorUserId: actor.type === 'system' ? null : actor.userId,
     actorApiKeyId: actor.type === 'api_key' ? actor.apiKeyId : null,
@@ -63,15 +64,54 @@ export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryIn
     ip: input.origin?.ip ?? request?.ip ?? null,
     userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
   };
-  const prevHash = head?.hash ?? GENESIS_HASH;
-  await trx('auditLog').insert({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash: entryHash(prevHash, fields) });
   recordedIn.add(trx);
+  if (runsBeforeCommit(trx)) {
+    const queue = queued.get(trx);
+    if (queue) queue.push(entry);
+    else queued.set(trx, [entry]);
+  } else {
+    await appendToChain(trx, [entry]);
+  }
   if (request) {
     // Counted once it commits: a rolled-back entry (and its change) is no entry.
     const committed = (trx as Partial<Transaction>).committed;
     if (committed) committed.then(() => (request.recorded += 1), () => undefined);
     else request.recorded += 1;
   }
+}
+
+/** An entry before its place in the chain: all but seq, time and the hashes. */
+type Unchained = Omit<ChainedFields, 'seq' | 'createdAt'>;
+
+/** Entries recorded on a `withTransaction` handle, appended in its `beforeCommit`. */
+const queued = new WeakMap<object, Unchained[]>();
+
+/** Takes the store's chain lock, reads its head and inserts the entries after it, hashed in order. */
+async function appendToChain(trx: Sql, entries: Unchained[]): Promise<void> {
+  for (const storeId of new Set(entries.map((entry) => entry.storeId))) {
+    await trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0))`, [storeId]);
+    const head: { seq: string; hash: string } | undefined = await trx('auditLog').where({ storeId }).orderBy('seq', 'desc').first('seq', 'hash');
+    let seq = head ? Number(head.seq) : 0;
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    const rows = [];
+    for (const entry of entries.filter((candidate) => candidate.storeId === storeId)) {
+      // The time is taken under the lock, so a store's entries are in time order as in seq order.
+      const fields: ChainedFields = { ...entry, seq: ++seq, createdAt: new Date().toISOString() };
+      const hash = entryHash(prevHash, fields);
+      rows.push({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash });
+      prevHash = hash;
+    }
+    await trx('auditLog').insert(rows);
+  }
+}
+
+/** The audit module's `beforeCommit`: the transaction's recorded entries, then (outermost) the request's generic one. */
+export async function auditBeforeCommit(ctx: AppContext, trx: Transaction, outermost: boolean): Promise<void> {
+  if (outermost) await recordPendingAudit(ctx, trx);
+  const entries = queued.get(trx);
+  if (!entries) return;
+  queued.delete(trx);
+  await appendToChain(trx, entries);
 }
 
 /** The transaction handles an entry was written on (the generic entry is for transactions without one). */
@@ -84,7 +124,7 @@ const recordedIn = new WeakSet<object>();
  * Costs one statement, and only in such transactions; a service that records its own entry
  * (product edits, refunds, …) never pays it.
  */
-export async function recordPendingAudit(ctx: AppContext, trx: Transaction): Promise<void> {
+async function recordPendingAudit(ctx: AppContext, trx: Transaction): Promise<void> {
   const request = currentAuditRequest();
   if (!request?.pending || request.recorded > 0 || recordedIn.has(trx) || !ctx.config.audit.enabled) return;
   const { rows } = (await trx.raw('select txid_current_if_assigned() is not null as wrote')) as { rows: Array<{ wrote: boolean }> };
