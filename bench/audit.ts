@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { benchSql, checkoutStore } from './lib/bench-store.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer } from './lib/http.js';
@@ -7,13 +8,16 @@ import { percentile, printStats, runShoppers } from './lib/shoppers.js';
 /**
  * Issue 36 bench: checkouts/s and product updates/s with the audit log on, beside the same run
  * with it off (a second server process started with BENCH_AUDIT_OFF=true, the bench-only switch
- * in config.ts), on one database and one store, rounds alternated so the machine's load drifts
- * over both alike. Target: within 5%.
+ * in config.ts), on one database and one store, in BENCH_AUDIT_ROUNDS rounds (default 3) that
+ * alternate which side goes first, so the machine's load drifts over both alike; each side's
+ * figure is the median of its rounds, and the ratio on/off is printed with the load average
+ * before and after (on a shared machine, read the rounds, not only the medians). Target: within 5%.
  */
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
 const CONCURRENCY = 20;
 const UPDATES = Number(process.env.BENCH_AUDIT_UPDATES ?? 2000);
+const ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 3);
 
 async function productUpdates(server: BenchServer, headers: Record<string, string>, productIds: string[], label: string): Promise<number> {
   const origin = new URL(server.api);
@@ -40,10 +44,15 @@ async function productUpdates(server: BenchServer, headers: Record<string, strin
   return perSec;
 }
 
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 
 export async function run(): Promise<void> {
-  console.log(`\n# audit log: checkouts/s and product updates/s (${CONCURRENCY} concurrent, one store) with the audit log on vs off`);
+  console.log(`\n# audit log: checkouts/s and product updates/s (${CONCURRENCY} concurrent, one store) with the audit log on vs off, ${ROUNDS} rounds; load average ${load()}`);
   const databaseUrl = await freshBenchDatabase('audit');
   const on = await startBenchServer(databaseUrl, { REDIS_PREFIX: `swbench-audit-on-${process.pid}` });
   const off = await startBenchServer(databaseUrl, { REDIS_PREFIX: `swbench-audit-off-${process.pid}`, BENCH_AUDIT_OFF: 'true' });
@@ -52,17 +61,20 @@ export async function run(): Promise<void> {
     const productIds = (await benchSql<{ id: string }>(databaseUrl, 'select id from products where store_id = $1', [store.storeId])).map((row) => row.id);
     await benchSql(databaseUrl, 'ANALYZE');
     const results = { checkoutOn: [] as number[], checkoutOff: [] as number[], updatesOn: [] as number[], updatesOff: [] as number[] };
-    for (let round = 1; round <= 2; round++) {
-      for (const [server, which] of [[on, 'On'], [off, 'Off']] as const) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const sides = [[on, 'On'], [off, 'Off']] as const;
+      for (const [server, which] of round % 2 ? sides : [...sides].reverse()) {
         const stats = await runShoppers({ api: server.api, storefrontToken: store.storefrontToken, shippingMethodId: store.shippingMethodId, variantIds: store.variantIds, shoppers: SHOPPERS, durationMs: DURATION_MS });
         results[`checkout${which}`].push(printStats(`checkout, audit ${which.toLowerCase()} (round ${round})`, stats));
         results[`updates${which}`].push(await productUpdates(server, store.adminHeaders, productIds, `product updates, audit ${which.toLowerCase()} (round ${round})`));
       }
     }
     const entries = await benchSql<{ n: string }>(databaseUrl, 'select count(*) as n from audit_log where store_id = $1', [store.storeId]);
-    const pct = (a: number[], b: number[]) => `${((mean(a) / mean(b) - 1) * 100).toFixed(1)}%`;
-    console.log(`checkout: ${mean(results.checkoutOn).toFixed(0)}/s with the audit log vs ${mean(results.checkoutOff).toFixed(0)}/s without (${pct(results.checkoutOn, results.checkoutOff)}; target within 5%)`);
-    console.log(`product updates: ${mean(results.updatesOn).toFixed(0)}/s with the audit log vs ${mean(results.updatesOff).toFixed(0)}/s without (${pct(results.updatesOn, results.updatesOff)}; target within 5%); ${entries[0]?.n} entries written`);
+    const ratio = (a: number[], b: number[]) => `on/off ${(median(a) / median(b)).toFixed(3)} (${((median(a) / median(b) - 1) * 100).toFixed(1)}%)`;
+    const rounds = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
+    console.log(`load average after: ${load()}`);
+    console.log(`checkout: median ${median(results.checkoutOn).toFixed(0)}/s with the audit log [${rounds(results.checkoutOn)}] vs ${median(results.checkoutOff).toFixed(0)}/s without [${rounds(results.checkoutOff)}]: ${ratio(results.checkoutOn, results.checkoutOff)}; target within 5%`);
+    console.log(`product updates: median ${median(results.updatesOn).toFixed(0)}/s with the audit log [${rounds(results.updatesOn)}] vs ${median(results.updatesOff).toFixed(0)}/s without [${rounds(results.updatesOff)}]: ${ratio(results.updatesOn, results.updatesOff)}; target within 5%; ${entries[0]?.n} entries written`);
   } finally {
     await on.stop();
     await off.stop();

@@ -1,14 +1,30 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppContext } from '../context.js';
 import { transaction, type Transaction, type TransactionOptions } from '../db/transaction.js';
 import { publishEvents, reactInTransaction } from './events/domain-events.js';
 import type { DomainEvent, EmitEvent } from './events/domain-event.js';
 
+/** Set while a `withTransaction` work runs: a transaction opened inside it is not the outermost. */
+const inTransaction = new AsyncLocalStorage<true>();
+
+/** The handles `withTransaction` gave out: their modules' `beforeCommit` runs before they commit. */
+const managed = new WeakSet<object>();
+
+/** Whether `trx` is a `withTransaction` handle, whose COMMIT the modules' `beforeCommit` precedes. */
+export function runsBeforeCommit(trx: object): boolean {
+  return managed.has(trx);
+}
+
 /**
  * The one transaction helper of the services: runs `work` in a transaction (db/transaction.ts)
  * with an `emit` for domain events. The modules' in-transaction reactions to those events run last
- * in that transaction (the webhooks' event rows: they exist exactly when the change commits), and
- * after it commits the events are published (awaited, so the caller's own next read already sees
- * their effects, e.g. a dropped cache entry). A rollback publishes nothing.
+ * in that transaction (the webhooks' event rows: they exist exactly when the change commits), then,
+ * the modules' `beforeCommit` (the audit log appends the entries recorded in the transaction to
+ * its chain there, as late as it can so that its per-store lock is held the shortest; and, in the
+ * outermost transaction, the entry of an admin request whose service wrote none: it commits with
+ * the change or not at all). After it commits
+ * the events are published (awaited, so the caller's own next read already sees their effects,
+ * e.g. a dropped cache entry). A rollback publishes nothing.
  */
 export async function withTransaction<T>(
   ctx: AppContext,
@@ -16,11 +32,14 @@ export async function withTransaction<T>(
   options: TransactionOptions = {}
 ): Promise<T> {
   const events: DomainEvent[] = [];
+  const outermost = inTransaction.getStore() !== true;
   const result = await transaction(
     ctx.db,
     async (trx) => {
-      const value = await work(trx, (event) => events.push(event));
+      managed.add(trx);
+      const value = outermost ? await inTransaction.run(true, () => work(trx, (event) => events.push(event))) : await work(trx, (event) => events.push(event));
       if (events.length) await reactInTransaction(ctx, trx, events);
+      for (const module of ctx.modules) if (module.beforeCommit) await module.beforeCommit(ctx, trx, outermost);
       return value;
     },
     options

@@ -81,6 +81,13 @@ export interface ModuleContribution<Ctx> {
   jobFailed?(ctx: Ctx, run: { id: string; storeId: string | null; type: string }, message: string): Promise<void>;
   /** Reactions inside the transaction of the change, before it commits (webhook event rows: the transactional outbox). */
   onEventInTransaction?: { [T in DomainEventType]?: (ctx: Ctx, trx: Transaction, event: Extract<DomainEvent, { type: T }>) => Promise<void> };
+  /**
+   * The last statements of every transaction `withTransaction` opens (after the work and the
+   * in-transaction reactions, before COMMIT; a failure rolls the change back; `outermost`: not
+   * opened inside another's work): the audit log appends the transaction's entries to its chain
+   * here, and in an outermost one the entry of an admin request whose service recorded none.
+   */
+  beforeCommit?(ctx: Ctx, trx: Transaction, outermost: boolean): Promise<void>;
   /** A resource this module owns in the admin API's shape, read with the caller's handle (null: none): webhook payloads. */
   adminResource?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Sql, storeId: string, id: string) => Promise<unknown> };
   /** The same for many ids in a few queries (a batch's webhook payloads): id -> resource, absent ids left out. */

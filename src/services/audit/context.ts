@@ -10,8 +10,11 @@ export type AuditActor =
  * What an admin request knows about itself, for the entries written while it runs. Set around the
  * handler of every admin route (api/route-helpers.ts `adminRoute`) with AsyncLocalStorage, so a
  * service records an entry with its own transaction handle and nothing else: no signature in
- * between grows an `actor` parameter. `recorded` counts the entries written, so that a
- * state-changing route whose service records nothing still leaves a generic one (api/audit-route.ts).
+ * between grows an `actor` parameter. `recorded` counts the entries committed. A state-changing
+ * request carries its generic entry in `pending`: the first outermost transaction of the request
+ * that changed something and recorded no entry of its own writes it before its COMMIT (the audit
+ * module's `beforeCommit`), so a route whose service records nothing still has its entry in the
+ * change's transaction (api/audit-route.ts).
  */
 export interface AuditRequest {
   storeId: string;
@@ -20,6 +23,16 @@ export interface AuditRequest {
   ip: string | null;
   userAgent: string | null;
   recorded: number;
+  /** The generic entry of a state-changing request, written by its first changing transaction that recorded none. */
+  pending?: PendingAuditEntry | null;
+}
+
+/** What a generic entry says (the fields of `AuditEntryInput` it uses). */
+export interface PendingAuditEntry {
+  action: string;
+  resourceType: string;
+  resourceId: string | null;
+  details: Record<string, unknown>;
 }
 
 const storage = new AsyncLocalStorage<AuditRequest>();

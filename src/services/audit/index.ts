@@ -5,7 +5,7 @@
 export { auditModule } from './module.js';
 export { recordAudit, recordAudits, type AuditEntryInput, type AuditOrigin } from './record.js';
 export { recordBulkRead } from './bulk-read.js';
-export { runWithAuditRequest, currentAuditRequest, type AuditActor, type AuditRequest } from './context.js';
+export { runWithAuditRequest, currentAuditRequest, type AuditActor, type AuditRequest, type PendingAuditEntry } from './context.js';
 export { auditQuery, chainedFields, listAuditLog, toAuditDto, verifyAuditLog, type AuditFilter } from './read.js';
 export { purgeExpiredAuditEntries } from './retention.js';
 export { entryHash, GENESIS_HASH } from './chain.js';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
-import type { Sql } from '../../db/transaction.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
 import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
 import { currentAuditRequest, type AuditActor } from './context.js';
 import { diff, redact } from './redact.js';
+import { runsBeforeCommit } from '../../platform/with-transaction.js';
 
 export interface AuditEntryInput {
   /** Defaults to the admin request's store. */
@@ -33,7 +34,11 @@ export interface AuditOrigin {
  * Appends one entry to a store's audit log, on `trx`: the caller passes the transaction of the
  * change it records, so the change and its entry commit together or not at all. The store's chain
  * is serialised by a transaction-scoped advisory lock on the store (held to the commit): two writers
- * in one store take turns, writers in different stores never wait on each other.
+ * in one store take turns, writers in different stores never wait on each other. On a
+ * `withTransaction` handle the entry is appended in the transaction's `beforeCommit` (the audit
+ * module's `appendRecorded`), its last statements: the lock is then held only for the lock, the
+ * chain's head, the insert and the COMMIT, not for the rest of the change (a product edit's webhook
+ * rows, …), so concurrent edits in one store queue for less time.
  */
 export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryInput): Promise<void> {
   await recordAudits(ctx, trx, [input]);
@@ -50,21 +55,12 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
   if (!storeId) throw new Error(`audit entry ${inputs[0]!.action} has no store`);
   if (inputs.some((input) => (input.storeId ?? request?.storeId) !== storeId)) throw new Error('audit entries of one call belong to one store');
   const sameStore = request && request.storeId === storeId ? request : undefined;
-  await trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0))`, [storeId]);
-  const head: { seq: string; hash: string } | undefined = await trx('auditLog').where({ storeId }).orderBy('seq', 'desc').first('seq', 'hash');
-  let seq = head ? Number(head.seq) : 0;
-  let prevHash = head?.hash ?? GENESIS_HASH;
-  const createdAt = new Date().toISOString();
-  const rows: Array<Record<string, unknown>> = [];
-  for (const input of inputs) {
+  const entries: Unchained[] = inputs.map((input) => {
     const actor: AuditActor = input.actor ?? sameStore?.actor ?? request?.actor ?? { type: 'system', name: 'unknown' };
     const changes = input.details !== undefined ? redact(input.details) : input.before !== undefined || input.after !== undefined ? diff(input.before, input.after) : null;
-    seq += 1;
-    const fields: ChainedFields = {
+    return {
       storeId,
-      seq,
       id: randomUUID(),
-      createdAt,
       actorType: actor.type,
       actorUserId: actor.type === 'system' ? null : actor.userId,
       actorApiKeyId: actor.type === 'api_key' ? actor.apiKeyId : null,
@@ -78,11 +74,72 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
       ip: input.origin?.ip ?? request?.ip ?? null,
       userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
     };
-    const hash = entryHash(prevHash, fields);
-    rows.push({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash });
-    prevHash = hash;
+  });
+  recordedIn.add(trx);
+  if (runsBeforeCommit(trx)) {
+    const queue = queued.get(trx);
+    if (queue) queue.push(...entries);
+    else queued.set(trx, entries);
+  } else {
+    await appendToChain(trx, entries);
   }
-  // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535.
-  for (let i = 0; i < rows.length; i += 1_000) await trx('auditLog').insert(rows.slice(i, i + 1_000));
-  if (request) request.recorded += inputs.length;
+  if (request) {
+    // Counted once it commits: a rolled-back entry (and its change) is no entry.
+    const committed = (trx as Partial<Transaction>).committed;
+    if (committed) committed.then(() => (request.recorded += entries.length), () => undefined);
+    else request.recorded += entries.length;
+  }
+}
+
+/** An entry before its place in the chain: all but seq, time and the hashes. */
+type Unchained = Omit<ChainedFields, 'seq' | 'createdAt'>;
+
+/** Entries recorded on a `withTransaction` handle, appended in its `beforeCommit`. */
+const queued = new WeakMap<object, Unchained[]>();
+
+/** Takes the store's chain lock, reads its head and inserts the entries after it, hashed in order. */
+async function appendToChain(trx: Sql, entries: Unchained[]): Promise<void> {
+  for (const storeId of new Set(entries.map((entry) => entry.storeId))) {
+    await trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0))`, [storeId]);
+    const head: { seq: string; hash: string } | undefined = await trx('auditLog').where({ storeId }).orderBy('seq', 'desc').first('seq', 'hash');
+    let seq = head ? Number(head.seq) : 0;
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    const rows = [];
+    for (const entry of entries.filter((candidate) => candidate.storeId === storeId)) {
+      // The time is taken under the lock, so a store's entries are in time order as in seq order.
+      const fields: ChainedFields = { ...entry, seq: ++seq, createdAt: new Date().toISOString() };
+      const hash = entryHash(prevHash, fields);
+      rows.push({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash });
+      prevHash = hash;
+    }
+    // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535 (a bulk job's entries).
+    for (let i = 0; i < rows.length; i += 1_000) await trx('auditLog').insert(rows.slice(i, i + 1_000));
+  }
+}
+
+/** The audit module's `beforeCommit`: the transaction's recorded entries, then (outermost) the request's generic one. */
+export async function auditBeforeCommit(ctx: AppContext, trx: Transaction, outermost: boolean): Promise<void> {
+  if (outermost) await recordPendingAudit(ctx, trx);
+  const entries = queued.get(trx);
+  if (!entries) return;
+  queued.delete(trx);
+  await appendToChain(trx, entries);
+}
+
+/** The transaction handles an entry was written on (the generic entry is for transactions without one). */
+const recordedIn = new WeakSet<object>();
+
+/**
+ * The audit module's `beforeCommit`: in a state-changing admin request that has no entry yet, a
+ * transaction that changed something (PostgreSQL gave it a transaction id: it wrote or locked
+ * rows) and recorded nothing itself gets the request's generic entry, so it commits with the change.
+ * Costs one statement, and only in such transactions; a service that records its own entry
+ * (product edits, refunds, …) never pays it.
+ */
+async function recordPendingAudit(ctx: AppContext, trx: Transaction): Promise<void> {
+  const request = currentAuditRequest();
+  if (!request?.pending || request.recorded > 0 || recordedIn.has(trx) || !ctx.config.audit.enabled) return;
+  const { rows } = (await trx.raw('select txid_current_if_assigned() is not null as wrote')) as { rows: Array<{ wrote: boolean }> };
+  if (!rows[0]?.wrote) return;
+  await recordAudit(ctx, trx, request.pending);
 }

@@ -83,7 +83,8 @@ export async function getDiscount(ctx: AppContext, storeId: string, discountId: 
 
 export async function createDiscount(ctx: AppContext, storeId: string, input: DiscountInput) {
   try {
-    const [row] = await ctx.db('discounts').insert({ storeId, ...columnsFrom(input) }).returning('*');
+    // In a transaction, so that an admin request's audit entry commits with the discount.
+    const row = await withTransaction(ctx, async (trx) => (await trx('discounts').insert({ storeId, ...columnsFrom(input) }).returning('*'))[0]);
     return toDiscountDto(row);
   } catch (error) {
     if (uniqueViolation(error) === 'discounts_store_code_key') throw codeTaken();

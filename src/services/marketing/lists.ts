@@ -90,7 +90,7 @@ export async function replaceList(ctx: AppContext, storeId: string, listId: stri
 }
 
 export async function deleteList(ctx: AppContext, storeId: string, listId: string) {
-  const deleted = await ctx.db('marketingLists').where({ storeId, id: listId }).delete();
+  const deleted = await withTransaction(ctx, async (trx) => trx('marketingLists').where({ storeId, id: listId }).delete());
   if (!deleted) throw notFound('List');
 }
 

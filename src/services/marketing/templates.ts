@@ -6,6 +6,7 @@ import { sampleData } from '../email/index.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { checkContentOnSave, compileContent, renderCompiledSync, templateInvalid } from '../../platform/liquid/email-content.js';
 import { TemplateProblem } from '../../platform/liquid/sandboxed-engine.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface TemplateInput {
   key?: string;
@@ -76,7 +77,8 @@ export async function createTemplate(ctx: AppContext, storeId: string, input: Te
   const keys = input.key ? [input.key] : [keyFromName(input.name), `${keyFromName(input.name)}_${randomBytes(3).toString('hex')}`];
   for (const [attempt, key] of keys.entries()) {
     try {
-      const [row] = await ctx.db('marketingTemplates').insert({ storeId, key, ...columns }).returning('*');
+      // In a transaction, so that an admin request's audit entry commits with the template.
+      const [row] = await withTransaction(ctx, async (trx) => trx('marketingTemplates').insert({ storeId, key, ...columns }).returning('*'));
       return toTemplateDto(row);
     } catch (error) {
       if (uniqueViolation(error) === 'marketing_templates_store_key' && attempt < keys.length - 1) continue;
@@ -90,11 +92,12 @@ export async function createTemplate(ctx: AppContext, storeId: string, input: Te
 export async function replaceTemplate(ctx: AppContext, storeId: string, templateId: string, input: TemplateInput) {
   const columns = await columnsFrom(ctx, storeId, input);
   try {
-    const [row] = await ctx
-      .db('marketingTemplates')
-      .where({ storeId, id: templateId })
-      .update({ ...columns, ...(input.key ? { key: input.key } : {}), updatedAt: ctx.db.fn.now() })
-      .returning('*');
+    const [row] = await withTransaction(ctx, async (trx) =>
+      trx('marketingTemplates')
+        .where({ storeId, id: templateId })
+        .update({ ...columns, ...(input.key ? { key: input.key } : {}), updatedAt: trx.fn.now() })
+        .returning('*')
+    );
     if (!row) throw notFound('Template');
     return toTemplateDto(row);
   } catch (error) {
@@ -104,7 +107,7 @@ export async function replaceTemplate(ctx: AppContext, storeId: string, template
 }
 
 export async function deleteTemplate(ctx: AppContext, storeId: string, templateId: string) {
-  const deleted = await ctx.db('marketingTemplates').where({ storeId, id: templateId }).delete();
+  const deleted = await withTransaction(ctx, async (trx) => trx('marketingTemplates').where({ storeId, id: templateId }).delete());
   if (!deleted) throw notFound('Template');
 }
 

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../errors.js';
+import { withTransaction } from '../../platform/with-transaction.js';
 import { recordOrderEvent, toOrderEventDto, userActor, type OrderEventRow } from './timeline.js';
 
 export interface NoteInput {
@@ -11,7 +12,8 @@ export interface NoteInput {
 export async function addOrderNote(ctx: AppContext, storeId: string, orderId: string, userId: string, input: NoteInput) {
   const order = await ctx.db('orders').where({ storeId, id: orderId }).first('id');
   if (!order) throw notFound('Order');
-  const row = await recordOrderEvent(ctx.db, storeId, orderId, 'note', userActor(userId), {}, { body: input.body, isPublic: input.isPublic ?? false });
+  // Each write in a transaction, so that an admin request's audit entry commits with it.
+  const row = await withTransaction(ctx, (trx) => recordOrderEvent(trx, storeId, orderId, 'note', userActor(userId), {}, { body: input.body, isPublic: input.isPublic ?? false }));
   return { event: toOrderEventDto(row) };
 }
 
@@ -25,16 +27,16 @@ async function ownNote(ctx: AppContext, storeId: string, orderId: string, noteId
 
 export async function updateOrderNote(ctx: AppContext, storeId: string, orderId: string, noteId: string, userId: string, patch: Partial<NoteInput>) {
   await ownNote(ctx, storeId, orderId, noteId, userId);
-  const [row] = (await ctx.db('orderEvents')
+  const [row] = await withTransaction(ctx, async (trx) => (await trx('orderEvents')
     .where({ storeId, id: noteId })
-    .update({ ...(patch.body !== undefined ? { body: patch.body } : {}), ...(patch.isPublic !== undefined ? { isPublic: patch.isPublic } : {}), updatedAt: ctx.db.fn.now() })
-    .returning('*')) as OrderEventRow[];
+    .update({ ...(patch.body !== undefined ? { body: patch.body } : {}), ...(patch.isPublic !== undefined ? { isPublic: patch.isPublic } : {}), updatedAt: trx.fn.now() })
+    .returning('*')) as OrderEventRow[]);
   return { event: toOrderEventDto(row!) };
 }
 
 export async function deleteOrderNote(ctx: AppContext, storeId: string, orderId: string, noteId: string, userId: string) {
   await ownNote(ctx, storeId, orderId, noteId, userId);
-  await ctx.db('orderEvents').where({ storeId, id: noteId }).delete();
+  await withTransaction(ctx, (trx) => trx('orderEvents').where({ storeId, id: noteId }).delete());
 }
 
 /** The public notes of an order, oldest first, for its tracking page. */

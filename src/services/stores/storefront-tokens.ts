@@ -3,6 +3,8 @@ import { conflict, notFound } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { hashToken, randomSecret } from '../../platform/secrets.js';
 import type { Sql } from '../../db/transaction.js';
+import { withTransaction } from '../../platform/with-transaction.js';
+import { recordAudit } from '../audit/index.js';
 
 export const STOREFRONT_TOKEN_PREFIX = 'swsf_';
 const DISPLAY_PREFIX_LENGTH = 12;
@@ -56,7 +58,11 @@ export async function listStorefrontTokens(ctx: AppContext, storeId: string, pag
 
 export async function createStorefrontToken(ctx: AppContext, storeId: string, name: string) {
   const secret = newStorefrontSecret();
-  const row = await insertStorefrontToken(ctx.db, storeId, name, secret);
+  const row = await withTransaction(ctx, async (trx) => {
+    const inserted = await insertStorefrontToken(trx, storeId, name, secret);
+    await recordAudit(ctx, trx, { storeId, action: 'storefront_token.created', resourceType: 'storefront_token', resourceId: inserted.id, before: null, after: { name, prefix: inserted.prefix } });
+    return inserted;
+  });
   return { token: toTokenDto(row), secret };
 }
 
@@ -74,11 +80,15 @@ async function findToken(db: Sql, storeId: string, tokenId: string): Promise<Tok
 export async function rotateStorefrontToken(ctx: AppContext, storeId: string, tokenId: string) {
   const existing = await findToken(ctx.db, storeId, tokenId);
   const secret = newStorefrontSecret();
-  const [row] = await ctx.db('storefrontTokens')
-    .where({ storeId, id: tokenId, tokenHash: existing.tokenHash })
-    .whereNull('revokedAt')
-    .update({ tokenHash: hashToken(secret), prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), updatedAt: ctx.db.fn.now() })
-    .returning(COLUMNS);
+  const row = await withTransaction(ctx, async (trx) => {
+    const [updated] = await trx('storefrontTokens')
+      .where({ storeId, id: tokenId, tokenHash: existing.tokenHash })
+      .whereNull('revokedAt')
+      .update({ tokenHash: hashToken(secret), prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), updatedAt: trx.fn.now() })
+      .returning(COLUMNS);
+    if (updated) await recordAudit(ctx, trx, { storeId, action: 'storefront_token.rotated', resourceType: 'storefront_token', resourceId: tokenId, before: { prefix: existing.prefix }, after: { prefix: updated.prefix } });
+    return updated;
+  });
   await ctx.cache.invalidate(cacheKey(existing.tokenHash));
   if (!row) {
     if (existing.revokedAt) throw conflict('token_revoked', 'This storefront token is revoked; create a new token instead');
@@ -89,10 +99,14 @@ export async function rotateStorefrontToken(ctx: AppContext, storeId: string, to
 
 export async function revokeStorefrontToken(ctx: AppContext, storeId: string, tokenId: string) {
   const existing = await findToken(ctx.db, storeId, tokenId);
-  const [row] = await ctx.db('storefrontTokens')
-    .where({ storeId, id: tokenId })
-    .update({ revokedAt: existing.revokedAt ?? ctx.db.fn.now(), updatedAt: ctx.db.fn.now() })
-    .returning(COLUMNS);
+  const row = await withTransaction(ctx, async (trx) => {
+    const [updated] = await trx('storefrontTokens')
+      .where({ storeId, id: tokenId })
+      .update({ revokedAt: existing.revokedAt ?? trx.fn.now(), updatedAt: trx.fn.now() })
+      .returning(COLUMNS);
+    if (!existing.revokedAt) await recordAudit(ctx, trx, { storeId, action: 'storefront_token.revoked', resourceType: 'storefront_token', resourceId: tokenId, before: { revokedAt: null }, after: { revokedAt: updated.revokedAt } });
+    return updated;
+  });
   await ctx.cache.invalidate(cacheKey(existing.tokenHash));
   return { token: toTokenDto(row as TokenRow) };
 }
