@@ -12,12 +12,15 @@ import { settle } from './lib/settle.js';
 import { printStats, runShoppers } from './lib/shoppers.js';
 
 /**
- * Issue 25 targets: >= 500 deliveries/s from one worker process to a local receiver, and
+ * Issue 25 and 38 targets: >= 1,000 deliveries/s from one worker process to a local receiver (20
+ * endpoints) at <= 1 ms of worker + PostgreSQL CPU each, and
  * checkouts/s with three subscriptions on order.created within 5% of none (the write path only:
  * no worker delivers meanwhile).
  */
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
+/** Events per endpoint in the 20-endpoint round (the one-endpoint round gets five times as many). */
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300);
 const REDIS_PREFIX = `swbench-webhooks-${process.pid}`;
 
 /** A receiver answering 200 at once, counting what it got. */
@@ -106,8 +109,9 @@ async function deliveriesPerSecond(server: BenchServer, databaseUrl: string, sto
   console.log(`  ${cpuPerUnit(cpuBefore, cpuAfter, done, 'delivery')}`);
   const workerAndDb = (cpuAfter.serverMs - cpuBefore.serverMs + [...cpuAfter.postgresMs].reduce((sum, [pid, ms]) => sum + ms - (cpuBefore.postgresMs.get(pid) ?? 0), 0)) / Math.max(1, done);
   console.log(`  worker + PostgreSQL CPU ${workerAndDb.toFixed(2)} ms per delivery: about ${(2000 / workerAndDb).toFixed(0)} deliveries/s on two idle cores`);
-  for (const id of ids) await benchApi(server.api, 'PATCH', `/admin/store/webhooks/${id}`, { enabled: false }, store.adminHeaders);
-  return perSec;
+  // Deleted, not disabled: a store keeps at most 20 subscriptions, disabled ones included.
+  for (const id of ids) await benchApi(server.api, 'DELETE', `/admin/store/webhooks/${id}`, undefined, store.adminHeaders);
+  return { perSec, cpu: workerAndDb };
 }
 
 /** One timed round of checkouts: checkouts/s, and server + PostgreSQL CPU per checkout (steadier on a shared machine). */
@@ -128,9 +132,10 @@ export async function run(): Promise<void> {
   const server = await startBenchServer(databaseUrl, { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', REDIS_PREFIX });
   try {
     const store = await checkoutStore(server.api, databaseUrl, 'bench-webhooks');
-    const many = await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 20, 300);
-    await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 1, 2000);
-    console.log(`  target >= 500 deliveries/s from one worker (${many >= 500 ? 'met' : 'MISSED'}, 20 endpoints)`);
+    const many = await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 20, EVENTS);
+    await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 1, EVENTS * 5);
+    // Issue 38: >= 1,000 deliveries/s on two cores, worker + PostgreSQL CPU <= 1 ms per delivery (on a busy machine the CPU figure is the one to read).
+    console.log(`  target >= 1,000 deliveries/s from one worker, 20 endpoints (${many.perSec >= 1000 ? 'met' : 'MISSED'}); worker + PostgreSQL CPU <= 1 ms per delivery (${many.cpu <= 1 ? 'met' : 'MISSED'}: ${many.cpu.toFixed(2)} ms)`);
     if (process.env.BENCH_WEBHOOKS_DELIVERIES_ONLY === '1') return;
 
     // The write path: three subscriptions to order.created, or none (disabled). Alternated, so drift on a shared machine hits both.

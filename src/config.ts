@@ -30,6 +30,8 @@ export interface Config {
   allowPrivateExternalHosts: boolean;
   encryptionKey: string;
   storageDir: string;
+  /** Where the built console is served from (CONSOLE_DIST_DIR; default console/dist), and where `npm start` builds it. */
+  consoleDistDir: string | null;
   smtpUrl: string;
   emailFrom: string;
   stripeSecretKey: string;
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateExternalHosts: env.ALLOW_PRIVATE_EXTERNAL_HOSTS === 'true',
     encryptionKey: env.ENCRYPTION_KEY ?? DEV_SECRET,
     storageDir: path.resolve(env.STORAGE_DIR ?? '.data/storage'),
+    consoleDistDir: env.CONSOLE_DIST_DIR ? path.resolve(env.CONSOLE_DIST_DIR) : null,
     smtpUrl: env.SMTP_URL ?? '',
     emailFrom: env.EMAIL_FROM ?? 'Shopwright <no-reply@shopwright.local>',
     stripeSecretKey: env.STRIPE_SECRET_KEY ?? 'sk_test_local',

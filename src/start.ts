@@ -3,13 +3,13 @@ import { runMain, stopOnSignals } from './lifecycle.js';
 
 /**
  * `npm start`: for one machine. Creates the database if needed, applies migrations, then runs the
- * API and every worker in this one process, building the console (/app) first when it is missing or
- * stale. Production runs them as separate Procfile processes.
+ * API and every worker in this one process, building the console (/app) in the background when it
+ * is missing or stale. Production runs them as separate Procfile processes.
  * The app's modules are imported beside boot(), so that an embedded PostgreSQL (no DATABASE_URL)
  * initialises and starts while they load.
  */
 runMain(async () => {
-  const [{ config, log }, { createServer }, { addressesOf, describeAddresses }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { launchWorkers }, { ensureConsoleBuilt }] = await Promise.all([
+  const [{ config, log }, { createServer }, { addressesOf, describeAddresses }, { closeContext, createContext, openContext }, { MODULES }, { runMigrations }, { launchWorkers }, { startConsoleBuild }, { consoleDistOf }] = await Promise.all([
     boot(),
     import('./api/server.js'),
     import('./api/addresses.js'),
@@ -17,13 +17,16 @@ runMain(async () => {
     import('./installed-modules.js'),
     import('./db/migrate.js'),
     import('./workers/run-workers.js'),
-    import('./api/console/ensure-built.js')
+    import('./api/console/ensure-built.js'),
+    import('./api/console/files.js')
   ]);
   const applied = await runMigrations(config.databaseUrl);
   const ctx = createContext(config, { modules: MODULES, log });
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
-  await ensureConsoleBuilt(ctx.log);
+  // The console builds in the background when missing or stale: /health answers meanwhile and /app
+  // says "building" (issue #38), instead of the API waiting 7 to 32 s for vite.
+  const consoleBuild = startConsoleBuild(ctx.log, consoleDistOf(config));
   // The API listens first: with Redis down at boot it still answers (health says what is down,
   // routes that need Redis 503) while the workers wait for Redis.
   const server = await createServer(ctx);
@@ -36,6 +39,7 @@ runMain(async () => {
   let stopping = false;
   stopOnSignals(ctx.log, async () => {
     stopping = true;
+    consoleBuild.stop();
     await server.stop({ timeout: 15_000 });
     await pool.close();
     await closeContext(ctx);

@@ -1,8 +1,8 @@
 /**
  * Builds the console: the service's OpenAPI document -> TypeScript types (openapi-typescript) ->
  * type-check of the console against them (an API change that breaks a screen fails here) -> vite
- * build into console/dist. `npm run build` runs it; `npm start` runs it when the build is missing or
- * stale (src/api/console/ensure-built.ts).
+ * build into console/dist (or CONSOLE_DIST_DIR). `npm run build` runs it; `npm start` runs it in the
+ * background when the build is missing or stale (src/api/console/ensure-built.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -30,5 +30,6 @@ const run = (file: string, args: string[]) => {
 execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'write-openapi.ts')], { cwd: consoleDir, stdio: 'inherit' });
 run(bin('openapi-typescript', 'openapi-typescript'), ['generated/openapi.json', '-o', 'src/api/schema.d.ts']);
 run(bin('typescript', 'tsc'), ['-p', 'tsconfig.json']);
-run(bin('vite', 'vite'), ['build', '--logLevel', 'warn']);
-await writeFile(path.join(consoleDir, 'dist', '.built-at'), new Date().toISOString());
+const outDir = process.env.CONSOLE_DIST_DIR ? path.resolve(process.env.CONSOLE_DIST_DIR) : path.join(consoleDir, 'dist');
+run(bin('vite', 'vite'), ['build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir']);
+await writeFile(path.join(outDir, '.built-at'), new Date().toISOString());

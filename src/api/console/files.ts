@@ -30,10 +30,24 @@ const TYPES: Record<string, string> = {
 
 export const contentTypeOf = (file: string) => TYPES[path.extname(file)] ?? 'application/octet-stream';
 
+/** The folder the console is served from: CONSOLE_DIST_DIR, or console/dist. */
+export const consoleDistOf = (config: { consoleDistDir: string | null }): string => config.consoleDistDir ?? CONSOLE_DIST;
+
+/**
+ * The console folders a build of this process is writing now (`npm start` builds in the background,
+ * src/api/console/ensure-built.ts): /app says "building" there instead of "not built".
+ */
+const building = new Set<string>();
+export const consoleBuilding = {
+  start: (dist: string) => void building.add(dist),
+  end: (dist: string) => void building.delete(dist),
+  has: (dist: string) => building.has(dist)
+};
+
 /** A built file's bytes, or null when absent; the name must stay inside the build folder. */
-export async function readBuilt(name: string): Promise<Buffer | null> {
-  const file = path.resolve(CONSOLE_DIST, name);
-  if (!file.startsWith(CONSOLE_DIST + path.sep)) return null;
+export async function readBuilt(name: string, dist: string = CONSOLE_DIST): Promise<Buffer | null> {
+  const file = path.resolve(dist, name);
+  if (!file.startsWith(dist + path.sep)) return null;
   try {
     return await readFile(file);
   } catch {

@@ -1,6 +1,7 @@
 import type { ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { publicHandler } from '../handler.js';
-import { contentTypeOf, readBuilt } from './files.js';
+import type { AppContext } from '../../context.js';
+import { consoleBuilding, consoleDistOf, contentTypeOf, readBuilt } from './files.js';
 
 export const CONSOLE_PATH = '/app';
 
@@ -25,9 +26,23 @@ export const CONSOLE_CSP = [
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** index.html: never cached (it names the current hashed assets); a missing build says how to make it. */
-async function indexPage(h: ResponseToolkit) {
-  const html = await readBuilt('index.html');
+/** Seconds a browser waits before asking again while the console builds. */
+export const BUILDING_RETRY_AFTER_S = 5;
+
+/** The page /app answers while `npm start` builds the console: it reloads itself (no script: the CSP allows none inline). */
+const BUILDING_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="${BUILDING_RETRY_AFTER_S}"><title>Shopwright console</title></head>
+<body><p>The console is building. This page reloads in a moment.</p><p>The API already answers at /api/v1.</p></body></html>`;
+
+/**
+ * index.html: never cached (it names the current hashed assets). While the console builds, a page
+ * that says so and reloads (503 with Retry-After); a missing build says how to make it.
+ */
+async function indexPage(ctx: AppContext, h: ResponseToolkit) {
+  const dist = consoleDistOf(ctx.config);
+  const html = await readBuilt('index.html', dist);
+  if (!html && consoleBuilding.has(dist)) {
+    return h.response(BUILDING_PAGE).code(503).type('text/html; charset=utf-8').header('retry-after', String(BUILDING_RETRY_AFTER_S)).header('cache-control', 'no-store').header('content-security-policy', CONSOLE_CSP);
+  }
   if (!html) {
     return h.response('The console is not built: run `npm run build` (or `npm start`, which builds it).').code(503).type('text/plain; charset=utf-8');
   }
@@ -42,17 +57,17 @@ export const consoleRoutes: ServerRoute[] = [
   {
     method: 'GET',
     path: CONSOLE_PATH,
-    options: { auth: false, handler: publicHandler(({ h }) => indexPage(h)) }
+    options: { auth: false, handler: publicHandler(({ ctx, h }) => indexPage(ctx, h)) }
   },
   {
     method: 'GET',
     path: `${CONSOLE_PATH}/{path*}`,
     options: {
       auth: false,
-      handler: publicHandler<{ path: string }>(async ({ params, h }) => {
+      handler: publicHandler<{ path: string }>(async ({ ctx, params, h }) => {
         const name = params.path;
-        if (!name.startsWith('assets/')) return indexPage(h);
-        const body = await readBuilt(name);
+        if (!name.startsWith('assets/')) return indexPage(ctx, h);
+        const body = await readBuilt(name, consoleDistOf(ctx.config));
         if (!body) return h.response('Not found').code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-cache');
         return h.response(body).type(contentTypeOf(name)).header('cache-control', IMMUTABLE).header('content-security-policy', CONSOLE_CSP);
       })

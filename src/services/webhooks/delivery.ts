@@ -11,6 +11,8 @@ import { signatureHeader, standardWebhookHeaders } from './signature.js';
 import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { destinationKey, hostOf, resolveDestination } from '../../platform/url-guard.js';
+import { defineStatement, runStatement } from '../../db/prepared-statements.js';
+import { Batched } from './batched.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 5_000;
@@ -93,6 +95,85 @@ async function takeDestination(ctx: AppContext, url: string, deliveryId: string,
   return addresses;
 }
 
+type ViewRow = DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null };
+
+/**
+ * The bookkeeping of the attempts, one statement per batch of concurrent attempts (Batched):
+ * a worker at concurrency 50 read, claimed and recorded each delivery alone, three statements and
+ * their round trips per delivery, most of PostgreSQL's and much of the worker's CPU per delivery.
+ * Each keeps its per-delivery meaning: a delivery's view, its claim (only while pending, or
+ * delivering under a lapsed claim), its success.
+ */
+const READ = defineStatement(`/* cross-store: webhook delivery job by id */
+  select d.id, d.status, d.subscription_id, d.store_id, d.event_id, d.next_retry_at, d.locked_until,
+         s.url, s.enabled, s.secret_sealed, s.previous_secret_sealed, s.previous_secret_expires_at,
+         e.topic, e.seq, e.data, e.created_at as event_created_at
+    from webhook_deliveries d
+    join webhook_subscriptions s on s.store_id = d.store_id and s.id = d.subscription_id
+    join webhook_events e on e.store_id = d.store_id and e.id = d.event_id
+   where d.id = any(:ids::uuid[])`);
+
+const CLAIM = defineStatement(`
+  update webhook_deliveries d
+     set status = 'delivering', attempts = d.attempts + 1, locked_until = now() + :claim::interval,
+         first_attempt_at = coalesce(d.first_attempt_at, now()), updated_at = now()
+    from unnest(:storeIds::uuid[], :ids::uuid[]) as k(store_id, id)
+   where d.store_id = k.store_id and d.id = k.id
+     and (d.status = 'pending' or (d.status = 'delivering' and d.locked_until < now()))
+  returning d.id, d.attempts, d.first_attempt_at`);
+
+const SUCCEEDED = defineStatement(`
+  with k as (
+    select * from unnest(:storeIds::uuid[], :ids::uuid[], :subscriptionIds::uuid[], :codes::int[], :durations::int[], :bodies::text[])
+      as k(store_id, id, subscription_id, status_code, duration_ms, body)
+  ), d as (
+    update webhook_deliveries d set status = 'succeeded', last_status_code = k.status_code, last_duration_ms = k.duration_ms, last_error = null,
+           response_body = k.body, locked_until = null, next_retry_at = null, completed_at = now(), updated_at = now()
+      from k where d.store_id = k.store_id and d.id = k.id returning 1
+  ), s as (
+    update webhook_subscriptions s set failing_since = null
+      from (select distinct store_id, subscription_id from k) e
+     where s.store_id = e.store_id and s.id = e.subscription_id and s.failing_since is not null returning 1
+  )
+  select (select count(*) from d) as deliveries, (select count(*) from s) as endpoints`);
+
+interface Succeeded { storeId: string; id: string; subscriptionId: string; statusCode: number; durationMs: number; body: string | null }
+interface Claimed { attempts: number; firstAttemptAt: Date }
+
+function createBookkeeping(ctx: AppContext) {
+  return {
+    read: new Batched<string, ViewRow | undefined>(async (ids) => {
+      const { rows } = await runStatement<ViewRow>(ctx.db, READ, { ids: [...new Set(ids)] });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id));
+    }),
+    claim: new Batched<{ storeId: string; id: string }, Claimed | undefined>(async (keys) => {
+      const { rows } = await runStatement<Claimed & { id: string }>(ctx.db, CLAIM, { storeIds: keys.map((k) => k.storeId), ids: keys.map((k) => k.id), claim: `${CLAIM_MS} milliseconds` });
+      // Two jobs of one delivery in one batch: the row is claimed once, so only the first is answered.
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return keys.map(({ id }) => {
+        const row = byId.get(id);
+        byId.delete(id);
+        return row;
+      });
+    }),
+    succeeded: new Batched<Succeeded, void>(async (rows) => {
+      await runStatement(ctx.db, SUCCEEDED, {
+        storeIds: rows.map((r) => r.storeId), ids: rows.map((r) => r.id), subscriptionIds: rows.map((r) => r.subscriptionId),
+        codes: rows.map((r) => r.statusCode), durations: rows.map((r) => r.durationMs), bodies: rows.map((r) => r.body)
+      });
+      return rows.map(() => undefined);
+    })
+  };
+}
+
+const bookkeepingOf = new WeakMap<AppContext, ReturnType<typeof createBookkeeping>>();
+function bookkeeping(ctx: AppContext) {
+  let found = bookkeepingOf.get(ctx);
+  if (!found) bookkeepingOf.set(ctx, (found = createBookkeeping(ctx)));
+  return found;
+}
+
 /**
  * One attempt at a delivery: claim it (one attempt at a time, whoever runs the job), post it
  * signed, and record the outcome with the next attempt's job in one transaction. 2xx succeeds;
@@ -109,18 +190,7 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
       if (!(await takeSlot(ctx, slot, deliveryId))) return defer(ctx, deliveryId, knownSubscriptionId, deferrals);
       held.push(slot.key);
     }
-    const view: (DeliveryView & SubscriptionRow & { nextRetryAt: Date | null; lockedUntil: Date | null }) | undefined = await ctx
-      .db('webhookDeliveries as d')
-      .comment('cross-store: webhook delivery job by id')
-      .join('webhookSubscriptions as s', (on) => on.on('s.storeId', 'd.storeId').andOn('s.id', 'd.subscriptionId'))
-      .join('webhookEvents as e', (on) => on.on('e.storeId', 'd.storeId').andOn('e.id', 'd.eventId'))
-      // The job carries the delivery id only: this entry lookup spans stores (docs/scaling.md).
-      .where('d.id', deliveryId)
-      .first(
-        'd.id', 'd.status', 'd.subscriptionId', 'd.storeId', 'd.eventId', 'd.nextRetryAt', 'd.lockedUntil',
-        's.url', 's.enabled', 's.secretSealed', 's.previousSecretSealed', 's.previousSecretExpiresAt',
-        'e.topic', 'e.seq', 'e.data', 'e.createdAt as eventCreatedAt'
-      );
+    const view = await bookkeeping(ctx).read.call(deliveryId);
     if (!view || view.status === 'succeeded' || view.status === 'failed') return 'skipped';
     if (view.status === 'pending' && view.nextRetryAt && view.nextRetryAt.getTime() > Date.now() + 1_000) return 'skipped';
     if (!view.enabled) {
@@ -135,17 +205,7 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
     }
     const destination = await takeDestination(ctx, view.url, deliveryId, held);
     if (!destination) return defer(ctx, deliveryId, view.subscriptionId, deferrals);
-    const [claimed] = await ctx.db('webhookDeliveries')
-      .where({ storeId: view.storeId, id: deliveryId })
-      .where((q) => q.where({ status: 'pending' }).orWhere((q2) => q2.where({ status: 'delivering' }).where('lockedUntil', '<', ctx.db.fn.now())))
-      .update({
-        status: 'delivering',
-        attempts: ctx.db.raw('attempts + 1'),
-        lockedUntil: ctx.db.raw(`now() + interval '${CLAIM_MS} milliseconds'`),
-        firstAttemptAt: ctx.db.raw('coalesce(first_attempt_at, now())'),
-        updatedAt: ctx.db.fn.now()
-      })
-      .returning(['attempts', 'firstAttemptAt']);
+    const claimed = await bookkeeping(ctx).claim.call({ storeId: view.storeId, id: deliveryId });
     if (!claimed) {
       // Another worker holds a live claim: BullMQ retries this job after the claim may have lapsed.
       if (view.status === 'delivering') throw new DeliveryClaimedElsewhere(`delivery ${deliveryId} is being attempted elsewhere`);
@@ -170,7 +230,7 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
           destination,
           signal
         );
-    return await recordOutcome(ctx, view, claimed.attempts as number, claimed.firstAttemptAt as Date, result);
+    return await recordOutcome(ctx, view, claimed.attempts, claimed.firstAttemptAt, result);
   } finally {
     if (held.length) await releaseSlots(ctx, held, deliveryId);
   }
@@ -205,18 +265,8 @@ async function recordOutcome(ctx: AppContext, view: DeliveryView, attempts: numb
     updatedAt: ctx.db.fn.now()
   };
   if (isSuccess(result.statusCode)) {
-    // The common case in one statement (no transaction round trips): the delivery done, the endpoint no longer failing.
-    await ctx.db.raw(
-      `with d as (
-         update webhook_deliveries set status = 'succeeded', last_status_code = ?, last_duration_ms = ?, last_error = null, response_body = ?,
-                locked_until = null, next_retry_at = null, completed_at = now(), updated_at = now()
-          where store_id = ? and id = ? returning 1
-       ), s as (
-         update webhook_subscriptions set failing_since = null where store_id = ? and id = ? and failing_since is not null returning 1
-       )
-       select (select count(*) from d) as deliveries, (select count(*) from s) as endpoints`,
-      [result.statusCode, result.durationMs, result.body, view.storeId, view.id, view.storeId, view.subscriptionId]
-    );
+    // The common case, batched with the other attempts that succeeded meanwhile: one statement for all.
+    await bookkeeping(ctx).succeeded.call({ storeId: view.storeId, id: view.id, subscriptionId: view.subscriptionId, statusCode: result.statusCode!, durationMs: result.durationMs, body: result.body });
     return 'succeeded';
   }
   return withTransaction(ctx, async (trx) => {
