@@ -31,6 +31,8 @@ import { adminReviewRoutes } from './admin-reviews/index.js';
 import { adminPaymentRoutes } from './admin-payments/index.js';
 import { publicOrderRoutes } from './public-orders/index.js';
 import { internalStripeRoutes } from './internal-stripe/index.js';
+import { adminDraftOrderRoutes } from './admin-draft-orders/index.js';
+import { publicInvoiceRoutes } from './public-invoices/index.js';
 
 /** Every route group, mounted under /api/v1. One line per group. */
 export const ROUTE_GROUPS: ServerRoute[][] = [
@@ -57,6 +59,8 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   storefrontCartRoutes,
   storefrontReviewRoutes,
   adminOrderRoutes,
+  adminDraftOrderRoutes,
+  publicInvoiceRoutes,
   adminOrderRefundRoutes,
   adminOrderTimelineRoutes,
   adminReturnRoutes,
