@@ -11,6 +11,10 @@ import type { Knex } from 'knex';
  * - `draft_order_payments`: each PaymentIntent started through an invoice link; `kept` is the one
  *   that made the order, `refunded` a second payment given back in full.
  * - `orders.version`: counts an order's edits (an edit names the version it read: a stale one is 409).
+ * - `order_items.exchanged_quantity`: units an exchange took back; they leave what the order bills
+ *   (its totals price `quantity - exchanged_quantity`).
+ * - `order_refunds.source` `edit`: money an edit or exchange gave back because the order's total
+ *   went down; it is not counted in `amount_refunded` (the total already shrank by it).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -61,11 +65,17 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX draft_order_payments_draft_idx ON draft_order_payments (store_id, draft_order_id);
 
     ALTER TABLE orders ADD COLUMN version integer NOT NULL DEFAULT 1;
+    ALTER TABLE order_items ADD COLUMN exchanged_quantity integer NOT NULL DEFAULT 0 CHECK (exchanged_quantity >= 0);
+    ALTER TABLE order_refunds DROP CONSTRAINT IF EXISTS order_refunds_source_check;
+    ALTER TABLE order_refunds ADD CONSTRAINT order_refunds_source_check CHECK (source IN ('admin', 'stripe', 'edit'));
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    ALTER TABLE order_refunds DROP CONSTRAINT IF EXISTS order_refunds_source_check;
+    ALTER TABLE order_refunds ADD CONSTRAINT order_refunds_source_check CHECK (source IN ('admin', 'stripe'));
+    ALTER TABLE order_items DROP COLUMN IF EXISTS exchanged_quantity;
     ALTER TABLE orders DROP COLUMN IF EXISTS version;
     DROP TABLE IF EXISTS draft_order_payments;
     DROP TABLE IF EXISTS draft_orders;

@@ -32,6 +32,7 @@ import { adminPaymentRoutes } from './admin-payments/index.js';
 import { publicOrderRoutes } from './public-orders/index.js';
 import { internalStripeRoutes } from './internal-stripe/index.js';
 import { adminDraftOrderRoutes } from './admin-draft-orders/index.js';
+import { adminOrderEditRoutes } from './admin-order-edits/index.js';
 import { publicInvoiceRoutes } from './public-invoices/index.js';
 
 /** Every route group, mounted under /api/v1. One line per group. */
@@ -60,6 +61,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   storefrontReviewRoutes,
   adminOrderRoutes,
   adminDraftOrderRoutes,
+  adminOrderEditRoutes,
   publicInvoiceRoutes,
   adminOrderRefundRoutes,
   adminOrderTimelineRoutes,

@@ -22,3 +22,4 @@ export { ACTOR_TYPES, ORDER_EVENT_TYPES, WEBHOOK, listTimeline, recordOrderEvent
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';
 export { restockOrderLines } from './restock.js';
 export { ORDER_DEFAULT_SORT, ORDER_SORTS } from './orders.js';
+export { changeOrder, type EditInput, type ExchangeInput } from './edits.js';
