@@ -4,7 +4,7 @@ import type { StripeEvent } from '../adapters/payments/index.js';
 import type { AppContext } from '../context.js';
 import { runStatements } from '../db/prepared-statements.js';
 import type { Transaction } from '../db/transaction.js';
-import { conflict } from '../errors.js';
+import { AppError, conflict } from '../errors.js';
 import { formatMoney } from '../services/checkout/index.js';
 import { customerBindings, upsertOrderCustomer } from '../services/customers/index.js';
 import {
@@ -193,8 +193,12 @@ export async function onDraftPaymentEvent(ctx: AppContext, event: StripeEvent): 
   const store = await orderMailStore(ctx, storeId);
   const sequence = await ensureOrderNumberSequence(ctx.db, storeId);
   const outcome = await withTransaction(ctx, async (trx) => {
-    const row = await lockDraft(trx, storeId, draftOrderId).catch(() => null);
-    if (!row) return { kind: 'ignored' as const, reason: 'the draft order is gone' };
+    const row = await lockDraft(trx, storeId, draftOrderId).catch((error: unknown) => {
+      if (error instanceof AppError && error.status === 404) return null;
+      throw error;
+    });
+    // Deleted while its link was being paid: the stock went back, so the money goes back too.
+    if (!row) return { kind: 'refund' as const, row: null };
     if (intent.amount !== Number(row.total) || intent.currency.toLowerCase() !== row.currency.toLowerCase()) {
       return { kind: 'ignored' as const, reason: `amount ${intent.amount} ${intent.currency} does not match the draft's ${row.total} ${row.currency}` };
     }
@@ -211,16 +215,16 @@ export async function onDraftPaymentEvent(ctx: AppContext, event: StripeEvent): 
   });
   if (outcome.kind === 'ignored') return ignored(outcome.reason);
   if (outcome.kind === 'created') return applied(`draft order ${draftOrderId} paid: order ${outcome.orderId}`);
-  // Paid twice (or paid after the draft was otherwise completed): this payment goes back, whole.
+  // Paid twice (or paid after the draft was deleted): this payment goes back, whole.
   const refund = await refundStripePayment(ctx, storeId, {
     paymentIntentId: intent.id,
     amount: intent.amount,
     metadata: { storeId, draftOrderId, reason: 'duplicate invoice payment' },
     idempotencyKey: `draft-order-duplicate:${intent.id}`
   });
-  await setDraftPaymentStatus(ctx.db, storeId, intent.id, 'refunded', refund.id);
-  if (outcome.row.orderId) {
+  if (outcome.row) await setDraftPaymentStatus(ctx.db, storeId, intent.id, 'refunded', refund.id);
+  if (outcome.row?.orderId) {
     await recordOrderEvent(ctx.db, storeId, outcome.row.orderId, 'duplicate_payment_refunded', WEBHOOK, { paymentIntentId: intent.id, amount: intent.amount, stripeRefundId: refund.id });
   }
-  return applied(`draft order ${draftOrderId} already paid: payment ${intent.id} refunded`);
+  return applied(`draft order ${draftOrderId} ${outcome.row ? 'already paid' : 'deleted'}: payment ${intent.id} refunded`);
 }

@@ -197,8 +197,19 @@ t.test('draft orders: a phone order drafted, priced as a checkout, invoiced, pai
 
   // An invoiced draft deleted gives its stock back.
   const third = await app.request({ method: 'POST', url: '/admin/draft-orders', payload: { email: 'gone@example.com', lines: [{ variantId: small!.id, quantity: 3 }], shippingAddress: ADDRESS }, ...asStaff });
-  t.equal((await app.request({ method: 'POST', url: `/admin/draft-orders/${third.body.data.draftOrder.id}/complete`, payload: { payment: 'invoice' }, ...asStaff })).status, 200);
+  const thirdInvoice = await app.request({ method: 'POST', url: `/admin/draft-orders/${third.body.data.draftOrder.id}/complete`, payload: { payment: 'invoice' }, ...asStaff });
+  t.equal(thirdInvoice.status, 200);
   t.equal(await stockOf(app, small!.id), 0);
+  const late = await app.request({ method: 'POST', url: `/public/invoices/${tokenOf(thirdInvoice.body.data.invoice.url)}/pay` });
+  t.equal(late.status, 200, late.raw);
   t.equal((await app.request({ method: 'DELETE', url: `/admin/draft-orders/${third.body.data.draftOrder.id}`, ...asStaff })).status, 200);
   t.equal(await stockOf(app, small!.id), 3, 'stock back');
+  t.equal((await app.request({ url: `/public/invoices/${tokenOf(thirdInvoice.body.data.invoice.url)}` })).status, 404, 'the link of a deleted draft is dead');
+  // Its payment completed after the delete: no order, the money goes back.
+  const lateIntent = stripe.setIntentStatus(late.body.data.payment.paymentIntentId, 'succeeded');
+  const lateEvent = event('payment_intent.succeeded', { ...lateIntent }, accountId);
+  t.equal((await deliver(app, lateEvent)).status, 200);
+  await processed(app, lateEvent.id);
+  t.equal(stripe.refundedOf(lateIntent.id), 12000, 'refunded in full');
+  t.equal((await app.ctx.db('orders').where({ storeId: owner.store.id, email: 'gone@example.com' })).length, 0, 'no order');
 });
