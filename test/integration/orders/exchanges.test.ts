@@ -47,6 +47,8 @@ t.test('exchanges: a size swapped after delivery (restocked once, the new size s
   const returned = await ops.requestReturn(order.id, [{ orderItemId: itemId, quantity: 1 }]);
   t.not(returned.status, 201, 'a return of the exchanged unit is refused');
   t.equal(await stockOf(app, m!.id), 5);
+  const refundExchanged = await post(`/admin/orders/${order.id}/refunds`, { items: [{ orderItemId: itemId, quantity: 1 }], reason: 'test', notifyCustomer: false });
+  t.equal(refundExchanged.status, 409, 'the exchanged unit is no longer billed: nothing of it to refund');
 
   // The new size ships as a new fulfilment of the same order.
   const shipped = await ops.fulfil(order.id);
