@@ -4,6 +4,7 @@ import { run as catalogExplain } from './catalog-explain.js';
 import { run as consoleApp } from './console.js';
 import { run as checkout } from './checkout.js';
 import { run as customersCsv } from './customers-csv.js';
+import { run as drafts } from './drafts.js';
 import { run as foundation } from './foundation.js';
 import { run as marketing } from './marketing.js';
 import { run as orderOperations } from './order-operations.js';
@@ -37,6 +38,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   queues,
   webhooks,
   'order-operations': orderOperations,
+  drafts,
   setup,
   processes,
   console: consoleApp,

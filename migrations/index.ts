@@ -39,6 +39,7 @@ import * as orderItemRestocks from './20261126002300_order_item_restocks.js';
 import * as listSortIndexes from './20261126200000_list_sort_indexes.js';
 import * as storefrontBatchRefresh from './20261127010000_storefront_batch_refresh.js';
 import * as shippingZones from './20261127030000_shipping_zones.js';
+import * as draftOrders from './20261127050000_draft_orders.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -84,5 +85,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261126190000_product_csv_ledger', module: productCsvLedger },
   { name: '20261126200000_list_sort_indexes', module: listSortIndexes },
   { name: '20261127010000_storefront_batch_refresh', module: storefrontBatchRefresh },
-  { name: '20261127030000_shipping_zones', module: shippingZones }
+  { name: '20261127030000_shipping_zones', module: shippingZones },
+  { name: '20261127050000_draft_orders', module: draftOrders }
 ];

@@ -4,6 +4,7 @@ import { apiKeysModule } from './services/api-keys/index.js';
 import { auditModule } from './services/audit/index.js';
 import { checkoutModule } from './services/checkout/index.js';
 import { discountsModule } from './services/discounts/index.js';
+import { draftOrdersModule } from './services/draft-orders/index.js';
 import { emailModule } from './services/email/index.js';
 import { externalSystemModule } from './services/external-system/index.js';
 import { jobHistoryModule } from './services/job-history/index.js';
@@ -40,6 +41,7 @@ export const MODULES: Module[] = [
   auditModule,
   checkoutModule,
   discountsModule,
+  draftOrdersModule,
   emailModule,
   externalSystemModule,
   jobHistoryModule,

@@ -16,6 +16,7 @@ const ACCESS_BY_PREFIX: ReadonlyArray<[prefix: string, access: Access]> = [
   ['/admin/reviews', { read: 'read_products', write: 'write_products' }],
   ['/admin/store/media', { read: 'read_products', write: 'write_products' }],
   ['/admin/orders', { read: 'read_orders', write: 'write_orders' }],
+  ['/admin/draft-orders', { read: 'read_orders', write: 'write_orders' }],
   ['/admin/returns', { read: 'read_orders', write: 'write_orders' }],
   ['/admin/customers/export', { read: 'read_customers', write: 'read_customers' }],
   ['/admin/customers', { read: 'read_customers', write: 'write_customers' }],

@@ -32,6 +32,9 @@ import { adminReviewRoutes } from './admin-reviews/index.js';
 import { adminPaymentRoutes } from './admin-payments/index.js';
 import { publicOrderRoutes } from './public-orders/index.js';
 import { internalStripeRoutes } from './internal-stripe/index.js';
+import { adminDraftOrderRoutes } from './admin-draft-orders/index.js';
+import { adminOrderEditRoutes } from './admin-order-edits/index.js';
+import { publicInvoiceRoutes } from './public-invoices/index.js';
 
 /** Every route group, mounted under /api/v1. One line per group. */
 export const ROUTE_GROUPS: ServerRoute[][] = [
@@ -59,6 +62,9 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   storefrontCartRoutes,
   storefrontReviewRoutes,
   adminOrderRoutes,
+  adminDraftOrderRoutes,
+  adminOrderEditRoutes,
+  publicInvoiceRoutes,
   adminOrderRefundRoutes,
   adminOrderTimelineRoutes,
   adminReturnRoutes,

@@ -62,6 +62,8 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
   order_items: 'store',
   order_events: 'store',
   order_refunds: 'store',
+  draft_orders: 'store',
+  draft_order_payments: 'store',
   order_returns: 'store',
   fulfillments: 'store',
   store_daily_revenue: 'store',

@@ -48,6 +48,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   // A checkout's holds on stock: taken, converted and given back through the catalog's statements (catalog/stock-holds.ts).
   stock_reservations: 'catalog',
   orders: 'orders',
+  draft_orders: 'draft-orders',
+  draft_order_payments: 'draft-orders',
   order_items: 'orders',
   fulfillments: 'orders',
   store_daily_revenue: 'orders',

@@ -1,6 +1,7 @@
 import type { StripeEvent } from '../adapters/payments/index.js';
 import type { AppContext } from '../context.js';
 import { applyAccountEvent, claimStripeEvent, type EventOutcome, finishStripeEvent, ignored, INTENT_EVENT_STATES, type IntentEventType, REFUND_EVENTS } from '../services/payments/index.js';
+import { onDraftPaymentEvent, paysDraftOrder } from './complete-draft-order.js';
 import { onChargeRefunded, onPaymentIntentEvent, onRefundEvent } from './stripe-payment-events.js';
 
 /**
@@ -11,6 +12,8 @@ import { onChargeRefunded, onPaymentIntentEvent, onRefundEvent } from './stripe-
 async function handleStripeEvent(ctx: AppContext, event: StripeEvent): Promise<EventOutcome> {
   // Checked on receipt; a row stored before that check existed could lack it, and nothing orders without it.
   if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
+  // An invoice link's payment names its draft order: it makes (or was already) that draft's order.
+  if (event.type in INTENT_EVENT_STATES && paysDraftOrder(event)) return onDraftPaymentEvent(ctx, event);
   if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
   if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
   if ((REFUND_EVENTS as readonly string[]).includes(event.type)) return onRefundEvent(ctx, event);

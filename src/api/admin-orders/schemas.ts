@@ -73,7 +73,7 @@ export const orderItemResource = responseObject({
 export const refundResource = responseObject({
   id: idValue().required(),
   status: Joi.string().valid('pending', 'succeeded', 'failed').required(),
-  source: Joi.string().valid('admin', 'stripe').required().description("stripe: made in Stripe's dashboard, seen through a webhook"),
+  source: Joi.string().valid('admin', 'stripe', 'edit').required().description("stripe: made in Stripe's dashboard, seen through a webhook; edit: the difference an order edit or exchange gave back"),
   amount: Joi.number().integer().required(),
   shipping: Joi.number().integer().required(),
   items: Joi.array()

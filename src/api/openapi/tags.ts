@@ -13,6 +13,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   customers: 'Customers, their CSV import and export',
   discounts: 'Discount codes and their rules',
   docs: 'This OpenAPI document',
+  'draft-orders': 'Draft orders put together by hand, their invoices and the public links that pay them',
   domain: "The store's custom domain and its DNS checks",
   email: "The store's outgoing email: provider settings, checks and test sends",
   'external-system': 'The link to an external system and its product and customer backfills',

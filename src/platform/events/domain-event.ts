@@ -3,7 +3,7 @@ export type DomainEvent =
   /** `change` says what happened, for the emitters that know (webhook topics product.created/updated/deleted). */
   | { type: 'product.changed'; storeId: string; productIds: string[]; change?: 'created' | 'updated' | 'deleted' }
   /** Webhook topics order.<change> (order.created is written by the checkout's own statement). */
-  | { type: 'order.changed'; storeId: string; orderId: string; change: 'fulfilled' | 'paid' | 'cancelled' | 'refunded' }
+  | { type: 'order.changed'; storeId: string; orderId: string; change: 'fulfilled' | 'paid' | 'cancelled' | 'refunded' | 'updated' }
   /** Webhook topics customer.created/updated. */
   | { type: 'customer.changed'; storeId: string; customerIds: string[]; change: 'created' | 'updated' }
   | { type: 'campaign.sent'; storeId: string; campaignId: string }

@@ -5,7 +5,7 @@
 export { bumpStorefrontVersion, storefrontHttpState, type StorefrontHttpState } from './catalog-version.js';
 export { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from './collections.js';
 export { upsertExternalProducts, type ExternalProductRow } from './external-products.js';
-export { changeInventory, lockVariants, restockUnits, type InventoryChange } from './inventory.js';
+export { changeInventory, lockVariants, restockUnits, takeUnits, type InventoryChange } from './inventory.js';
 export { ALLOWED_IMAGE_TYPES, MEDIA_MAX_BYTES, createMedia, mediaUrl, openMedia, payloadTooLarge } from './media.js';
 export { LOW_STOCK_THRESHOLD, catalogModule } from './module.js';
 export { INVENTORY_POLICIES, PRODUCT_STATUSES, toAdminVariantDto, type ProductStatus } from './product-rows.js';

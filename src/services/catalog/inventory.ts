@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { conflict, notFound } from '../../errors.js';
+import { AppError, conflict, notFound } from '../../errors.js';
 import { lockStockHolds } from './stock-holds.js';
 import type { InventoryPolicy, VariantRow } from './product-rows.js';
 import { withTransaction } from '../../platform/with-transaction.js';
@@ -171,4 +171,34 @@ export async function restockUnits(trx: Transaction, storeId: string, units: Map
 /** Locks these variants (id order), before a caller's own rows: the lock order of every stock move. */
 export async function lockVariants(trx: Transaction, storeId: string, variantIds: string[]): Promise<void> {
   if (variantIds.length) await trx.raw('select id from product_variants where id = any(?::uuid[]) and store_id = ? order by id for update', [[...variantIds].sort(), storeId]);
+}
+
+/**
+ * Units leaving the shelf for an order made by hand (a draft completed, lines added by an edit or
+ * an exchange): each variant's stock goes down through adjustInventory (the one conditional
+ * UPDATE: a `deny` variant never goes below zero), with its ledger row, variants in id order (the
+ * lock order of every stock move). A line whose stock is not there, or whose variant is gone, is a
+ * 409 `insufficient_inventory` naming it. Returns the variants this sold out (for `inventory.changed`).
+ */
+export async function takeUnits(trx: Transaction, storeId: string, lines: Array<{ variantId: string; quantity: number; title: string }>, change: InventoryChange): Promise<string[]> {
+  const merged = new Map<string, { quantity: number; title: string }>();
+  for (const line of lines) {
+    if (line.quantity <= 0) continue;
+    const entry = merged.get(line.variantId);
+    merged.set(line.variantId, { quantity: (entry?.quantity ?? 0) + line.quantity, title: entry?.title ?? line.title });
+  }
+  const soldOut: string[] = [];
+  for (const variantId of [...merged.keys()].sort()) {
+    const { quantity, title } = merged.get(variantId)!;
+    try {
+      const { variant } = await adjustInventory(trx, storeId, variantId, -quantity, { ...change, code: change.code ?? 'sale' });
+      if (variant.inventoryPolicy === 'deny' && variant.inventoryQuantity + quantity > 0 && variant.inventoryQuantity <= 0) soldOut.push(variantId);
+    } catch (error) {
+      const status = error instanceof AppError ? error.status : 0;
+      if (status !== 409 && status !== 404) throw error;
+      const left = status === 404 ? 0 : Math.max(0, ((await trx('productVariants').where({ storeId, id: variantId }).first('inventoryQuantity')) as { inventoryQuantity: number }).inventoryQuantity);
+      throw conflict('insufficient_inventory', `Not enough stock for ${title}`, [{ path: `lines.${variantId}`, message: status === 404 ? `${title} is no longer sold` : `only ${left} left of ${title}` }]);
+    }
+  }
+  return soldOut;
 }

@@ -1,3 +1,4 @@
+import type { Sql } from '../../db/transaction.js';
 /*
  * The customer a checkout makes or counts: the customers module's statement, which the checkout
  * runs as a CTE of its own completing statement (src/use-cases/confirm-checkout.ts).
@@ -31,4 +32,10 @@ export function customerBindings(order: { storeId: string; email: string; total:
     customerPhone: address.phone ?? null,
     customerSpent: order.total
   };
+}
+
+/** The customer of an order made outside a checkout (a draft order): made, or counted, as a checkout's is. */
+export async function upsertOrderCustomer(trx: Sql, bindings: ReturnType<typeof customerBindings>): Promise<{ id: string; firstName: string | null; lastName: string | null }> {
+  const result = await trx.raw(UPSERT_CUSTOMER_SQL, bindings);
+  return result.rows[0];
 }

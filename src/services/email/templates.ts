@@ -43,6 +43,20 @@ export const BUILT_IN_TEMPLATES: Record<string, EmailTemplate> = {
     ),
     text: 'Hello {{ customer.firstName }}, we refunded {{ refund.amountFormatted }} of order {{ order.number }}{% if refund.reason != "" %}: {{ refund.reason }}{% endif %}.\n{% for item in refund.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Your order: {{ order.trackingUrl }}'
   },
+  order_invoice: {
+    subject: 'Your invoice from {{ store.name }}: {{ invoice.totalFormatted }}',
+    html: layout(
+      '<h1>Your order from {{ store.name }}</h1><p>Hello {{ customer.firstName }}, here is your order.</p><ul>{% for item in invoice.items %}<li>{{ item.quantity }} × {{ item.title }}</li>{% endfor %}</ul><p>Total: {{ invoice.totalFormatted }}</p><p><a href="{{ invoice.url }}">View and pay your invoice</a></p>'
+    ),
+    text: 'Hello {{ customer.firstName }}, here is your order from {{ store.name }}.\n{% for item in invoice.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Total: {{ invoice.totalFormatted }}\nView and pay: {{ invoice.url }}'
+  },
+  order_edited: {
+    subject: 'Order {{ order.number }} at {{ store.name }} was changed',
+    html: layout(
+      '<h1>Your order was changed</h1><p>Hello {{ customer.firstName }}, order <strong>{{ order.number }}</strong> now holds:</p><ul>{% for item in order.items %}<li>{{ item.quantity }} × {{ item.title }}</li>{% endfor %}</ul><p>Total: {{ order.totalFormatted }}{% if edit.differenceFormatted != "" %} ({{ edit.differenceFormatted }}){% endif %}</p>{% if edit.paymentUrl != "" %}<p><a href="{{ edit.paymentUrl }}">Pay the difference</a></p>{% endif %}<p><a href="{{ order.trackingUrl }}">Your order</a></p>'
+    ),
+    text: 'Hello {{ customer.firstName }}, order {{ order.number }} was changed.\n{% for item in order.items %}{{ item.quantity }} x {{ item.title }}\n{% endfor %}Total: {{ order.totalFormatted }} {{ edit.differenceFormatted }}\n{% if edit.paymentUrl != "" %}Pay the difference: {{ edit.paymentUrl }}\n{% endif %}Your order: {{ order.trackingUrl }}'
+  },
   password_reset: {
     subject: 'Reset your Shopwright password',
     html: '<!doctype html><html><body><p>Hello {{ user.firstName }},</p><p><a href="{{ resetUrl }}">Choose a new password</a>. The link works once and for {{ expiresInMinutes }} minutes.</p><p>If you did not ask for this, ignore this email.</p></body></html>',
@@ -94,7 +108,9 @@ export function sampleData(storeName: string, appUrl: string): Record<string, un
     invite: { role: 'staff' },
     inviteUrl: `${appUrl}/app/accept-invite?token=sample`,
     unsubscribeUrl: `${appUrl}/api/v1/public/unsubscribe?token=sample`,
-    content: 'This is a sample campaign body.'
+    content: 'This is a sample campaign body.',
+    invoice: { url: `${appUrl}/api/v1/public/invoices/sample`, totalFormatted: '49.97 USD', items: [{ title: 'Sample mug', quantity: 1 }] },
+    edit: { differenceFormatted: '+9.99 USD', paymentUrl: '' }
   };
 }
 

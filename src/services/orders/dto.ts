@@ -50,6 +50,8 @@ export interface OrderItemRow {
   returnedQuantity: number;
   /** Units put back on the shelf so far, by any cancel, refund or return (never more than `quantity`). */
   restockedQuantity: number;
+  /** Units an exchange took back: they leave what the order bills. */
+  exchangedQuantity?: number;
   position: number;
 }
 
@@ -97,7 +99,7 @@ export interface RefundRow {
   storeId: string;
   orderId: string;
   status: 'pending' | 'succeeded' | 'failed';
-  source: 'admin' | 'stripe';
+  source: 'admin' | 'stripe' | 'edit';
   amount: number | string;
   shipping: number | string;
   /** `restockedQuantity` is written when the refund settles (rows settled before it was kept: all of a `restock` line). */

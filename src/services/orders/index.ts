@@ -32,3 +32,4 @@ export { ACTOR_TYPES, ORDER_EVENT_TYPES, SYSTEM, WEBHOOK, listTimeline, recordOr
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';
 export { restockOrderLines } from './restock.js';
 export { ORDER_DEFAULT_SORT, ORDER_SORTS } from './orders.js';
+export { changeAnswer, commitOrderChange, type EditInput, type ExchangeInput } from './edits.js';

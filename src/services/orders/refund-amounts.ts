@@ -56,7 +56,8 @@ export function calculateRefund(
   const lines: RefundLine[] = [];
   for (const [orderItemId, { quantity, restock }] of merged) {
     const item = byId.get(orderItemId)!;
-    const left = item.quantity - item.refundedQuantity;
+    // Units an exchange took back are no longer billed: nothing of them is left to refund.
+    const left = item.quantity - item.refundedQuantity - (item.exchangedQuantity ?? 0);
     if (quantity > left) {
       throw conflict('refund_exceeds_payment', left === 0 ? `${item.title} is already refunded` : `only ${left} of ${item.title} left to refund`, [
         { path: `items.${orderItemId}`, message: `${left} left to refund` }

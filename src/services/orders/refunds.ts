@@ -18,7 +18,7 @@ import type { Sql, Transaction } from '../../db/transaction.js';
  */
 
 /** What refunds already hold of the order: in flight (pending) and of shipping (not failed). */
-async function committedRefunds(db: Sql, storeId: string, orderId: string) {
+export async function committedRefunds(db: Sql, storeId: string, orderId: string) {
   const row = (await db('orderRefunds')
     .where({ storeId, orderId })
     .whereNot({ status: 'failed' })
@@ -119,6 +119,18 @@ export async function settleRefund(trx: Transaction, emit: EmitEvent, refund: Re
   await trx('orderRefunds')
     .where({ storeId: refund.storeId, id: refund.id })
     .update({ status: 'succeeded', stripeRefundId: stripeRefundId ?? refund.stripeRefundId, updatedAt: trx.fn.now() });
+  // An edit's refund gives back what the edit took off the total: the payment's state and the amount refunded stay.
+  if (refund.source === 'edit') {
+    await recordOrderEvent(trx, refund.storeId, refund.orderId, 'refunded', actor, {
+      refundId: refund.id,
+      amount: Number(refund.amount),
+      reason: refund.reason,
+      source: refund.source,
+      stripeRefundId: stripeRefundId ?? refund.stripeRefundId
+    });
+    emit({ type: 'order.changed', storeId: refund.storeId, orderId: refund.orderId, change: 'refunded' });
+    return { order: (await trx('orders').where({ storeId: refund.storeId, id: refund.orderId }).first()) as OrderRow };
+  }
   const order = (await trx('orders').where({ storeId: refund.storeId, id: refund.orderId }).first()) as OrderRow;
   // Restocked lines go back now, each capped at what a cancel or a return did not already put back.
   const restock = await restockOrderLines(
@@ -131,7 +143,7 @@ export async function settleRefund(trx: Transaction, emit: EmitEvent, refund: Re
   const restockedOf = new Map(restock.lines.map((line) => [line.orderItemId, line.restockedQuantity]));
   const items = refund.items.map((line) => ({ ...line, restockedQuantity: line.restock ? (restockedOf.get(line.orderItemId) ?? 0) : 0 }));
   await trx('orderRefunds').where({ storeId: refund.storeId, id: refund.id }).update({ items: JSON.stringify(items) });
-  const settled = (await trx('orderRefunds').where({ storeId: refund.storeId, orderId: refund.orderId, status: 'succeeded' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
+  const settled = (await trx('orderRefunds').where({ storeId: refund.storeId, orderId: refund.orderId, status: 'succeeded' }).whereNot({ source: 'edit' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
   const amountRefunded = Math.min(Number(order.total), Math.max(Number(order.amountRefunded) + Number(refund.amount), Number(settled ?? 0)));
   const state = amountRefunded >= Number(order.total) ? 'refunded' : 'partially_refunded';
   await moveOrderPayment(trx, refund.storeId, refund.orderId, { state, amountRefunded }, { actor });

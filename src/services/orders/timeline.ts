@@ -24,7 +24,11 @@ export const ORDER_EVENT_TYPES = [
   'return_received',
   'return_closed',
   'return_cancelled',
-  'note'
+  'note',
+  'draft_completed',
+  'duplicate_payment_refunded',
+  'edited',
+  'exchanged'
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const ACTOR_TYPES = ['user', 'system', 'webhook'] as const;

@@ -11,5 +11,5 @@ export { reconcileStripeEvents } from './reconcile-events.js';
 export { callStripe } from './stripe-calls.js';
 export { INTENT_EVENT_STATES, REFUND_EVENTS, type IntentEventType } from './stripe-event-types.js';
 export { claimStripeEvent, finishStripeEvent, receiveStripeEvent, stripeEventFailedForGood } from './webhooks.js';
-export { refundStripePayment, voidStripePayment } from './stripe-money.js';
+export { refundStripePayment, startStripePayment, voidStripePayment } from './stripe-money.js';
 export { stripeEventEnvelope } from './stripe-event-verification.js';

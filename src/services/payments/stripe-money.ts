@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { conflict } from '../../errors.js';
-import { connectedStripeAccount } from './accounts.js';
+import { activeStripeAccount, connectedStripeAccount } from './accounts.js';
 import { callStripe } from './stripe-calls.js';
 
 /**
@@ -36,4 +36,33 @@ export async function refundStripePayment(
       { stripeAccount: account, idempotencyKey: refund.idempotencyKey }
     )
   );
+}
+
+/**
+ * Starts a Stripe payment of `amount` outside a checkout (an invoice link): a PaymentIntent on the
+ * store's connected account with the platform's fee, its metadata naming what it pays. 409 when
+ * the store cannot take Stripe payments; 502 when Stripe fails.
+ */
+export async function startStripePayment(
+  ctx: AppContext,
+  storeId: string,
+  payment: { amount: number; currency: string; email: string | null; metadata: Record<string, string>; idempotencyKey: string }
+): Promise<{ id: string; clientSecret: string | null }> {
+  const accountId = await activeStripeAccount(ctx.db, storeId);
+  if (!accountId) throw conflict('conflict', 'Stripe payments are not active for this store', [{ path: 'stripe', message: 'the store has no Stripe account that can take charges' }]);
+  const fee = Math.floor((payment.amount * ctx.config.checkout.applicationFeeBps) / 10_000);
+  const intent = await callStripe('start the payment', () =>
+    ctx.stripe.createPaymentIntent(
+      {
+        amount: payment.amount,
+        currency: payment.currency.toLowerCase(),
+        application_fee_amount: fee,
+        ...(payment.email ? { receipt_email: payment.email } : {}),
+        automatic_payment_methods: { enabled: true },
+        metadata: { storeId, ...payment.metadata }
+      },
+      { stripeAccount: accountId, idempotencyKey: payment.idempotencyKey }
+    )
+  );
+  return { id: intent.id, clientSecret: intent.client_secret };
 }

@@ -5,6 +5,7 @@ export const WEBHOOK_TOPICS = [
   'order.fulfilled',
   'order.cancelled',
   'order.refunded',
+  'order.updated',
   'product.created',
   'product.updated',
   'product.deleted',

@@ -14,7 +14,7 @@ import { buildApp, signupOwner } from '../../helpers/app.js';
 function contractScope(method: string, path: string): ApiKeyScope | null {
   const read = method === 'GET' || method === 'HEAD';
   if (/^\/admin\/(products|collections|reviews)(\/|$)/.test(path) || path === '/admin/store/media') return read ? 'read_products' : 'write_products';
-  if (/^\/admin\/(orders|returns)(\/|$)/.test(path)) return read ? 'read_orders' : 'write_orders';
+  if (/^\/admin\/(orders|draft-orders|returns)(\/|$)/.test(path)) return read ? 'read_orders' : 'write_orders';
   if (path === '/admin/customers/export') return 'read_customers';
   if (/^\/admin\/customers(\/|$)/.test(path)) return read ? 'read_customers' : 'write_customers';
   if (/^\/admin\/(discounts|marketing)(\/|$)/.test(path)) return 'marketing';

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { editOrderRoute, exchangeOrderRoute } from './routes.js';
+
+export const adminOrderEditRoutes: ServerRoute[] = [editOrderRoute, exchangeOrderRoute];

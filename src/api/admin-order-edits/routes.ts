@@ -1,0 +1,46 @@
+import { userActor, type EditInput, type ExchangeInput } from '../../services/orders/index.js';
+import { changeOrder } from '../../use-cases/change-order.js';
+import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
+import { adminHandler } from '../handler.js';
+import { idempotent } from '../idempotency.js';
+import { adminRoute } from '../route-helpers.js';
+import { idParams } from '../schemas.js';
+import { editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
+
+export const editOrderRoute = idempotent(
+  adminRoute(ANY_MEMBER, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/edits',
+    options: {
+      plugins: { openapi: { errors: [409, 502] } },
+      description:
+        "Edit an order before it ships: add lines (a variant or a custom title and price), change or remove unfulfilled lines (409 already_fulfilled for a shipped, refunded or returned one), change shipping (a store rate or custom). Totals are priced as a checkout's; ?dryRun=true answers 200 { edit: { difference, totals } } and writes nothing. The commit (201) moves stock (409 insufficient_inventory naming a line), collects a higher total of a paid order (collect: mark_paid, else 422) or refunds a lower one (Stripe or manual; owner or admin only, else 403), records the change on the timeline, sends order.updated, emails the customer when notifyCustomer. version: 409 if the order changed since",
+      tags: ['orders'],
+      validate: { params: idParams('orderId'), query: editQuery, payload: editPayload },
+      response: { status: { 200: editPreviewResponse, 201: editCommittedResponse } },
+      handler: adminHandler<{ orderId: string }, EditInput, { dryRun: boolean }>(async ({ ctx, storeId, actor, params, payload, query, h }) => {
+        const result = await changeOrder(ctx, storeId, params.orderId, 'edit', payload, userActor(actor.userId), { dryRun: query.dryRun, mayRefund: ADMINS.includes(actor.role) });
+        return query.dryRun ? result : h.response(result).code(201);
+      })
+    }
+  })
+);
+
+export const exchangeOrderRoute = idempotent(
+  adminRoute(ANY_MEMBER, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/exchanges',
+    options: {
+      plugins: { openapi: { errors: [409, 502] } },
+      description:
+        "Exchange: units taken back (returned, restocked once when restock is true, as returns do) and new lines in one operation; the new lines are unfulfilled, to ship as a new fulfilment of the same order. The order bills the kept and new units; the difference is collected (collect: mark_paid for a paid order) or refunded (owner or admin only). ?dryRun=true previews",
+      tags: ['orders'],
+      validate: { params: idParams('orderId'), query: editQuery, payload: exchangePayload },
+      response: { status: { 200: editPreviewResponse, 201: editCommittedResponse } },
+      handler: adminHandler<{ orderId: string }, ExchangeInput, { dryRun: boolean }>(async ({ ctx, storeId, actor, params, payload, query, h }) => {
+        const result = await changeOrder(ctx, storeId, params.orderId, 'exchange', payload, userActor(actor.userId), { dryRun: query.dryRun, mayRefund: ADMINS.includes(actor.role) });
+        return query.dryRun ? result : h.response(result).code(201);
+      })
+    }
+  })
+);

@@ -1,0 +1,74 @@
+import Joi from 'joi';
+import { orderResource } from '../admin-orders/schemas.js';
+import { id, idValue, money, responseObject, text } from '../schemas.js';
+
+const quantity = () => Joi.number().integer().min(1).max(10_000);
+const collect = Joi.string().valid('mark_paid').description('a paid order whose total grows: the difference was collected by hand');
+const version = Joi.number().integer().min(1).description("the order's version the change was made from: 409 when the order changed since");
+
+export const editQuery = Joi.object({ dryRun: Joi.boolean().default(false) });
+
+export const editPayload = Joi.object({
+  add: Joi.array()
+    .items(
+      Joi.alternatives(
+        Joi.object({ variantId: id().required(), quantity: quantity().required() }),
+        Joi.object({ title: text(255).min(1).required(), price: money().required(), quantity: quantity().required() })
+      )
+    )
+    .max(100),
+  change: Joi.array()
+    .items(Joi.object({ orderItemId: id().required(), quantity: quantity().required() }))
+    .max(100),
+  remove: Joi.array().items(id()).max(100).unique(),
+  shippingRateId: text(100).min(1),
+  customShipping: Joi.object({ title: text(100).min(1).required(), price: money().required() }),
+  collect,
+  version,
+  notifyCustomer: Joi.boolean(),
+  reason: text(500)
+})
+  .oxor('shippingRateId', 'customShipping')
+  .or('add', 'change', 'remove', 'shippingRateId', 'customShipping');
+
+export const exchangePayload = Joi.object({
+  returnItems: Joi.array()
+    .items(Joi.object({ orderItemId: id().required(), quantity: quantity().required(), restock: Joi.boolean().required() }))
+    .min(1)
+    .max(100)
+    .required(),
+  newItems: Joi.array()
+    .items(Joi.object({ variantId: id().required(), quantity: quantity().required() }))
+    .max(100)
+    .required(),
+  collect,
+  version,
+  notifyCustomer: Joi.boolean(),
+  reason: text(500)
+});
+
+const totals = responseObject({
+  subtotal: Joi.number().integer().required(),
+  discountTotal: Joi.number().integer().required(),
+  shippingTotal: Joi.number().integer().required(),
+  total: Joi.number().integer().required()
+}).label('OrderTotals');
+
+export const editPreviewResponse = responseObject({
+  edit: responseObject({
+    difference: Joi.number().integer().required().description('new total less the current one: > 0 to collect, < 0 to refund'),
+    totals: totals.required(),
+    before: totals.required(),
+    version: Joi.number().integer().required()
+  }).required()
+});
+
+export const editCommittedResponse = responseObject({
+  edit: responseObject({
+    difference: Joi.number().integer().required(),
+    totals: totals.required(),
+    version: Joi.number().integer().required(),
+    refund: responseObject({ id: idValue().required(), status: Joi.string().valid('pending', 'succeeded', 'failed').required(), amount: Joi.number().integer().required() }).allow(null).required()
+  }).required(),
+  order: orderResource.required()
+});

@@ -1,0 +1,4 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { getInvoiceRoute, payInvoiceRoute } from './routes.js';
+
+export const publicInvoiceRoutes: ServerRoute[] = [getInvoiceRoute, payInvoiceRoute];
