@@ -194,7 +194,8 @@ export async function createCustomer(ctx: AppContext, storeId: string, input: Ne
  * (orders.customer_id ON DELETE SET NULL); their list memberships go with them.
  */
 export async function deleteCustomer(ctx: AppContext, storeId: string, customerId: string): Promise<void> {
-  const deleted = await ctx.db('customers').where({ storeId, id: customerId }).delete();
+  // In a transaction, so the audit entry (written before its COMMIT) goes with the delete.
+  const deleted = await withTransaction(ctx, (trx) => trx('customers').where({ storeId, id: customerId }).delete());
   if (!deleted) throw notFound('Customer');
 }
 

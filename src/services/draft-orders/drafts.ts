@@ -186,7 +186,8 @@ async function buildDraft(ctx: AppContext, db: Sql, storeId: string, input: Draf
 
 export async function createDraftOrder(ctx: AppContext, storeId: string, input: DraftInput, userId: string | null) {
   const values = await buildDraft(ctx, ctx.db, storeId, input, null);
-  const [row] = (await ctx.db('draftOrders').insert({ storeId, ...values, createdBy: userId }).returning('*')) as DraftRow[];
+  // In a transaction, so the audit entry (written before its COMMIT) goes with the draft.
+  const [row] = (await withTransaction(ctx, (trx) => trx('draftOrders').insert({ storeId, ...values, createdBy: userId }).returning('*'))) as DraftRow[];
   return { draftOrder: toDraftDto(row!) };
 }
 

@@ -46,7 +46,10 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/admin/marketing/campaigns/newsletter': 'campaign kinds share one service path with generic',
   'POST /api/v1/admin/marketing/campaigns/old-customers': 'campaign kinds share one service path with generic',
   'POST /api/v1/admin/marketing/campaigns/product-announcement': 'campaign kinds share one service path with generic',
-  'POST /api/v1/admin/store/team/invites/{inviteId}/resend': 'needs mail delivery of the invite'
+  'POST /api/v1/admin/store/team/invites/{inviteId}/resend': 'needs mail delivery of the invite',
+  'POST /api/v1/admin/draft-orders/{draftOrderId}/complete': 'makes an order (several entries: draft, order, payment); test/integration/orders/draft-orders',
+  'POST /api/v1/admin/orders/{orderId}/edits': 'needs an unfulfilled paid order with stock; test/integration/orders/order-edits',
+  'POST /api/v1/admin/orders/{orderId}/exchanges': 'needs a fulfilled order with stock; test/integration/orders/exchanges'
 };
 
 interface Call {
@@ -103,6 +106,14 @@ t.test('each successful state-changing admin call leaves exactly one entry, with
     { method: 'POST', route: '/admin/discounts', url: '/admin/discounts', payload: { code: 'WALK10', type: 'percentage', value: 10 }, resourceId: null, after: (b) => set('discount', firstId(b)) },
     { method: 'PUT', route: '/admin/discounts/{discountId}', url: () => `/admin/discounts/${id('discount')}`, payload: { code: 'WALK15', type: 'percentage', value: 15 } },
     { method: 'PATCH', route: '/admin/customers/{customerId}', url: `/admin/customers/${customerIds[0]}`, payload: { firstName: 'Walked', tags: ['vip'] }, byKey: true },
+    { method: 'POST', route: '/admin/customers', url: '/admin/customers', payload: { email: 'walked-by-hand@example.com', firstName: 'Hand' }, resourceId: null, after: (b) => set('customer', firstId(b)) },
+    { method: 'DELETE', route: '/admin/customers/{customerId}', url: () => `/admin/customers/${id('customer')}` },
+    { method: 'POST', route: '/admin/shipping-zones', url: '/admin/shipping-zones', payload: { name: 'Walk zone', countries: ['US'], rates: [{ name: 'Standard', type: 'flat', price: 500 }] }, resourceId: null, after: (b) => set('zone', firstId(b)) },
+    { method: 'PATCH', route: '/admin/shipping-zones/{zoneId}', url: () => `/admin/shipping-zones/${id('zone')}`, payload: { name: 'Walk zone 2' } },
+    { method: 'DELETE', route: '/admin/shipping-zones/{zoneId}', url: () => `/admin/shipping-zones/${id('zone')}` },
+    { method: 'POST', route: '/admin/draft-orders', url: '/admin/draft-orders', payload: { email: 'phone@example.com', lines: [{ title: 'Engraving', price: 1500, quantity: 1 }] }, resourceId: null, after: (b) => set('draft', firstId(b)) },
+    { method: 'PATCH', route: '/admin/draft-orders/{draftOrderId}', url: () => `/admin/draft-orders/${id('draft')}`, payload: { note: 'by phone' } },
+    { method: 'DELETE', route: '/admin/draft-orders/{draftOrderId}', url: () => `/admin/draft-orders/${id('draft')}` },
     { method: 'POST', route: '/admin/customers/export', url: '/admin/customers/export', payload: {}, resourceId: null },
     { method: 'POST', route: '/admin/orders/{orderId}/notes', url: `/admin/orders/${order.id}/notes`, payload: { body: 'called the buyer' }, after: (b) => set('note', firstId(b)), byKey: true },
     { method: 'PATCH', route: '/admin/orders/{orderId}/notes/{noteId}', url: () => `/admin/orders/${order.id}/notes/${id('note')}`, payload: { body: 'called twice' } },
