@@ -15,6 +15,7 @@ const TOPIC_CHOICES = {
   'order.fulfilled': true,
   'order.cancelled': true,
   'order.refunded': true,
+  'order.updated': true,
   'product.created': true,
   'product.updated': true,
   'product.deleted': true,
