@@ -37,6 +37,7 @@ import * as citusStoreKeys from './20261125014000_citus_store_keys.js';
 import * as campaignSweepRequeues from './20261125015000_campaign_sweep_requeues.js';
 import * as orderItemRestocks from './20261126002300_order_item_restocks.js';
 import * as listSortIndexes from './20261126200000_list_sort_indexes.js';
+import * as taxes from './20261127040000_taxes.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -80,5 +81,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261126031000_api_key_revocation', module: apiKeyRevocation },
   { name: '20261126180000_audit_log', module: auditLog },
   { name: '20261126190000_product_csv_ledger', module: productCsvLedger },
-  { name: '20261126200000_list_sort_indexes', module: listSortIndexes }
+  { name: '20261126200000_list_sort_indexes', module: listSortIndexes },
+  { name: '20261127040000_taxes', module: taxes }
 ];

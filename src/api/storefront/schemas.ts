@@ -77,7 +77,8 @@ export const storefrontStoreResponse = responseObject({
     currency: Joi.string().length(3).required(),
     contactEmail: Joi.string().allow(null).required(),
     shippingCountries: Joi.array().items(Joi.string()).required(),
-    logoUrl: Joi.string().allow(null).required()
+    logoUrl: Joi.string().allow(null).required(),
+    pricesIncludeTax: Joi.boolean().required().description('whether product and cart prices include tax (VAT style)')
   })
     .label('StorefrontStore')
     .required()

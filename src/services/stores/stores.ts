@@ -38,6 +38,10 @@ export interface StoreRow {
   /** How long the store keeps its audit entries (issue #36; purged by the audit-retention job). */
   auditRetentionDays: number;
   storefrontCacheStaleWhileRevalidate: number;
+  /** VAT style: prices (and shipping prices) include the tax, which is extracted from them (docs/taxes.md). */
+  pricesIncludeTax: boolean;
+  /** Who computes the tax: the built-in rate tables or Stripe Tax (services/taxes/providers.ts). */
+  taxProvider: 'rates' | 'stripe_tax';
   createdAt: Date;
   updatedAt: Date;
 }
@@ -57,6 +61,8 @@ export interface UpdateStoreInput {
   storefrontCacheMaxAge?: number;
   auditRetentionDays?: number;
   storefrontCacheStaleWhileRevalidate?: number;
+  pricesIncludeTax?: boolean;
+  taxProvider?: 'rates' | 'stripe_tax';
   email?: EmailSettingsInput;
 }
 
@@ -103,6 +109,8 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     storefrontCacheMaxAge: store.storefrontCacheMaxAge,
     auditRetentionDays: store.auditRetentionDays,
     storefrontCacheStaleWhileRevalidate: store.storefrontCacheStaleWhileRevalidate,
+    pricesIncludeTax: store.pricesIncludeTax,
+    taxProvider: store.taxProvider,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -154,7 +162,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate', 'auditRetentionDays'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate', 'auditRetentionDays', 'pricesIncludeTax', 'taxProvider'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
@@ -208,7 +216,8 @@ export async function getStorefrontStore(ctx: AppContext, storeId: string) {
       currency: store.currency,
       contactEmail: store.contactEmail,
       shippingCountries: [...countries].sort(),
-      logoUrl: store.logoUrl
+      logoUrl: store.logoUrl,
+      pricesIncludeTax: store.pricesIncludeTax
     }
   };
   ctx.cache.set(key, dto);
