@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
  *   country prefix, upper case: 'CA' for US-CA), a default rate in basis points, rates per tax class and
  *   whether shipping is taxed. One row per (store, country, region); region '' is the country's row.
  * - `stores.prices_include_tax`, `stores.tax_provider` ('rates' | 'stripe_tax').
- * - `product_variants.tax_class` (null: the region's default rate), `customers.tax_exempt`.
+ * - `product_variants.tax_class` (null: the region's default rate), `customers.tax_exempt`, `carts.shipping_region`
+ *   (the checkout address's subdivision, so the cart shows the tax of its state).
  * - Orders keep what was charged: `tax_total`, `prices_include_tax`, the shipping line's `shipping_tax_lines`,
  *   the provider and its reference (Stripe Tax calculation / transaction); each item its `tax_lines`,
  *   `tax_amount` and `discount_amount` (its share of an order discount). Refunds record the tax they give
@@ -33,6 +34,7 @@ export async function up(knex: Knex): Promise<void> {
                        ADD COLUMN tax_provider text NOT NULL DEFAULT 'rates' CHECK (tax_provider IN ('rates', 'stripe_tax'));
     ALTER TABLE product_variants ADD COLUMN tax_class text;
     ALTER TABLE customers ADD COLUMN tax_exempt boolean NOT NULL DEFAULT false;
+    ALTER TABLE carts ADD COLUMN shipping_region text;
 
     ALTER TABLE orders ADD COLUMN tax_total bigint NOT NULL DEFAULT 0,
                        ADD COLUMN prices_include_tax boolean NOT NULL DEFAULT false,
@@ -54,6 +56,7 @@ export async function down(knex: Knex): Promise<void> {
     ALTER TABLE order_items DROP COLUMN IF EXISTS discount_amount, DROP COLUMN IF EXISTS tax_amount, DROP COLUMN IF EXISTS tax_lines;
     ALTER TABLE orders DROP COLUMN IF EXISTS tax_transaction_id, DROP COLUMN IF EXISTS tax_reference, DROP COLUMN IF EXISTS tax_provider,
                        DROP COLUMN IF EXISTS shipping_tax_lines, DROP COLUMN IF EXISTS prices_include_tax, DROP COLUMN IF EXISTS tax_total;
+    ALTER TABLE carts DROP COLUMN IF EXISTS shipping_region;
     ALTER TABLE customers DROP COLUMN IF EXISTS tax_exempt;
     ALTER TABLE product_variants DROP COLUMN IF EXISTS tax_class;
     ALTER TABLE stores DROP COLUMN IF EXISTS tax_provider, DROP COLUMN IF EXISTS prices_include_tax;

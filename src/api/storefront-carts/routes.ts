@@ -17,6 +17,7 @@ import {
   cartItem,
   cartItemParams,
   cartParams,
+  cartReadQuery,
   cartResponse,
   createCartPayload,
   discountPayload,
@@ -50,11 +51,13 @@ export const getCartRoute = storefrontRoute({
   method: 'GET',
   path: '/storefront/carts/{cartId}',
   options: {
-    description: 'A cart with its lines and server-computed totals (integer minor units)',
+    description:
+      'A cart with its lines and server-computed totals (integer minor units), each line and the shipping line with its taxLines. ' +
+      'Taxed at the checkout address, else the country chosen with the shipping method; ?country= (and ?region=) taxes it as shipped there, for an estimate before checkout',
     tags: TAGS,
-    validate: { params: cartParams },
+    validate: { params: cartParams, query: cartReadQuery },
     response: { status: { 200: cartResponse } },
-    handler: (request) => getCart(request.server.app.ctx, store(request), cartId(request))
+    handler: (request) => getCart(request.server.app.ctx, store(request), cartId(request), request.query as { country?: string; region?: string })
   }
 });
 

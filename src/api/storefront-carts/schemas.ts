@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { CART_STATUSES, MAX_LINE_QUANTITY, SESSION_STATUSES } from '../../services/checkout/index.js';
 import { PROVIDER_NAMES } from '../../services/payments/index.js';
-import { orderResource, pricedShippingMethodResource } from '../admin-orders/schemas.js';
+import { orderResource, pricedShippingMethodResource, taxLines } from '../admin-orders/schemas.js';
 import { email, emailValue, id, idValue, responseObject, text, timestamp } from '../schemas.js';
 
 export const cartParams = Joi.object({ cartId: id().required() });
@@ -22,6 +22,11 @@ export const updateItemPayload = Joi.object({ quantity: Joi.number().integer().m
 export const discountPayload = Joi.object({ code: Joi.string().trim().min(1).max(64).required() });
 export const shippingMethodPayload = Joi.object({ shippingMethodId: text(100).min(1).required(), country: country() });
 export const shippingMethodsQuery = Joi.object({ country: country() });
+/** A cart read may name where the shopper is (before checkout knows the address): the tax shown is that place's. */
+export const cartReadQuery = Joi.object({
+  country: country().description('tax the cart as shipped to this country (ISO 3166-1 alpha-2)'),
+  region: Joi.string().trim().uppercase().pattern(/^([A-Z]{2}-)?[A-Z0-9]{1,3}$/, 'ISO 3166-2 subdivision').description("'CA' or 'US-CA'; with country")
+});
 
 export const address = Joi.object({
   firstName: text(100).min(1).required(),
@@ -50,10 +55,15 @@ export const cartLineResource = responseObject({
   sku: Joi.string().allow(null).required(),
   quantity: Joi.number().integer().required(),
   unitPrice: Joi.number().integer().required(),
-  lineTotal: Joi.number().integer().required()
+  lineTotal: Joi.number().integer().required(),
+  discountAmount: Joi.number().integer().min(0).required().description("the line's share of an order discount"),
+  taxLines: taxLines()
 }).label('CartLine');
 
-/** A cart at current prices; totals in integer minor units, `total = subtotal - discountTotal + shippingTotal`. */
+/**
+ * A cart at current prices; totals in integer minor units, `total = subtotal - discountTotal + shippingTotal`
+ * (+ taxTotal when prices exclude tax; docs/taxes.md).
+ */
 export const cartResource = responseObject({
   id: idValue().required(),
   status: Joi.string().valid(...CART_STATUSES).required(),
@@ -65,7 +75,10 @@ export const cartResource = responseObject({
   discountTotal: Joi.number().integer().required(),
   shippingMethod: pricedShippingMethodResource.allow(null).required(),
   shippingTotal: Joi.number().integer().required(),
+  shippingTaxLines: taxLines().description("the shipping line's tax lines"),
+  taxTotal: Joi.number().integer().min(0).required(),
   total: Joi.number().integer().required(),
+  pricesIncludeTax: Joi.boolean().required().description('prices (and shipping) include tax, VAT style: the tax lines say how much of them is tax'),
   expiresAt: timestamp().required(),
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()

@@ -8,7 +8,7 @@ import { lineRowsSql, toCartLine, type CartLine, type CartRow, type LineRow } fr
  * statement (defineStatement), and a change before checkout takes one.
  */
 export const CART_COLUMNS =
-  'id, store_id, status, currency, email, discount_id, discount_code, shipping_method_id, shipping_country, order_id, expires_at, created_at, updated_at';
+  'id, store_id, status, currency, email, discount_id, discount_code, shipping_method_id, shipping_country, shipping_region, order_id, expires_at, created_at, updated_at';
 
 /** A checkout session still holding stock for the cart. */
 export interface PendingSession {
@@ -93,7 +93,8 @@ const WRITABLE = {
   discountId: 'discount_id',
   discountCode: 'discount_code',
   shippingMethodId: 'shipping_method_id',
-  shippingCountry: 'shipping_country'
+  shippingCountry: 'shipping_country',
+  shippingRegion: 'shipping_region'
 } as const;
 
 export type CartColumns = Partial<Pick<CartRow, keyof typeof WRITABLE>>;

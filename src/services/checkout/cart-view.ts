@@ -3,7 +3,9 @@ import { PREPARED } from '../../db/prepared-statements.js';
 import type { ShippingMethod } from '../stores/index.js';
 import { discountProblem, type DiscountRecord } from '../discounts/index.js';
 import { shipsTo } from './shipping.js';
-import { computeTotals, lineTotal, shippingPrice, type Totals } from './totals.js';
+import { computeTotals, lineTotal, shippingPrice, type TaxDetail, type Totals } from './totals.js';
+import { taxerOf, type CartTaxes } from './cart-taxes.js';
+import type { TaxLine } from '../taxes/index.js';
 
 export const CART_STATUSES = ['open', 'completed'] as const;
 
@@ -17,6 +19,8 @@ export interface CartRow {
   discountCode: string | null;
   shippingMethodId: string | null;
   shippingCountry: string | null;
+  /** The shipping address's subdivision (ISO 3166-2 without the country: 'CA'), set by the checkout session; for tax. */
+  shippingRegion: string | null;
   orderId: string | null;
   expiresAt: Date;
   createdAt: Date;
@@ -35,6 +39,7 @@ export interface CartLine {
   inventoryQuantity: number;
   inventoryPolicy: 'deny' | 'continue';
   available: boolean;
+  taxClass: string | null;
 }
 
 export interface PricedCart {
@@ -46,6 +51,7 @@ export interface PricedCart {
   shippingMethod: { id: string; name: string; price: number } | null;
   shippingMethodRecord: ShippingMethod | null;
   totals: Totals;
+  tax: TaxDetail;
 }
 
 export const lineTitle = (productTitle: string, variantTitle: string) =>
@@ -58,7 +64,7 @@ export const lineTitle = (productTitle: string, variantTitle: string) =>
 export const lineRowsSql = (cartId: string) =>
   `select i.id, i.variant_id as "variantId", v.product_id as "productId", i.quantity, v.price as "unitPrice", v.sku,
           v.title as "variantTitle", p.title as "productTitle", v.inventory_quantity as "inventoryQuantity",
-          v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt"
+          v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt", v.tax_class as "taxClass"
      from cart_items i join product_variants v on v.store_id = i.store_id and v.id = i.variant_id join products p on p.store_id = v.store_id and p.id = v.product_id
     where i.cart_id = ${cartId}`;
 
@@ -74,6 +80,7 @@ export interface LineRow {
   inventoryQuantity: number;
   inventoryPolicy: 'deny' | 'continue';
   available: boolean;
+  taxClass?: string | null;
 }
 
 export const toCartLine = (row: LineRow): CartLine => ({
@@ -87,7 +94,8 @@ export const toCartLine = (row: LineRow): CartLine => ({
   lineTotal: lineTotal(row),
   inventoryQuantity: row.inventoryQuantity,
   inventoryPolicy: row.inventoryPolicy,
-  available: row.available
+  available: row.available,
+  taxClass: row.taxClass ?? null
 });
 
 const LINES_SQL = `${lineRowsSql('?')} order by i.created_at, i.id`;
@@ -102,7 +110,7 @@ async function loadLines(db: Sql, cartId: string): Promise<CartLine[]> {
  * Prices a cart: lines, the discount if it still applies, the chosen shipping method, totals.
  * `knownLines` skips the read when the caller already knows them (a cart just made is empty).
  */
-export async function priceCart(db: Sql, cart: CartRow, methods: ShippingMethod[], knownLines?: CartLine[]): Promise<PricedCart> {
+export async function priceCart(db: Sql, cart: CartRow, methods: ShippingMethod[], knownLines: CartLine[] | undefined, taxes: CartTaxes): Promise<PricedCart> {
   const [lines, discount] = await Promise.all([
     knownLines ?? loadLines(db, cart.id),
     cart.discountId ? (db('discounts').where({ id: cart.discountId, storeId: cart.storeId }).first() as Promise<DiscountRecord | undefined>) : null
@@ -112,8 +120,15 @@ export async function priceCart(db: Sql, cart: CartRow, methods: ShippingMethod[
   const record = cart.shippingMethodId ? (methods.find((m) => m.id === cart.shippingMethodId) ?? null) : null;
   const usable = record && shipsTo(record, cart.shippingCountry) ? record : null;
   const applied = discount && !discountIssue ? discount : null;
-  const totals = computeTotals(lines, applied, usable ? { price: usable.price, freeOverAmount: usable.freeOverAmount ?? null } : null);
+  const { tax, ...totals } = computeTotals(
+    lines,
+    applied,
+    usable ? { price: usable.price, freeOverAmount: usable.freeOverAmount ?? null } : null,
+    taxerOf(taxes, cart),
+    lines.map((line) => line.id)
+  );
   return {
+    tax,
     cart,
     lines,
     discount: discount ?? null,
@@ -124,14 +139,16 @@ export async function priceCart(db: Sql, cart: CartRow, methods: ShippingMethod[
   };
 }
 
+const taxLinesDto = (lines: TaxLine[] | undefined) => (lines ?? []).map(({ name, rate, amount, jurisdiction }) => ({ name, rate, amount, jurisdiction }));
+
 export function toCartDto(priced: PricedCart) {
-  const { cart, lines, totals } = priced;
+  const { cart, lines, totals, tax } = priced;
   return {
     id: cart.id,
     status: cart.status,
     currency: cart.currency,
     email: cart.email,
-    items: lines.map((line) => ({
+    items: lines.map((line, index) => ({
       id: line.id,
       variantId: line.variantId,
       productId: line.productId,
@@ -139,14 +156,19 @@ export function toCartDto(priced: PricedCart) {
       sku: line.sku,
       quantity: line.quantity,
       unitPrice: line.unitPrice,
-      lineTotal: line.lineTotal
+      lineTotal: line.lineTotal,
+      discountAmount: tax.lineDiscounts[index] ?? 0,
+      taxLines: taxLinesDto(tax.lineTaxes[index])
     })),
     discountCode: cart.discountCode,
     subtotal: totals.subtotal,
     discountTotal: totals.discountTotal,
     shippingMethod: priced.shippingMethod,
     shippingTotal: totals.shippingTotal,
+    shippingTaxLines: taxLinesDto(tax.shippingTaxLines),
+    taxTotal: totals.taxTotal,
     total: totals.total,
+    pricesIncludeTax: totals.pricesIncludeTax,
     expiresAt: cart.expiresAt,
     createdAt: cart.createdAt,
     updatedAt: cart.updatedAt

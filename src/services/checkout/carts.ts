@@ -8,6 +8,8 @@ import { cachedStore, type StoreRow } from '../stores/index.js';
 import { priceCart, toCartDto, type CartRow, type PricedCart } from './cart-view.js';
 import { discountProblem, findDiscountByCode, notApplicable } from '../discounts/index.js';
 import { eligibleMethods, shipsTo } from './shipping.js';
+import { storeTaxes, type CartTaxes } from './cart-taxes.js';
+import { normalizeRegion } from '../taxes/index.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface CartItemInput {
@@ -21,13 +23,21 @@ export const cartNotOpen = () => conflict('cart_not_open', 'This cart is complet
 const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
 
 /** The cart as the shopper sees it, priced (the cart and its lines in one statement), with its store. */
-async function readPricedCart(ctx: AppContext, storeId: string, cartId: string) {
-  const [{ cart, lines }, store] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedStore(ctx, storeId)]);
-  return { priced: await priceCart(ctx.db, assertLive(cart), store.shippingMethods, lines), store };
+/** The store (cached) with how it taxes carts. */
+async function pricingStore(ctx: AppContext, storeId: string): Promise<{ store: StoreRow; taxes: CartTaxes }> {
+  const store = await cachedStore(ctx, storeId);
+  return { store, taxes: await storeTaxes(ctx, store) };
 }
 
-export async function getCart(ctx: AppContext, storeId: string, cartId: string) {
-  return { cart: toCartDto((await readPricedCart(ctx, storeId, cartId)).priced) };
+async function readPricedCart(ctx: AppContext, storeId: string, cartId: string, address?: { country?: string; region?: string }) {
+  const [{ cart, lines }, { store, taxes }] = await Promise.all([readCart(ctx.db, storeId, cartId), pricingStore(ctx, storeId)]);
+  const at = address?.country ? { ...taxes, address: { country: address.country, region: address.region ? normalizeRegion(address.country, address.region) : null } } : taxes;
+  return { priced: await priceCart(ctx.db, assertLive(cart), store.shippingMethods, lines, at), store };
+}
+
+/** A cart, taxed at its address, or at `country`/`region` when the read names them (a shopper's estimate before checkout). */
+export async function getCart(ctx: AppContext, storeId: string, cartId: string, address?: { country?: string; region?: string }) {
+  return { cart: toCartDto((await readPricedCart(ctx, storeId, cartId, address)).priced) };
 }
 
 async function assertSellable(trx: Sql, storeId: string, variantId: string, quantity: number) {
@@ -81,16 +91,16 @@ async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItem
  * lines are added and priced in the same transaction.
  */
 export async function createCart(ctx: AppContext, storeId: string, input: { email?: string; items?: CartItemInput[] }) {
-  const store = await cachedStore(ctx, storeId);
+  const { store, taxes } = await pricingStore(ctx, storeId);
   const row = { storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) };
   if (!input.items?.length) {
     const cart = await insertCart(ctx.db, row);
-    return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, [])) };
+    return { cart: toCartDto(await priceCart(ctx.db, cart, store.shippingMethods, [], taxes)) };
   }
   const view = await withTransaction(ctx, async (trx) => {
     const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];
     for (const item of input.items ?? []) await addLine(trx, storeId, cart!.id, item);
-    return toCartDto(await priceCart(trx, cart!, store.shippingMethods));
+    return toCartDto(await priceCart(trx, cart!, store.shippingMethods, undefined, taxes));
   }, { pipelined: true });
   return { cart: view };
 }
@@ -103,16 +113,16 @@ async function changeCart(
   ctx: AppContext,
   storeId: string,
   cartId: string,
-  change: (trx: Sql, cart: CartRow, store: StoreRow) => Promise<CartColumns | void>
+  change: (trx: Sql, cart: CartRow, store: StoreRow, taxes: CartTaxes) => Promise<CartColumns | void>
 ) {
-  const store = await cachedStore(ctx, storeId);
+  const { store, taxes } = await pricingStore(ctx, storeId);
   const { released, view } = await withTransaction(ctx, async (trx) => {
     const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);
-    const columns = (await change(trx, cart, store)) ?? {};
+    const columns = (await change(trx, cart, store, taxes)) ?? {};
     const written = await writeCart(trx, storeId, cartId, columns, expiresAt(ctx));
-    return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines)) };
+    return { released: releasedStock, view: toCartDto(await priceCart(trx, written.cart, store.shippingMethods, written.lines, taxes)) };
   }, { pipelined: true });
   await stockChanged(ctx, storeId, released);
   return { cart: view };
@@ -120,7 +130,10 @@ async function changeCart(
 
 export async function addCartItem(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) {
   const added = await addToOpenCart(ctx.db, storeId, cartId, item, MAX_LINE_QUANTITY, expiresAt(ctx));
-  if (added) return { cart: toCartDto(await priceCart(ctx.db, added.cart, (await cachedStore(ctx, storeId)).shippingMethods, added.lines)) };
+  if (added) {
+    const { store, taxes } = await pricingStore(ctx, storeId);
+    return { cart: toCartDto(await priceCart(ctx.db, added.cart, store.shippingMethods, added.lines, taxes)) };
+  }
   return changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
 }
 
@@ -143,9 +156,9 @@ export const removeCartItem = (ctx: AppContext, storeId: string, cartId: string,
   });
 
 export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: string, code: string) =>
-  changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
+  changeCart(ctx, storeId, cartId, async (trx, cart, store, taxes) => {
     const discount = await findDiscountByCode(trx, storeId, code);
-    const priced: PricedCart = await priceCart(trx, cart, store.shippingMethods);
+    const priced: PricedCart = await priceCart(trx, cart, store.shippingMethods, undefined, taxes);
     const problem = discountProblem(discount, priced.totals.subtotal);
     if (problem) throw notApplicable(problem);
     return { discountId: discount!.id, discountCode: discount!.code };
@@ -157,12 +170,12 @@ export const removeCartDiscount = (ctx: AppContext, storeId: string, cartId: str
 export async function selectShippingMethod(ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string; country?: string }) {
   // Whether the method ships to the cart's country needs the cart's country, unless it ships
   // everywhere or the request names the country: only then can the cart go unread.
-  const store = await cachedStore(ctx, storeId);
+  const { store, taxes } = await pricingStore(ctx, storeId);
   const method = store.shippingMethods.find((m) => m.id === input.shippingMethodId);
   if (method && (input.country !== undefined || !method.countries?.length) && shipsTo(method, input.country ?? null)) {
     const columns = { shippingMethodId: method.id, ...(input.country !== undefined ? { shippingCountry: input.country } : {}) };
     const touched = await touchOpenCart(ctx.db, storeId, cartId, columns, expiresAt(ctx));
-    if (touched) return { cart: toCartDto(await priceCart(ctx.db, touched.cart, store.shippingMethods, touched.lines)) };
+    if (touched) return { cart: toCartDto(await priceCart(ctx.db, touched.cart, store.shippingMethods, touched.lines, taxes)) };
   }
   return changeCart(ctx, storeId, cartId, async (trx, cart, store) => {
     const country = input.country ?? cart.shippingCountry;
