@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import { adminCustomerRoutes } from './admin-customers/index.js';
 import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
+import { adminTaxRoutes } from './admin-taxes/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminAuditRoutes } from './admin-audit/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
@@ -48,6 +49,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   internalExternalSystemRoutes,
   internalHostedDomainRoutes,
   adminDiscountRoutes,
+  adminTaxRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
   adminCustomerRoutes,

@@ -23,7 +23,8 @@ const variant = Joi.object({
     .description('minor units; required for a new variant (no id)'),
   compareAtPrice: money().allow(null),
   inventoryQuantity: Joi.number().integer().min(0).max(1_000_000_000),
-  inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES)
+  inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES),
+  taxClass: Joi.string().trim().max(64).pattern(/^[a-z0-9_-]+$/, 'tax class').allow(null, '').description("a tax region's classRates key (e.g. reduced, zero; or a Stripe tax code txcd_… with Stripe Tax); null: the default rate")
 });
 
 const productFields = {
@@ -95,6 +96,7 @@ export const variantResource = responseObject({
   compareAtPrice: Joi.number().integer().allow(null).required(),
   inventoryQuantity: Joi.number().integer().required(),
   inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES).required(),
+  taxClass: Joi.string().allow(null).required(),
   available: Joi.boolean().required(),
   position: Joi.number().integer().required(),
   createdAt: timestamp().required(),

@@ -44,6 +44,8 @@ export interface VariantRow {
   compareAtPrice: number | null;
   inventoryQuantity: number;
   inventoryPolicy: InventoryPolicy;
+  /** Tax class (services/taxes: a region's classRates key; null = the region's default rate). */
+  taxClass?: string | null;
   position: number;
   archivedAt: Date | null;
   createdAt: Date;
@@ -121,6 +123,7 @@ export const toAdminVariantDto = (row: VariantRow) => ({
   compareAtPrice: row.compareAtPrice,
   inventoryQuantity: row.inventoryQuantity,
   inventoryPolicy: row.inventoryPolicy,
+  taxClass: row.taxClass ?? null,
   available: isAvailable(row),
   position: row.position,
   createdAt: row.createdAt,

@@ -14,6 +14,7 @@ export interface VariantInput {
   compareAtPrice?: number | null;
   inventoryQuantity?: number;
   inventoryPolicy?: InventoryPolicy;
+  taxClass?: string | null;
 }
 
 interface SyncOptions {
@@ -122,6 +123,7 @@ export async function syncVariants(ctx: AppContext, trx: Transaction, sync: Sync
     if (input.price !== undefined) columns.price = input.price;
     if (input.compareAtPrice !== undefined) columns.compareAtPrice = input.compareAtPrice;
     if (input.inventoryPolicy !== undefined) columns.inventoryPolicy = input.inventoryPolicy;
+    if (input.taxClass !== undefined) columns.taxClass = input.taxClass || null;
     try {
       await trx.savepoint(async (savepoint) => {
         if (current) {

@@ -23,3 +23,4 @@ export {
 export { taxesModule } from './module.js';
 export { TAX_PROVIDERS, TAX_PROVIDER_REGISTRY, taxProviderOf, taxProviderUnavailable, type TaxProvider, type TaxProviderName, type TaxRequest } from './providers.js';
 export { cachedTaxRegions, createTaxRegion, deleteTaxRegion, getTaxRegion, listTaxRegions, updateTaxRegion, type TaxRegionInput, type TaxRegionRow } from './regions.js';
+export { TAX_REPORT_COLUMNS, runTaxReport, startTaxReport, type TaxReportInput, type TaxReportResult } from './report.js';
