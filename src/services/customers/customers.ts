@@ -128,11 +128,11 @@ export interface CustomerPatch {
   email?: string;
   firstName?: string | null;
   lastName?: string | null;
-  emailMarketing?: EmailMarketing;
-  taxExempt?: boolean;
+  phone?: string | null;
   tags?: string[];
   note?: string | null;
   emailMarketing?: EmailMarketing;
+  taxExempt?: boolean;
 }
 
 export interface ConsentChange {
