@@ -253,3 +253,8 @@ export async function subtractRevenue(db: Sql, storeId: string, createdAt: Date,
     [storeId, createdAt, revenueShard(), -total]
   );
 }
+
+/** The tax provider's transaction of a placed order (Stripe Tax), recorded after the order committed. */
+export async function setOrderTaxTransaction(db: Sql, storeId: string, orderId: string, transactionId: string): Promise<void> {
+  await db('orders').where({ storeId, id: orderId }).update({ taxTransactionId: transactionId });
+}

@@ -15,6 +15,7 @@ import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundInput } f
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 import { withTransaction } from '../../platform/with-transaction.js';
+import { taxProviderOf } from '../taxes/index.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 type MailStore = { name: string; trackingBase: string };
@@ -160,6 +161,22 @@ export async function failPendingRefund(ctx: AppContext, storeId: string, refund
 }
 
 /**
+ * A refund of an order whose tax the provider recorded (Stripe Tax) reverses that much of its
+ * transaction (a partial reversal of the refund's amount, keyed by the refund). Best effort after
+ * the refund: a failure is logged, the refund stands.
+ */
+async function reverseTax(ctx: AppContext, storeId: string, order: OrderRow, refund: RefundRow) {
+  const current = (await ctx.db('orders').where({ storeId, id: order.id }).first('taxProvider', 'taxTransactionId')) as Pick<OrderRow, 'taxProvider' | 'taxTransactionId'> | undefined;
+  const provider = taxProviderOf(current?.taxProvider);
+  if (!current?.taxTransactionId || !provider.reverse) return;
+  try {
+    await provider.reverse(ctx, storeId, { id: refund.id, orderTransactionId: current.taxTransactionId, amount: Number(refund.amount) });
+  } catch (error) {
+    ctx.log.warn({ err: { message: (error as Error).message }, storeId, orderId: order.id, refundId: refund.id }, 'tax reversal not recorded');
+  }
+}
+
+/**
  * Refunds part or all of an order's payment. Under the order's row lock the amount is checked
  * against what is left (the total, less what was refunded and what refunds in flight hold) and a
  * refund row reserves it with its items, so concurrent refunds can never add up to more than was
@@ -231,5 +248,6 @@ export async function createRefund(ctx: AppContext, storeId: string, orderId: st
     await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
   }
   const row = (await ctx.db('orderRefunds').where({ storeId, id: reserved.refund.id }).first()) as RefundRow;
+  if (row.status === 'succeeded') await reverseTax(ctx, storeId, reserved.order, row);
   return { refund: toRefundDto(row), order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }
