@@ -24,3 +24,4 @@ export { taxesModule } from './module.js';
 export { TAX_PROVIDERS, TAX_PROVIDER_REGISTRY, taxProviderOf, taxProviderUnavailable, type TaxProvider, type TaxProviderName, type TaxRequest } from './providers.js';
 export { cachedTaxRegions, createTaxRegion, deleteTaxRegion, getTaxRegion, listTaxRegions, updateTaxRegion, type TaxRegionInput, type TaxRegionRow } from './regions.js';
 export { TAX_REPORT_COLUMNS, runTaxReport, startTaxReport, type TaxReportInput, type TaxReportResult } from './report.js';
+export { withTaxView } from './display.js';
