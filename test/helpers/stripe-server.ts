@@ -124,7 +124,6 @@ export class StripeServer {
 
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
-    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 
