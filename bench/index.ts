@@ -3,6 +3,7 @@ import { run as catalog } from './catalog.js';
 import { run as catalogExplain } from './catalog-explain.js';
 import { run as consoleApp } from './console.js';
 import { run as checkout } from './checkout.js';
+import { run as checkoutTax } from './checkout-tax.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as drafts } from './drafts.js';
 import { run as foundation } from './foundation.js';
@@ -34,6 +35,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   marketing,
   checkout,
   shipping,
+  'checkout-tax': checkoutTax,
   'store-operations': storeOperations,
   queues,
   webhooks,

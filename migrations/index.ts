@@ -39,6 +39,7 @@ import * as orderItemRestocks from './20261126002300_order_item_restocks.js';
 import * as listSortIndexes from './20261126200000_list_sort_indexes.js';
 import * as storefrontBatchRefresh from './20261127010000_storefront_batch_refresh.js';
 import * as shippingZones from './20261127030000_shipping_zones.js';
+import * as taxes from './20261127040000_taxes.js';
 import * as draftOrders from './20261127050000_draft_orders.js';
 
 /**
@@ -86,5 +87,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261126200000_list_sort_indexes', module: listSortIndexes },
   { name: '20261127010000_storefront_batch_refresh', module: storefrontBatchRefresh },
   { name: '20261127030000_shipping_zones', module: shippingZones },
+  { name: '20261127040000_taxes', module: taxes },
   { name: '20261127050000_draft_orders', module: draftOrders }
 ];

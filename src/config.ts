@@ -54,7 +54,7 @@ export interface Config {
   /** The outbox relay's safety-net poll (it wakes on NOTIFY at once). */
   outboxPollMs: number;
   /** Carts, checkout sessions and Stripe Connect. */
-  checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number };
+  checkout: { cartTtlHours: number; sessionTtlSec: number; applicationFeeBps: number; stripeWebhookDelayMs: number; taxProviderTimeoutMs: number };
   /**
    * Campaign sending: platform cap and default of a store's messages/s, recipients per batch job, SMTP
    * connections per pool, and how long a batch run's claim on its recipients lasts unless renewed
@@ -195,7 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cartTtlHours: Math.max(1, int(env.CART_TTL_HOURS, 7 * 24)),
       sessionTtlSec: Math.max(30, int(env.CHECKOUT_SESSION_TTL_SEC, 15 * 60)),
       applicationFeeBps: Math.max(0, int(env.STRIPE_APPLICATION_FEE_BPS, 200)),
-      stripeWebhookDelayMs: Math.max(0, int(env.STRIPE_WEBHOOK_DELAY_MS, 3_000))
+      stripeWebhookDelayMs: Math.max(0, int(env.STRIPE_WEBHOOK_DELAY_MS, 3_000)),
+      // A tax provider (Stripe Tax) slower than this fails the checkout with 503 tax_provider_unavailable.
+      taxProviderTimeoutMs: Math.max(100, int(env.TAX_PROVIDER_TIMEOUT_MS, 5_000))
     },
     marketing: {
       sendRateCap: Math.max(1, int(env.MARKETING_SEND_RATE_CAP, 2_000)),

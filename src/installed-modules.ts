@@ -9,6 +9,7 @@ import { emailModule } from './services/email/index.js';
 import { externalSystemModule } from './services/external-system/index.js';
 import { jobHistoryModule } from './services/job-history/index.js';
 import { storesModule } from './services/stores/index.js';
+import { taxesModule } from './services/taxes/index.js';
 import { catalogModule } from './services/catalog/index.js';
 import { customersModule } from './services/customers/index.js';
 import { domainsModule } from './services/domains/index.js';
@@ -46,5 +47,6 @@ export const MODULES: Module[] = [
   externalSystemModule,
   jobHistoryModule,
   shippingModule,
-  storesModule
+  storesModule,
+  taxesModule
 ];

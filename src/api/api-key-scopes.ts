@@ -21,6 +21,10 @@ const ACCESS_BY_PREFIX: ReadonlyArray<[prefix: string, access: Access]> = [
   ['/admin/customers/export', { read: 'read_customers', write: 'read_customers' }],
   ['/admin/customers', { read: 'read_customers', write: 'write_customers' }],
   ['/admin/discounts', { read: 'marketing', write: 'marketing' }],
+  // Tax rates are pricing: the catalog's scopes (writes are the owner's and admins' by role).
+  ['/admin/tax-regions', { read: 'read_products', write: 'write_products' }],
+  // The tax report is a read of orders and refunds (POST only starts the job).
+  ['/admin/reports/tax', { read: 'read_orders', write: 'read_orders' }],
   ['/admin/marketing', { read: 'marketing', write: 'marketing' }],
   ['/admin/jobs', { read: 'read_jobs', write: 'read_jobs' }],
   ['/admin/shipping-zones', { read: 'read_shipping', write: 'write_shipping' }],

@@ -3,6 +3,7 @@ import { adminCustomerRoutes } from './admin-customers/index.js';
 import { adminCollectionRoutes } from './admin-collections/index.js';
 import { adminDiscountRoutes } from './admin-discounts/index.js';
 import { adminShippingRoutes } from './admin-shipping/index.js';
+import { adminTaxRoutes } from './admin-taxes/index.js';
 import { adminProductRoutes } from './admin-products/index.js';
 import { adminAuditRoutes } from './admin-audit/index.js';
 import { adminJobRoutes } from './admin-jobs/index.js';
@@ -53,6 +54,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   internalHostedDomainRoutes,
   adminDiscountRoutes,
   adminShippingRoutes,
+  adminTaxRoutes,
   adminProductRoutes,
   adminCollectionRoutes,
   adminCustomerRoutes,

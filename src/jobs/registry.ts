@@ -5,6 +5,7 @@ import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeys
 import { auditExportJob } from './audit-export.js';
 import { auditRetentionJob } from './audit-retention.js';
 import { customersExportJob } from './customers-export.js';
+import { taxReportJob } from './tax-report.js';
 import { customersImportJob } from './customers-import.js';
 import { productsBulkJob } from './products-bulk.js';
 import { productsExportJob } from './products-export.js';
@@ -33,6 +34,7 @@ export const JOB_KINDS: JobKind[] = [
   auditExportJob,
   auditRetentionJob,
   customersExportJob,
+  taxReportJob,
   productsImportJob,
   productsExportJob,
   productsBulkJob,

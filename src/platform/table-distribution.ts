@@ -43,6 +43,7 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
 
   // Distributed by store_id, co-located.
   audit_log: 'store',
+  tax_regions: 'store',
   products: 'store',
   product_variants: 'store',
   product_media: 'store',

@@ -71,6 +71,12 @@ async function orderFromDraft(
     discountTotal: Number(row.discountTotal),
     shippingTotal: Number(row.shippingTotal),
     total: Number(row.total),
+    // Drafts are priced without tax (priceLines: computeTotals' NO_TAX); the order records none.
+    taxTotal: 0,
+    pricesIncludeTax: false,
+    shippingTaxLines: [],
+    taxProvider: null,
+    taxReference: null,
     discountCode: row.discountCode ?? (row.manualDiscount ? 'manual' : null),
     shippingMethod: row.shipping ? { id: row.shipping.rateId ?? 'custom', name: row.shipping.title, price: Number(row.shippingTotal) } : null,
     shippingAddress: row.shippingAddress!,

@@ -7,6 +7,8 @@ import { cancelPendingSessions, cartNotOpen, completeSession, lockSessionAndCart
 import { redeemDiscount } from '../services/discounts/index.js';
 import { emailInsert } from '../services/email/index.js';
 import { customerBindings } from '../services/customers/index.js';
+import { setOrderTaxTransaction } from '../services/orders/index.js';
+import { taxProviderOf } from '../services/taxes/index.js';
 import { draftOrderForEmail, ensureOrderNumberSequence, insertedOrder, loadOrder, type NewOrder, newTrackingToken, orderConfirmationEmail, orderDtoBeforeInsert, orderInsert, orderMailStore, toOrderDto, trackingUrlFor } from '../services/orders/index.js';
 import { PROVIDERS, type PaymentCheck } from '../services/payments/index.js';
 import { orderEventsCall } from '../services/webhooks/index.js';
@@ -30,6 +32,8 @@ type Created =
       stockChanged: string[];
       /** The new order's DTO (a repeat confirm reloads it instead). */
       dto?: ReturnType<typeof toOrderDto>;
+      /** A remote tax provider's calculation to record as a transaction now that the order is placed (Stripe Tax). */
+      tax?: { provider: string; reference: string; number: number };
     }
   /** The provider must be asked over the network first: no row lock may be held meanwhile. */
   | { kind: 'ask-provider'; session: SessionRow };
@@ -54,6 +58,7 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
       continue;
     }
     await stockChanged(ctx, storeId, created.stockChanged);
+    if (created.tax) await recordTaxTransaction(ctx, storeId, created.orderId, created.tax);
     if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
     return orderResult(ctx, storeId, created.orderId);
   }
@@ -99,6 +104,11 @@ async function convert(
     discountTotal: snapshot.discountTotal,
     shippingTotal: snapshot.shippingTotal,
     total: snapshot.total,
+    taxTotal: snapshot.taxTotal ?? 0,
+    pricesIncludeTax: snapshot.pricesIncludeTax ?? false,
+    shippingTaxLines: snapshot.shippingTaxLines ?? [],
+    taxProvider: snapshot.taxProvider ?? null,
+    taxReference: snapshot.taxReference ?? null,
     discountCode: snapshot.discountCode,
     shippingMethod: snapshot.shippingMethod,
     shippingAddress: locked.shippingAddress as unknown as Record<string, unknown>,
@@ -136,7 +146,24 @@ async function convert(
   // the revenue shard the order insert locks is held for no longer than the commit takes.
   const [, inserted] = await runStatementsAndCommit(trx, [email.call, order, events]);
   const { order: row, items } = insertedOrder(inserted!);
-  return { kind: 'created', orderId: row.id, stockChanged: changed, dto: toOrderDto(row, items, [], trackingUrl) };
+  const tax = newOrder.taxProvider && newOrder.taxReference ? { provider: newOrder.taxProvider, reference: newOrder.taxReference, number: row.number } : undefined;
+  return { kind: 'created', orderId: row.id, stockChanged: changed, dto: toOrderDto(row, items, [], trackingUrl), tax };
+}
+
+/**
+ * The placed order's tax, recorded with the provider (Stripe Tax: a transaction from the session's
+ * calculation), after the commit. The order stands either way: a failure is logged and the order
+ * keeps no transaction id (docs/taxes.md: what is left).
+ */
+async function recordTaxTransaction(ctx: AppContext, storeId: string, orderId: string, tax: { provider: string; reference: string; number: number }) {
+  const provider = taxProviderOf(tax.provider);
+  if (!provider.record) return;
+  try {
+    const transactionId = await provider.record(ctx, storeId, { id: orderId, number: tax.number, taxReference: tax.reference });
+    if (transactionId) await setOrderTaxTransaction(ctx.db, storeId, orderId, transactionId);
+  } catch (error) {
+    ctx.log.warn({ err: { message: (error as Error).message }, storeId, orderId }, 'tax transaction not recorded');
+  }
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

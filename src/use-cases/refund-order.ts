@@ -14,6 +14,7 @@ import {
   orderItemsOf,
   orderMailStore,
   orderRefundedEmail,
+  orderTaxTransaction,
   recordOrderEvent,
   recordStripeRefund,
   refundAnswer,
@@ -29,6 +30,7 @@ import {
   type ReportedRefund
 } from '../services/orders/index.js';
 import { refundStripePayment } from '../services/payments/index.js';
+import { taxProviderOf } from '../services/taxes/index.js';
 
 type MailStore = { name: string; trackingBase: string };
 
@@ -78,7 +80,25 @@ export async function refundOrder(ctx: AppContext, storeId: string, orderId: str
     }
     await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
   }
-  return refundAnswer(ctx, storeId, orderId, reserved.refund.id);
+  const answer = await refundAnswer(ctx, storeId, orderId, reserved.refund.id);
+  if (answer.refund.status === 'succeeded') await reverseTax(ctx, storeId, orderId, reserved.refund.id, answer.refund.amount);
+  return answer;
+}
+
+/**
+ * A refund of an order whose tax the provider recorded (Stripe Tax) reverses that much of its
+ * transaction (a partial reversal of the refund's amount, keyed by the refund). Best effort after
+ * the refund: a failure is logged, the refund stands.
+ */
+async function reverseTax(ctx: AppContext, storeId: string, orderId: string, refundId: string, amount: number) {
+  const current = await orderTaxTransaction(ctx.db, storeId, orderId);
+  const provider = taxProviderOf(current?.taxProvider);
+  if (!current?.taxTransactionId || !provider.reverse) return;
+  try {
+    await provider.reverse(ctx, storeId, { id: refundId, orderTransactionId: current.taxTransactionId, amount });
+  } catch (error) {
+    ctx.log.warn({ err: { message: (error as Error).message }, storeId, orderId, refundId }, 'tax reversal not recorded');
+  }
 }
 
 /** Orders settles the refund; the customer hears of it (order_refunded) when the refund asked so. */

@@ -75,6 +75,13 @@ export class StripeServer {
   readonly refunds = new Map<string, Refund>();
   /** Answer every request with 500 while set (Stripe down). */
   failing = false;
+  /** Never answer Stripe Tax calculations while set (Stripe hangs): the caller's timeout decides. */
+  hangingTax = false;
+  /** Stripe Tax's rates by `country` or `country-state` (basis points) and the name of each tax, for /v1/tax/calculations. */
+  readonly taxRates = new Map<string, { rate: number; name: string }>();
+  readonly taxCalculations = new Map<string, unknown>();
+  readonly taxTransactions = new Map<string, { id: string; calculation: string; reference: string; reversals: Array<{ id: string; flatAmount: number; reference: string }> }>();
+  private readonly hanging = new Set<http.ServerResponse>();
   private readonly replays = new Map<string, { status: number; body: unknown }>();
   private server: http.Server | null = null;
   url = '';
@@ -97,6 +104,10 @@ export class StripeServer {
           stripeAccount: req.headers['stripe-account'] as string | undefined
         };
         this.requests.push(record);
+        if (this.hangingTax && record.path === '/v1/tax/calculations') {
+          this.hanging.add(res);
+          return;
+        }
         if (this.failing) return send(500, { error: { type: 'api_error', message: 'Stripe is down (test)' } });
         const replayKey = record.idempotencyKey && record.method === 'POST' ? `${record.path} ${record.idempotencyKey}` : null;
         const earlier = replayKey ? this.replays.get(replayKey) : undefined;
@@ -112,6 +123,7 @@ export class StripeServer {
   }
 
   async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 
@@ -180,7 +192,60 @@ export class StripeServer {
       const refund = this.makeRefund(intent, amount, (body.metadata as Record<string, string>) ?? {}, body.refund_application_fee === 'true', (body.reason as string) ?? null);
       return [200, refund];
     }
+    if (method === 'POST' && path === '/v1/tax/calculations') return [200, this.taxCalculation(body)];
+    if (method === 'POST' && path === '/v1/tax/transactions/create_from_calculation') {
+      if (!this.taxCalculations.has(String(body.calculation))) return [404, { error: { type: 'invalid_request_error', message: `No such tax calculation: ${String(body.calculation)}` } }];
+      const transaction = { id: id('tax_txn'), calculation: String(body.calculation), reference: String(body.reference), reversals: [] };
+      this.taxTransactions.set(transaction.id, transaction);
+      return [200, { id: transaction.id, object: 'tax.transaction', type: 'transaction', reference: transaction.reference, livemode: false }];
+    }
+    if (method === 'POST' && path === '/v1/tax/transactions/create_reversal') {
+      const original = this.taxTransactions.get(String(body.original_transaction));
+      if (!original) return [404, { error: { type: 'invalid_request_error', message: 'No such tax transaction' } }];
+      const reversal = { id: id('tax_txn'), flatAmount: Number(body.flat_amount), reference: String(body.reference) };
+      original.reversals.push(reversal);
+      return [200, { id: reversal.id, object: 'tax.transaction', type: 'reversal', reference: reversal.reference, reversal: { original_transaction: original.id }, livemode: false }];
+    }
     return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` } }];
+  }
+
+  /**
+   * A Stripe Tax calculation the way Stripe answers one: per line and for shipping a tax_breakdown
+   * at the rate set for the address (`taxRates`: 'US-CA' beats 'US'), rounded half up per line,
+   * added on top (exclusive) or taken out of the amount (inclusive).
+   */
+  private taxCalculation(body: Record<string, any>) {
+    const address = body.customer_details?.address ?? {};
+    const jurisdiction = address.state ? `${address.country}-${address.state}` : address.country;
+    const rule = this.taxRates.get(jurisdiction) ?? this.taxRates.get(address.country);
+    const taxOf = (amount: number, behavior: string) => {
+      if (!rule) return 0;
+      return behavior === 'inclusive' ? amount - Math.floor((2 * amount * 10_000 + 10_000 + rule.rate) / (2 * (10_000 + rule.rate))) : Math.floor((2 * amount * rule.rate + 10_000) / 20_000);
+    };
+    const breakdown = (amount: number) =>
+      rule && amount
+        ? [{ amount, jurisdiction: { country: address.country, state: address.state ?? null, display_name: rule.name, level: address.state ? 'state' : 'country' }, tax_rate_details: { percentage_decimal: (rule.rate / 100).toFixed(4), display_name: rule.name, tax_type: 'sales_tax' }, taxability_reason: 'standard_rated', taxable_amount: amount, sourcing: 'destination' }]
+        : [];
+    const lines = Object.values((body.line_items ?? {}) as Record<string, any>).map((line, index) => {
+      const amount = Number(line.amount);
+      const tax = taxOf(amount, line.tax_behavior);
+      return { id: `tax_li_${index}`, object: 'tax.calculation_line_item', amount, amount_tax: tax, quantity: Number(line.quantity ?? 1), reference: line.reference, tax_behavior: line.tax_behavior, tax_code: line.tax_code ?? 'txcd_99999999', tax_breakdown: breakdown(tax), livemode: false, product: null };
+    });
+    const shippingAmount = body.shipping_cost ? Number(body.shipping_cost.amount) : 0;
+    const shippingTax = body.shipping_cost ? taxOf(shippingAmount, body.shipping_cost.tax_behavior) : 0;
+    const calculation = {
+      id: id('taxcalc'),
+      object: 'tax.calculation',
+      currency: body.currency,
+      amount_total: lines.reduce((sum, line) => sum + line.amount + (line.tax_behavior === 'exclusive' ? line.amount_tax : 0), 0) + shippingAmount,
+      tax_amount_exclusive: 0,
+      tax_amount_inclusive: 0,
+      line_items: { object: 'list', data: lines, has_more: false, url: '/v1/tax/calculations/x/line_items' },
+      shipping_cost: body.shipping_cost ? { amount: shippingAmount, amount_tax: shippingTax, tax_behavior: body.shipping_cost.tax_behavior, tax_code: 'txcd_92010001', tax_breakdown: breakdown(shippingTax) } : null,
+      livemode: false
+    };
+    this.taxCalculations.set(calculation.id, calculation);
+    return calculation;
   }
 
   /** What was refunded of a PaymentIntent so far. */

@@ -1,2 +1,2 @@
-export type { StripeAccount, StripeCallOptions, StripeCharge, StripeEvent, StripeGateway, StripePaymentIntent } from './port.js';
+export type { StripeAccount, StripeCallOptions, StripeCharge, StripeEvent, StripeGateway, StripePaymentIntent, StripeTaxCalculation, StripeTaxTransaction } from './port.js';
 export { createStripeGateway } from './stripe.js';

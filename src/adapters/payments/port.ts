@@ -10,7 +10,12 @@ export type StripeAccount = Stripe.Account;
 export interface StripeCallOptions {
   stripeAccount?: string;
   idempotencyKey?: string;
+  /** This call's own limit (ms) instead of the client's, and no retries: a checkout waits on it. */
+  timeoutMs?: number;
 }
+
+export type StripeTaxCalculation = Stripe.Tax.Calculation;
+export type StripeTaxTransaction = Stripe.Tax.Transaction;
 
 /**
  * The payments port: the Stripe calls Shopwright makes (Connect accounts and links, PaymentIntents,
@@ -22,6 +27,10 @@ export interface StripeGateway {
   retrievePaymentIntent(id: string, options: StripeCallOptions): Promise<Stripe.PaymentIntent>;
   cancelPaymentIntent(id: string, params: Stripe.PaymentIntentCancelParams, options: StripeCallOptions): Promise<Stripe.PaymentIntent>;
   createRefund(params: Stripe.RefundCreateParams, options: StripeCallOptions): Promise<Stripe.Refund>;
+  /** Stripe Tax: a calculation (POST /v1/tax/calculations), the transaction recorded from it on payment, its reversal on refund. */
+  createTaxCalculation(params: Stripe.Tax.CalculationCreateParams, options: StripeCallOptions): Promise<Stripe.Tax.Calculation>;
+  createTaxTransactionFromCalculation(params: Stripe.Tax.TransactionCreateFromCalculationParams, options: StripeCallOptions): Promise<Stripe.Tax.Transaction>;
+  createTaxReversal(params: Stripe.Tax.TransactionCreateReversalParams, options: StripeCallOptions): Promise<Stripe.Tax.Transaction>;
   retrieveAccount(id: string): Promise<Stripe.Account>;
   createAccount(params: Stripe.AccountCreateParams, options: StripeCallOptions): Promise<Stripe.Account>;
   createAccountLink(params: Stripe.AccountLinkCreateParams, options: StripeCallOptions): Promise<Stripe.AccountLink>;

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { StripeGateway } from './port.js';
+import type { StripeCallOptions, StripeGateway } from './port.js';
 
 /**
  * The Stripe SDK behind the payments port. The client is made on first use (a process that never
@@ -18,7 +18,14 @@ export function createStripeGateway(config: { stripeSecretKey: string; stripeApi
     }
     return client;
   };
+  const request = (options: StripeCallOptions) => {
+    const { timeoutMs, ...rest } = options;
+    return timeoutMs === undefined ? rest : { ...rest, timeout: timeoutMs, maxNetworkRetries: 0 };
+  };
   return {
+    createTaxCalculation: (params, options) => stripe().tax.calculations.create(params, request(options)),
+    createTaxTransactionFromCalculation: (params, options) => stripe().tax.transactions.createFromCalculation(params, request(options)),
+    createTaxReversal: (params, options) => stripe().tax.transactions.createReversal(params, request(options)),
     createPaymentIntent: (params, options) => stripe().paymentIntents.create(params, options),
     retrievePaymentIntent: (id, options) => stripe().paymentIntents.retrieve(id, {}, options),
     cancelPaymentIntent: (id, params, options) => stripe().paymentIntents.cancel(id, params, options),

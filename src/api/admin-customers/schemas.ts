@@ -17,7 +17,8 @@ export const updateCustomerPayload = Joi.object({
   phone: text(64).allow(null, ''),
   tags: Joi.array().items(tag).max(250).unique(),
   note: text(5000).allow(null, ''),
-  emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES)
+  emailMarketing: Joi.string().valid(...EMAIL_MARKETING_STATES),
+  taxExempt: Joi.boolean().description('pays no tax at checkout (matched by the checkout email)')
 }).min(1);
 
 /** POST /admin/customers: the email, and any of the rest. */
@@ -57,6 +58,7 @@ export const customerResource = responseObject({
   ordersCount: Joi.number().integer().required(),
   totalSpent: Joi.number().integer().required(),
   lastOrderAt: timestamp().allow(null).required(),
+  taxExempt: Joi.boolean().required(),
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()
 }).label('Customer');

@@ -51,6 +51,8 @@ const totals = responseObject({
   subtotal: Joi.number().integer().required(),
   discountTotal: Joi.number().integer().required(),
   shippingTotal: Joi.number().integer().required(),
+  taxTotal: Joi.number().integer().description('edits are priced without tax for now: 0'),
+  pricesIncludeTax: Joi.boolean(),
   total: Joi.number().integer().required()
 }).label('OrderTotals');
 

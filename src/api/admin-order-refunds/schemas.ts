@@ -37,6 +37,7 @@ export const refundPreviewResource = responseObject({
       }).label('RefundPreviewItem')
     )
     .required(),
+  taxAmount: Joi.number().integer().min(0).required().description('tax this refund gives back (part of amount)'),
   refundable: Joi.number().integer().required().description('what is left to refund now'),
   refundableAfter: Joi.number().integer().required()
 }).label('RefundPreview');

@@ -51,6 +51,16 @@ export const pricedShippingMethodResource = responseObject({
   price: Joi.number().integer().required()
 }).label('PricedShippingMethod');
 
+/** One tax on a line (docs/taxes.md): rate in basis points (2000 = 20 %), amount in minor units, rounded per line half up. */
+export const taxLineResource = responseObject({
+  name: Joi.string().required(),
+  rate: Joi.number().integer().min(0).required().description('basis points'),
+  amount: Joi.number().integer().required(),
+  jurisdiction: Joi.string().allow('').required().description("where the tax is due: 'US-CA', 'DE', …")
+}).label('TaxLine');
+
+export const taxLines = () => Joi.array().items(taxLineResource).required();
+
 export const orderItemResource = responseObject({
   id: idValue().required(),
   productId: idValue().allow(null).required(),
@@ -67,7 +77,9 @@ export const orderItemResource = responseObject({
     .integer()
     .min(0)
     .required()
-    .description('units put back on the shelf so far by cancels, refunds and returns together: never more than quantity (each unit goes back once)')
+    .description('units put back on the shelf so far by cancels, refunds and returns together: never more than quantity (each unit goes back once)'),
+  discountAmount: Joi.number().integer().min(0).required().description("the item's share of an order discount (its taxable amount is lineTotal less it)"),
+  taxLines: taxLines()
 }).label('OrderItem');
 
 export const refundResource = responseObject({
@@ -76,6 +88,7 @@ export const refundResource = responseObject({
   source: Joi.string().valid('admin', 'stripe', 'edit').required().description("stripe: made in Stripe's dashboard, seen through a webhook; edit: the difference an order edit or exchange gave back"),
   amount: Joi.number().integer().required(),
   shipping: Joi.number().integer().required(),
+  taxAmount: Joi.number().integer().min(0).required().description('tax given back, part of amount (never more, over all refunds, than the tax collected)'),
   items: Joi.array()
     .items(
       responseObject({
@@ -122,7 +135,9 @@ const orderSummaryKeys = {
   subtotal: Joi.number().integer().required(),
   discountTotal: Joi.number().integer().required(),
   shippingTotal: Joi.number().integer().required(),
+  taxTotal: Joi.number().integer().min(0).required().description('tax charged: included in the prices when pricesIncludeTax, else added to the total'),
   total: Joi.number().integer().required(),
+  pricesIncludeTax: Joi.boolean().required(),
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()
 };
@@ -137,6 +152,7 @@ export const orderResource = responseObject({
   paymentProvider: Joi.string().valid(...PROVIDER_NAMES).required(),
   discountCode: Joi.string().allow(null).required(),
   shippingMethod: pricedShippingMethodResource.allow(null).required(),
+  shippingTaxLines: taxLines().description("the shipping line's tax lines"),
   shippingAddress: orderAddressResource.required(),
   billingAddress: orderAddressResource.allow(null).required(),
   items: Joi.array().items(orderItemResource).required(),

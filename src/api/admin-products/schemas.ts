@@ -27,7 +27,8 @@ const variant = Joi.object({
   weightGrams: Joi.number().integer().min(0).max(100_000_000).allow(null).description('integer grams; null: unknown (counts 0 in shipping weight)'),
   weight: Joi.number().min(0).max(100_000_000).description('a weight in weightUnit, instead of weightGrams; stored as grams rounded half up'),
   weightUnit: Joi.string().valid(...WEIGHT_UNITS).description('unit of weight (default g)'),
-  requiresShipping: Joi.boolean().description('false for what never ships (digital goods); default true')
+  requiresShipping: Joi.boolean().description('false for what never ships (digital goods); default true'),
+  taxClass: Joi.string().trim().max(64).pattern(/^[a-z0-9_-]+$/, 'tax class').allow(null, '').description("a tax region's classRates key (e.g. reduced, zero; or a Stripe tax code txcd_… with Stripe Tax); null: the default rate")
 })
   .oxor('weightGrams', 'weight')
   .with('weightUnit', 'weight');
@@ -101,6 +102,7 @@ export const variantResource = responseObject({
   compareAtPrice: Joi.number().integer().allow(null).required(),
   inventoryQuantity: Joi.number().integer().required(),
   inventoryPolicy: Joi.string().valid(...INVENTORY_POLICIES).required(),
+  taxClass: Joi.string().allow(null).required(),
   available: Joi.boolean().required(),
   weightGrams: Joi.number().integer().allow(null).required(),
   requiresShipping: Joi.boolean().required(),

@@ -56,6 +56,8 @@ export const updateStorePayload = Joi.object({
   storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).max(604800),
   logoUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   newsletterDoubleOptIn: Joi.boolean(),
+  pricesIncludeTax: Joi.boolean().description('VAT style: prices and shipping prices include tax (docs/taxes.md)'),
+  taxProvider: Joi.string().valid('rates', 'stripe_tax').description('who computes tax: the store tax regions, or Stripe Tax on the connected account'),
   marketingSendRate: Joi.number().integer().min(1).max(100_000).allow(null).description('messages per second; capped by the platform'),
   storefrontUrl: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).allow(null),
   email: Joi.object({

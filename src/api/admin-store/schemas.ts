@@ -50,6 +50,8 @@ export const storeSettingsResource = responseObject({
   storefrontCacheMaxAge: Joi.number().integer().min(0).required(),
   auditRetentionDays: Joi.number().integer().min(1).required(),
   storefrontCacheStaleWhileRevalidate: Joi.number().integer().min(0).required(),
+  pricesIncludeTax: Joi.boolean().required(),
+  taxProvider: Joi.string().valid('rates', 'stripe_tax').required(),
   email: emailSettingsResource.required(),
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()

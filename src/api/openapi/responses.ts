@@ -39,7 +39,8 @@ export const ERROR_CODES: Record<string, number> = {
   rate_limited: 429,
   internal_error: 500,
   upstream_failed: 502,
-  service_unavailable: 503
+  service_unavailable: 503,
+  tax_provider_unavailable: 503
 };
 
 export const ERROR_RESPONSE = {

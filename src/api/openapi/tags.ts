@@ -30,6 +30,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   shipping: 'Shipping zones and their rates (flat, weight and subtotal bands, pickup, free over an amount)',
   store: 'Store settings and dashboard',
   'storefront-tokens': 'Storefront tokens: the credentials a storefront reads the catalog and writes carts with',
+  taxes: 'Tax regions and rates, and the tax report (docs/taxes.md)',
   team: 'Store members, roles and invites',
   webhooks: 'Outgoing webhook subscriptions and their deliveries'
 };

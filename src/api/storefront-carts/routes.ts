@@ -18,6 +18,7 @@ import {
   cartItem,
   cartItemParams,
   cartParams,
+  cartReadQuery,
   cartResponse,
   createCartPayload,
   discountPayload,
@@ -52,11 +53,13 @@ export const getCartRoute = storefrontRoute({
   method: 'GET',
   path: '/storefront/carts/{cartId}',
   options: {
-    description: 'A cart with its lines and server-computed totals (integer minor units)',
+    description:
+      'A cart with its lines and server-computed totals (integer minor units), each line and the shipping line with its taxLines. ' +
+      'Taxed at the checkout address, else the country chosen with the shipping method; ?country= (and ?region=) taxes it as shipped there, for an estimate before checkout',
     tags: TAGS,
-    validate: { params: cartParams },
+    validate: { params: cartParams, query: cartReadQuery },
     response: { status: { 200: cartResponse } },
-    handler: storefrontHandler<CartParams>(({ ctx, storeId, params }) => getCart(ctx, storeId, params.cartId))
+    handler: storefrontHandler<CartParams, unknown, { country?: string; region?: string }>(({ ctx, storeId, params, query }) => getCart(ctx, storeId, params.cartId, query))
   }
 });
 

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { CART_STATUSES, MAX_LINE_QUANTITY, SESSION_STATUSES } from '../../services/checkout/index.js';
 import { PROVIDER_NAMES } from '../../services/payments/index.js';
-import { orderResource, pricedShippingMethodResource } from '../admin-orders/schemas.js';
+import { orderResource, pricedShippingMethodResource, taxLines } from '../admin-orders/schemas.js';
 import { email, emailValue, id, idValue, responseObject, text, timestamp } from '../schemas.js';
 import { estimateResource } from '../admin-shipping/schemas.js';
 import { RATE_TYPES } from '../../services/shipping/index.js';
@@ -34,6 +34,11 @@ export const shippingMethodPayload = Joi.object({
 }).with('region', 'country').with('postalCode', 'country');
 export const shippingMethodsQuery = Joi.object({ country: country(), ...destinationFields }).with('region', 'country').with('postalCode', 'country');
 export const shippingDestinationPayload = Joi.object({ country: country().required(), ...destinationFields });
+/** A cart read may name where the shopper is (before checkout knows the address): the tax shown is that place's. */
+export const cartReadQuery = Joi.object({
+  country: country().description('tax the cart as shipped to this country (ISO 3166-1 alpha-2)'),
+  region: Joi.string().trim().uppercase().pattern(/^([A-Z]{2}-)?[A-Z0-9]{1,3}$/, 'ISO 3166-2 subdivision').description("'CA' or 'US-CA'; with country")
+});
 
 export const address = Joi.object({
   firstName: text(100).min(1).required(),
@@ -62,10 +67,15 @@ export const cartLineResource = responseObject({
   sku: Joi.string().allow(null).required(),
   quantity: Joi.number().integer().required(),
   unitPrice: Joi.number().integer().required(),
-  lineTotal: Joi.number().integer().required()
+  lineTotal: Joi.number().integer().required(),
+  discountAmount: Joi.number().integer().min(0).required().description("the line's share of an order discount"),
+  taxLines: taxLines()
 }).label('CartLine');
 
-/** A cart at current prices; totals in integer minor units, `total = subtotal - discountTotal + shippingTotal`. */
+/**
+ * A cart at current prices; totals in integer minor units, `total = subtotal - discountTotal + shippingTotal`
+ * (+ taxTotal when prices exclude tax; docs/taxes.md).
+ */
 export const cartResource = responseObject({
   id: idValue().required(),
   status: Joi.string().valid(...CART_STATUSES).required(),
@@ -90,7 +100,10 @@ export const cartResource = responseObject({
     .label('ShippingDestination')
     .required(),
   shippingTotal: Joi.number().integer().required(),
+  shippingTaxLines: taxLines().description("the shipping line's tax lines"),
+  taxTotal: Joi.number().integer().min(0).required(),
   total: Joi.number().integer().required(),
+  pricesIncludeTax: Joi.boolean().required().description('prices (and shipping) include tax, VAT style: the tax lines say how much of them is tax'),
   expiresAt: timestamp().required(),
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()

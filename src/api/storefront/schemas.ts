@@ -27,8 +27,20 @@ export const storefrontVariantResource = responseObject({
   compareAtPrice: Joi.number().integer().allow(null).required(),
   available: Joi.boolean().required(),
   weightGrams: Joi.number().integer().allow(null).required(),
-  requiresShipping: Joi.boolean().required()
+  requiresShipping: Joi.boolean().required(),
+  taxRate: Joi.number().integer().description('with ?country=: the tax rate (basis points) for this variant there'),
+  priceInclTax: Joi.number().integer().description('with ?country=: the price with tax'),
+  priceExclTax: Joi.number().integer().description('with ?country=: the price without tax'),
+  displayPrice: Joi.number().integer().description('with ?country=: the price to show (with tax when the store prices include it, VAT style; else without)')
 }).label('StorefrontVariant');
+
+/** With ?country=: how the prices of this answer are taxed for a shopper there. */
+const storefrontTaxViewResource = responseObject({
+  pricesIncludeTax: Joi.boolean().required(),
+  country: Joi.string().length(2).required(),
+  region: Joi.string().allow(null).required(),
+  name: Joi.string().allow(null).required().description("the tax there (the store's tax region), null when none applies")
+}).label('StorefrontTaxView');
 
 /** `price` is the lowest variant price; `compareAtPrice` the highest compare-at price of its variants. */
 export const storefrontProductResource = responseObject({
@@ -46,6 +58,7 @@ export const storefrontProductResource = responseObject({
   featuredImage: storefrontImageResource.allow(null).required(),
   images: Joi.array().items(storefrontImageResource).required(),
   variants: Joi.array().items(storefrontVariantResource).required(),
+  tax: storefrontTaxViewResource,
   createdAt: timestamp().required(),
   updatedAt: timestamp().required()
 }).label('StorefrontProduct');
@@ -79,7 +92,8 @@ export const storefrontStoreResponse = responseObject({
     currency: Joi.string().length(3).required(),
     contactEmail: Joi.string().allow(null).required(),
     shippingCountries: Joi.array().items(Joi.string()).required(),
-    logoUrl: Joi.string().allow(null).required()
+    logoUrl: Joi.string().allow(null).required(),
+    pricesIncludeTax: Joi.boolean().required().description('whether product and cart prices include tax (VAT style)')
   })
     .label('StorefrontStore')
     .required()

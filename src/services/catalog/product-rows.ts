@@ -48,6 +48,8 @@ export interface VariantRow {
   weightGrams: number | null;
   /** False for what never ships (digital goods, services): a cart of only such lines needs no shipping rate. */
   requiresShipping: boolean;
+  /** Tax class (services/taxes: a region's classRates key; null = the region's default rate). */
+  taxClass?: string | null;
   position: number;
   archivedAt: Date | null;
   createdAt: Date;
@@ -125,6 +127,7 @@ export const toAdminVariantDto = (row: VariantRow) => ({
   compareAtPrice: row.compareAtPrice,
   inventoryQuantity: row.inventoryQuantity,
   inventoryPolicy: row.inventoryPolicy,
+  taxClass: row.taxClass ?? null,
   available: isAvailable(row),
   weightGrams: row.weightGrams,
   requiresShipping: row.requiresShipping,

@@ -19,6 +19,7 @@ export interface VariantInput {
   weight?: number;
   weightUnit?: WeightUnit;
   requiresShipping?: boolean;
+  taxClass?: string | null;
 }
 
 export const WEIGHT_UNITS = ['g', 'kg', 'lb', 'oz'] as const;
@@ -137,6 +138,7 @@ export async function syncVariants(ctx: AppContext, trx: Transaction, sync: Sync
     if (input.weightGrams !== undefined) columns.weightGrams = input.weightGrams;
     else if (input.weight !== undefined) columns.weightGrams = toGrams(input.weight, input.weightUnit ?? 'g');
     if (input.requiresShipping !== undefined) columns.requiresShipping = input.requiresShipping;
+    if (input.taxClass !== undefined) columns.taxClass = input.taxClass || null;
     try {
       await trx.savepoint(async (savepoint) => {
         if (current) {

@@ -163,7 +163,7 @@ export async function touchOpenCart(db: Sql, storeId: string, cartId: string, co
 
 const ADD_TO_OPEN_CART = defineStatement(
   `with v as (
-     select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy, v.weight_grams, v.requires_shipping,
+     select v.id, v.product_id, v.price, v.sku, v.title, p.title as product_title, v.inventory_quantity, v.inventory_policy, v.weight_grams, v.requires_shipping, v.tax_class,
             case when v.inventory_policy = 'continue' then :max else least(:max, v.inventory_quantity) end as line_limit
        from product_variants v join products p on p.store_id = v.store_id and p.id = v.product_id
       where v.id = :variantId and v.store_id = :storeId and p.status = 'active' and v.archived_at is null
@@ -183,7 +183,7 @@ const ADD_TO_OPEN_CART = defineStatement(
      ${lineRowsSql(':cartId')} and i.variant_id <> :variantId
      union all
      select w.id, v.id, v.product_id, w.quantity, v.price, v.sku, v.title, v.product_title, v.inventory_quantity, v.inventory_policy, true, w.created_at,
-            v.weight_grams, v.requires_shipping
+            v.weight_grams, v.requires_shipping, v.tax_class
        from written w, v
    )
    select c.*, (select json_agg(l order by l."addedAt", l.id) from l) as lines from c where exists (select 1 from written)`

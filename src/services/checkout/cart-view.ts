@@ -3,7 +3,9 @@ import { PREPARED } from '../../db/prepared-statements.js';
 import { discountProblem, type DiscountRecord } from '../discounts/index.js';
 import type { AppliedRate, RateRefusal, ShippingZone } from '../shipping/index.js';
 import { cartContents, chosenRate, destinationOf } from './shipping.js';
-import { computeTotals, lineTotal, type Totals } from './totals.js';
+import { computeTotals, lineTotal, type TaxDetail, type Totals } from './totals.js';
+import { taxerOf, type CartTaxes } from './cart-taxes.js';
+import type { TaxLine } from '../taxes/index.js';
 
 export const CART_STATUSES = ['open', 'completed'] as const;
 
@@ -17,7 +19,7 @@ export interface CartRow {
   discountCode: string | null;
   shippingMethodId: string | null;
   shippingCountry: string | null;
-  /** ISO 3166-2 as the shopper gave it (`CA` or `US-CA`), or null. */
+  /** ISO 3166-2 as the shopper gave it (`CA` or `US-CA`), or null; also the tax address's subdivision. */
   shippingRegion: string | null;
   shippingPostcode: string | null;
   /** The chosen rate a cart change made inapplicable, and why (cleared when a method is chosen). */
@@ -47,6 +49,7 @@ export interface CartLine {
   available: boolean;
   weightGrams: number | null;
   requiresShipping: boolean;
+  taxClass: string | null;
 }
 
 export interface PricedCart {
@@ -65,6 +68,7 @@ export interface PricedCart {
   /** False when the cart has lines and none of them ships: no rate is needed. */
   shippingRequired: boolean;
   totals: Totals;
+  tax: TaxDetail;
 }
 
 export const lineTitle = (productTitle: string, variantTitle: string) =>
@@ -78,7 +82,7 @@ export const lineRowsSql = (cartId: string) =>
   `select i.id, i.variant_id as "variantId", v.product_id as "productId", i.quantity, v.price as "unitPrice", v.sku,
           v.title as "variantTitle", p.title as "productTitle", v.inventory_quantity as "inventoryQuantity",
           v.inventory_policy as "inventoryPolicy", v.archived_at is null and p.status = 'active' as available, i.created_at as "addedAt",
-          v.weight_grams as "weightGrams", v.requires_shipping as "requiresShipping"
+          v.weight_grams as "weightGrams", v.requires_shipping as "requiresShipping", v.tax_class as "taxClass"
      from cart_items i join product_variants v on v.store_id = i.store_id and v.id = i.variant_id join products p on p.store_id = v.store_id and p.id = v.product_id
     where i.cart_id = ${cartId}`;
 
@@ -96,6 +100,7 @@ export interface LineRow {
   available: boolean;
   weightGrams: number | null;
   requiresShipping: boolean;
+  taxClass?: string | null;
 }
 
 export const toCartLine = (row: LineRow): CartLine => ({
@@ -111,7 +116,8 @@ export const toCartLine = (row: LineRow): CartLine => ({
   inventoryPolicy: row.inventoryPolicy,
   available: row.available,
   weightGrams: row.weightGrams,
-  requiresShipping: row.requiresShipping
+  requiresShipping: row.requiresShipping,
+  taxClass: row.taxClass ?? null
 });
 
 const LINES_SQL = `${lineRowsSql('?')} order by i.created_at, i.id`;
@@ -127,7 +133,7 @@ async function loadLines(db: Sql, cartId: string): Promise<CartLine[]> {
  * applies to the cart's destination and contents (the shipping module's rules), totals.
  * `knownLines` skips the read when the caller already knows them (a cart just made is empty).
  */
-export async function priceCart(db: Sql, cart: CartRow, zones: ShippingZone[], knownLines?: CartLine[]): Promise<PricedCart> {
+export async function priceCart(db: Sql, cart: CartRow, zones: ShippingZone[], knownLines: CartLine[] | undefined, taxes: CartTaxes): Promise<PricedCart> {
   const [lines, discount] = await Promise.all([
     knownLines ?? loadLines(db, cart.id),
     cart.discountId ? (db('discounts').where({ id: cart.discountId, storeId: cart.storeId }).first() as Promise<DiscountRecord | undefined>) : null
@@ -137,9 +143,16 @@ export async function priceCart(db: Sql, cart: CartRow, zones: ShippingZone[], k
   const contents = cartContents(lines, subtotal);
   const { applied, refusal } = chosenRate(zones, cart.shippingMethodId, destinationOf(cart), contents);
   const applicableDiscount = discount && !discountIssue ? discount : null;
-  // The rate's price is final here (bands and freeOver applied by the shipping rules); totals only add it.
-  const totals = computeTotals(lines, applicableDiscount, applied ? { price: applied.price, freeOverAmount: null } : null);
+  // The rate's price is final here (bands and freeOver applied by the shipping rules); totals only add it (and tax it).
+  const { tax, ...totals } = computeTotals(
+    lines,
+    applicableDiscount,
+    applied ? { price: applied.price, freeOverAmount: null } : null,
+    taxerOf(taxes, cart),
+    lines.map((line) => line.id)
+  );
   return {
+    tax,
     cart,
     lines,
     discount: discount ?? null,
@@ -153,14 +166,16 @@ export async function priceCart(db: Sql, cart: CartRow, zones: ShippingZone[], k
   };
 }
 
+const taxLinesDto = (lines: TaxLine[] | undefined) => (lines ?? []).map(({ name, rate, amount, jurisdiction }) => ({ name, rate, amount, jurisdiction }));
+
 export function toCartDto(priced: PricedCart) {
-  const { cart, lines, totals } = priced;
+  const { cart, lines, totals, tax } = priced;
   return {
     id: cart.id,
     status: cart.status,
     currency: cart.currency,
     email: cart.email,
-    items: lines.map((line) => ({
+    items: lines.map((line, index) => ({
       id: line.id,
       variantId: line.variantId,
       productId: line.productId,
@@ -168,7 +183,9 @@ export function toCartDto(priced: PricedCart) {
       sku: line.sku,
       quantity: line.quantity,
       unitPrice: line.unitPrice,
-      lineTotal: line.lineTotal
+      lineTotal: line.lineTotal,
+      discountAmount: tax.lineDiscounts[index] ?? 0,
+      taxLines: taxLinesDto(tax.lineTaxes[index])
     })),
     discountCode: cart.discountCode,
     subtotal: totals.subtotal,
@@ -178,7 +195,10 @@ export function toCartDto(priced: PricedCart) {
     shippingRequired: priced.shippingRequired,
     shippingDestination: { country: cart.shippingCountry, region: cart.shippingRegion, postalCode: cart.shippingPostcode },
     shippingTotal: totals.shippingTotal,
+    shippingTaxLines: taxLinesDto(tax.shippingTaxLines),
+    taxTotal: totals.taxTotal,
     total: totals.total,
+    pricesIncludeTax: totals.pricesIncludeTax,
     expiresAt: cart.expiresAt,
     createdAt: cart.createdAt,
     updatedAt: cart.updatedAt

@@ -9,6 +9,8 @@ import { priceCart, toCartDto, type CartLine, type CartRow, type PricedCart } fr
 import { discountProblem, findDiscountByCode, notApplicable } from '../discounts/index.js';
 import { cachedZones, checkRate, isApplied, zoneCoversAnywhere, type Destination, type ShippingZone } from '../shipping/index.js';
 import { cartContents, destinationOf, eligibleMethods } from './shipping.js';
+import { storeTaxes, type CartTaxes } from './cart-taxes.js';
+import { normalizeRegion } from '../taxes/index.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
 export interface CartItemInput {
@@ -21,10 +23,10 @@ export const MAX_LINE_QUANTITY = 10_000;
 export const cartNotOpen = () => conflict('cart_not_open', 'This cart is completed and can no longer change');
 const expiresAt = (ctx: AppContext) => new Date(Date.now() + ctx.config.checkout.cartTtlHours * 3600_000);
 
-/** The cart as the shopper sees it, priced (the cart and its lines in one statement), with its store's shipping zones. */
-async function readPricedCart(ctx: AppContext, storeId: string, cartId: string) {
-  const [{ cart, lines }, zones] = await Promise.all([readCart(ctx.db, storeId, cartId), cachedZones(ctx, storeId)]);
-  return { priced: await priceCart(ctx.db, assertLive(cart), zones, lines), zones };
+/** The store (cached) with how it taxes carts, and its shipping zones (cached). */
+async function pricingStore(ctx: AppContext, storeId: string): Promise<{ store: StoreRow; zones: ShippingZone[]; taxes: CartTaxes }> {
+  const [store, zones] = await Promise.all([cachedStore(ctx, storeId), cachedZones(ctx, storeId)]);
+  return { store, zones, taxes: await storeTaxes(ctx, store) };
 }
 
 /**
@@ -43,10 +45,19 @@ async function dropRefusedRate(db: Sql, priced: PricedCart): Promise<PricedCart>
 }
 
 /** Prices a changed cart and drops a chosen rate that no longer applies. */
-const priceChanged = async (db: Sql, cart: CartRow, zones: ShippingZone[], lines?: CartLine[]) => dropRefusedRate(db, await priceCart(db, cart, zones, lines));
+const priceChanged = async (db: Sql, cart: CartRow, zones: ShippingZone[], lines: CartLine[] | undefined, taxes: CartTaxes) =>
+  dropRefusedRate(db, await priceCart(db, cart, zones, lines, taxes));
 
-export async function getCart(ctx: AppContext, storeId: string, cartId: string) {
-  return { cart: toCartDto((await readPricedCart(ctx, storeId, cartId)).priced) };
+/** The cart as the shopper sees it, priced (the cart and its lines in one statement), with its store's shipping zones; taxed at `address` when given. */
+async function readPricedCart(ctx: AppContext, storeId: string, cartId: string, address?: { country?: string; region?: string }) {
+  const [{ cart, lines }, { zones, taxes }] = await Promise.all([readCart(ctx.db, storeId, cartId), pricingStore(ctx, storeId)]);
+  const at = address?.country ? { ...taxes, address: { country: address.country, region: address.region ? normalizeRegion(address.country, address.region) : null } } : taxes;
+  return { priced: await priceCart(ctx.db, assertLive(cart), zones, lines, at), zones };
+}
+
+/** A cart, taxed at its address, or at `country`/`region` when the read names them (a shopper's estimate before checkout). */
+export async function getCart(ctx: AppContext, storeId: string, cartId: string, address?: { country?: string; region?: string }) {
+  return { cart: toCartDto((await readPricedCart(ctx, storeId, cartId, address)).priced) };
 }
 
 async function assertSellable(trx: Sql, storeId: string, variantId: string, quantity: number) {
@@ -100,16 +111,16 @@ async function addLine(trx: Sql, storeId: string, cartId: string, item: CartItem
  * lines are added and priced in the same transaction.
  */
 export async function createCart(ctx: AppContext, storeId: string, input: { email?: string; items?: CartItemInput[] }) {
-  const [store, zones] = await Promise.all([cachedStore(ctx, storeId), cachedZones(ctx, storeId)]);
+  const { store, zones, taxes } = await pricingStore(ctx, storeId);
   const row = { storeId, currency: store.currency, email: input.email ?? null, expiresAt: expiresAt(ctx) };
   if (!input.items?.length) {
     const cart = await insertCart(ctx.db, row);
-    return { cart: toCartDto(await priceCart(ctx.db, cart, zones, [])) };
+    return { cart: toCartDto(await priceCart(ctx.db, cart, zones, [], taxes)) };
   }
   const view = await withTransaction(ctx, async (trx) => {
     const [cart] = (await trx('carts').insert(row).returning('*')) as CartRow[];
     for (const item of input.items ?? []) await addLine(trx, storeId, cart!.id, item);
-    return toCartDto(await priceCart(trx, cart!, zones));
+    return toCartDto(await priceCart(trx, cart!, zones, undefined, taxes));
   }, { pipelined: true });
   return { cart: view };
 }
@@ -122,16 +133,16 @@ async function changeCart(
   ctx: AppContext,
   storeId: string,
   cartId: string,
-  change: (trx: Sql, cart: CartRow, store: StoreRow, zones: ShippingZone[]) => Promise<CartColumns | void>
+  change: (trx: Sql, cart: CartRow, store: StoreRow, zones: ShippingZone[], taxes: CartTaxes) => Promise<CartColumns | void>
 ) {
-  const [store, zones] = await Promise.all([cachedStore(ctx, storeId), cachedZones(ctx, storeId)]);
+  const { store, zones, taxes } = await pricingStore(ctx, storeId);
   const { released, view } = await withTransaction(ctx, async (trx) => {
     const { cart, pendingSessions } = await lockCart(trx, storeId, cartId);
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedStock = await cancelSessions(trx, pendingSessions);
-    const columns = (await change(trx, cart, store, zones)) ?? {};
+    const columns = (await change(trx, cart, store, zones, taxes)) ?? {};
     const written = await writeCart(trx, storeId, cartId, columns, expiresAt(ctx));
-    return { released: releasedStock, view: toCartDto(await priceChanged(trx, written.cart, zones, written.lines)) };
+    return { released: releasedStock, view: toCartDto(await priceChanged(trx, written.cart, zones, written.lines, taxes)) };
   }, { pipelined: true });
   await stockChanged(ctx, storeId, released);
   return { cart: view };
@@ -139,7 +150,10 @@ async function changeCart(
 
 export async function addCartItem(ctx: AppContext, storeId: string, cartId: string, item: CartItemInput) {
   const added = await addToOpenCart(ctx.db, storeId, cartId, item, MAX_LINE_QUANTITY, expiresAt(ctx));
-  if (added) return { cart: toCartDto(await priceChanged(ctx.db, added.cart, await cachedZones(ctx, storeId), added.lines)) };
+  if (added) {
+    const { zones, taxes } = await pricingStore(ctx, storeId);
+    return { cart: toCartDto(await priceChanged(ctx.db, added.cart, zones, added.lines, taxes)) };
+  }
   return changeCart(ctx, storeId, cartId, (trx) => addLine(trx, storeId, cartId, item));
 }
 
@@ -162,9 +176,9 @@ export const removeCartItem = (ctx: AppContext, storeId: string, cartId: string,
   });
 
 export const applyCartDiscount = (ctx: AppContext, storeId: string, cartId: string, code: string) =>
-  changeCart(ctx, storeId, cartId, async (trx, cart, _store, zones) => {
+  changeCart(ctx, storeId, cartId, async (trx, cart, _store, zones, taxes) => {
     const discount = await findDiscountByCode(trx, storeId, code);
-    const priced: PricedCart = await priceCart(trx, cart, zones);
+    const priced: PricedCart = await priceCart(trx, cart, zones, undefined, taxes);
     const problem = discountProblem(discount, priced.totals.subtotal);
     if (problem) throw notApplicable(problem);
     return { discountId: discount!.id, discountCode: discount!.code };
@@ -195,7 +209,7 @@ const refusalPath = { country: 'country', region: 'region', postalCode: 'postalC
  * choice and drops it at once (`shippingMethodDropped` says why): it needs none.
  */
 export async function selectShippingMethod(ctx: AppContext, storeId: string, cartId: string, input: { shippingMethodId: string } & Partial<DestinationInput>) {
-  const zones = await cachedZones(ctx, storeId);
+  const { zones, taxes } = await pricingStore(ctx, storeId);
   const given = input.country !== undefined ? destinationColumns(input as DestinationInput) : null;
   // The one-statement path, when the rate applies whatever the cart holds (its price may still
   // depend on it) and to whatever destination the cart has: a rate of a zone covering everywhere,
@@ -209,11 +223,11 @@ export async function selectShippingMethod(ctx: AppContext, storeId: string, car
   if (neverRefusedByContents && coversDestination) {
     const columns = { shippingMethodId: rate!.id, shippingMethodDropped: null, ...(given ?? {}) };
     const touched = await touchOpenCart(ctx.db, storeId, cartId, columns, expiresAt(ctx));
-    if (touched) return { cart: toCartDto(await priceChanged(ctx.db, touched.cart, zones, touched.lines)) };
+    if (touched) return { cart: toCartDto(await priceChanged(ctx.db, touched.cart, zones, touched.lines, taxes)) };
   }
-  return changeCart(ctx, storeId, cartId, async (trx, cart, _store, zones) => {
+  return changeCart(ctx, storeId, cartId, async (trx, cart, _store, zones, cartTaxes) => {
     const destination: Destination = destinationOf(given ?? cart);
-    const lines = (await priceCart(trx, cart, [])).lines;
+    const lines = (await priceCart(trx, cart, [], undefined, cartTaxes)).lines;
     const contents = cartContents(lines, lines.reduce((sum, line) => sum + line.lineTotal, 0));
     const result = checkRate(zones, input.shippingMethodId, destination, contents);
     if (!isApplied(result) && contents.shippingRequired) {

@@ -66,7 +66,9 @@ export async function priceLines(ctx: AppContext, db: Sql, storeId: string, requ
     choice = { price: request.customShipping.price, freeOverAmount: null };
     shipping = { id: null, name: request.customShipping.title, price: request.customShipping.price };
   }
-  const totals = computeTotals(request.lines, applied, choice);
+  // Drafts and edits are priced without tax for now (NO_TAX, computeTotals' default taxer): their
+  // totals are what they were before taxes; taxing them (the store's rates at `country`) is a follow-up.
+  const { tax: _tax, ...totals } = computeTotals(request.lines, applied, choice);
   if (shipping) shipping = { ...shipping, price: totals.shippingTotal };
   return { totals, discount, shipping };
 }

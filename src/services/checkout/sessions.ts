@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { defineStatement, runStatements, runStatementsAndCommit, type StatementCall, type StatementResult } from '../../db/prepared-statements.js';
-import { lockCart } from './cart-rows.js';
+import { lockCart, readCart, assertLive } from './cart-rows.js';
+import { isTaxExempt, storeTaxes, type CartTaxes } from './cart-taxes.js';
+import { normalizeRegion, taxProviderOf, type TaxLine, type TaxResult } from '../taxes/index.js';
+import type { Taxer } from './totals.js';
 import { cartNotOpen } from './carts.js';
 import { priceCart, toCartDto } from './cart-view.js';
 import { notApplicable, redeemDiscount } from '../discounts/index.js';
 import { chooseProvider, type ProviderName } from '../payments/index.js';
 import type { PaymentState } from '../payments/index.js';
 import { cachedStore } from '../stores/index.js';
-import { cachedZones, offersShipping } from '../shipping/index.js';
+import { cachedZones, offersShipping, type ShippingZone } from '../shipping/index.js';
 import { cancelSessions, isStockRefusal, notEnoughStock, releaseSession, reservationOrder, reserveStock, stockChanged, type ReservationLine } from './reservations.js';
 import { availabilityFlipped, TAKE_STOCK_CTES, takeReason } from '../catalog/index.js';
 import { withTransaction } from '../../platform/with-transaction.js';
@@ -42,6 +45,9 @@ export interface OrderSnapshotLine {
   quantity: number;
   unitPrice: number;
   lineTotal: number;
+  /** The line's share of an order discount (minor units); its taxable amount is lineTotal less it. */
+  discountAmount?: number;
+  taxLines?: TaxLine[];
 }
 
 /** What the order is made from: frozen when the session opens, so the price paid is the price shown. */
@@ -50,7 +56,14 @@ export interface SessionSnapshot {
   subtotal: number;
   discountTotal: number;
   shippingTotal: number;
+  /** Absent on sessions opened before taxes (0). */
+  taxTotal?: number;
   total: number;
+  pricesIncludeTax?: boolean;
+  shippingTaxLines?: TaxLine[];
+  /** Who computed the tax and its reference (Stripe Tax: the calculation, turned into a transaction with the order). */
+  taxProvider?: string;
+  taxReference?: string | null;
   discountCode: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
 }
@@ -128,6 +141,8 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
   const expiresAt = new Date(Date.now() + ctx.config.checkout.sessionTtlSec * 1000);
   const country = input.shippingAddress.country;
   const destination = { shippingCountry: country, shippingRegion: input.shippingAddress.region?.trim() || null, shippingPostcode: input.shippingAddress.postalCode.trim() || null };
+  const region = normalizeRegion(country, input.shippingAddress.region) || null;
+  const taxes = await checkoutTaxes(ctx, store, zones, storeId, cartId, input, { country, region }, destination);
 
   // The line whose stock the session statement found missing: the 409 says how much is left.
   let refused: ReservationLine | undefined;
@@ -136,7 +151,7 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     if (cart.status !== 'open') throw cartNotOpen();
     const releasedEarlier = await cancelSessions(trx, pendingSessions);
     // Lines read with the lock are current unless earlier sessions were just cancelled (their stock came back).
-    const priced = await priceCart(trx, { ...cart, ...destination }, zones, pendingSessions.length ? undefined : lines);
+    const priced = await priceCart(trx, { ...cart, ...destination }, zones, pendingSessions.length ? undefined : lines, taxes);
     if (priced.lines.length === 0) throw validationFailed([{ path: 'items', message: 'the cart is empty' }]);
     const gone = priced.lines.find((line) => !line.available);
     if (gone) throw conflict('insufficient_inventory', `${gone.title} is no longer for sale`, [{ path: `items.${gone.id}`, message: 'no longer for sale' }]);
@@ -156,16 +171,21 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     if (priced.discountIssue) throw notApplicable(priced.discountIssue);
 
     const snapshot: SessionSnapshot = {
-      lines: priced.lines.map((line) => ({
+      lines: priced.lines.map((line, index) => ({
         variantId: line.variantId,
         productId: line.productId,
         title: line.title,
         sku: line.sku,
         quantity: line.quantity,
         unitPrice: line.unitPrice,
-        lineTotal: line.lineTotal
+        lineTotal: line.lineTotal,
+        discountAmount: priced.tax.lineDiscounts[index] ?? 0,
+        taxLines: priced.tax.lineTaxes[index] ?? []
       })),
       ...priced.totals,
+      shippingTaxLines: priced.tax.shippingTaxLines,
+      taxProvider: store.taxProvider ?? 'rates',
+      taxReference: priced.tax.reference,
       discountCode: priced.discount && !priced.discountIssue ? priced.discount.code : null,
       shippingMethod: priced.shippingMethod
     };
@@ -235,6 +255,70 @@ export async function createCheckoutSession(ctx: AppContext, storeId: string, ca
     }
   }
   return { checkoutSession: toSessionDto(finalSession), cart: cartView };
+}
+
+/**
+ * How the session's cart is taxed. A tax-exempt customer (by the session's email) pays none. The
+ * built-in rates are computed inside the session's transaction; a remote provider (Stripe Tax) is
+ * asked before it, on the cart as it is now (never a network call under the cart lock), and the
+ * transaction checks it prices the same taxable amounts (else 409: the cart changed meanwhile).
+ * The provider failing or timing out fails the checkout (503 tax_provider_unavailable).
+ */
+async function checkoutTaxes(
+  ctx: AppContext,
+  store: Awaited<ReturnType<typeof cachedStore>>,
+  zones: ShippingZone[],
+  storeId: string,
+  cartId: string,
+  input: CheckoutSessionInput,
+  address: { country: string; region: string | null },
+  destination: { shippingCountry: string; shippingRegion: string | null; shippingPostcode: string | null }
+): Promise<CartTaxes> {
+  const base = await storeTaxes(ctx, store);
+  const provider = taxProviderOf(store.taxProvider);
+  if (provider.local && base.rules.length === 0) return base;
+  const exempt = await isTaxExempt(ctx.db, storeId, input.email);
+  const taxes: CartTaxes = { ...base, exempt, address };
+  if (provider.local || exempt) return taxes;
+  const { cart, lines } = await readCart(ctx.db, storeId, cartId);
+  const current = assertLive(cart);
+  // The taxable amounts as the transaction will see them (no taxer yet: only the amounts are read).
+  let asked: string | null = null;
+  let answer: TaxResult | null = null;
+  const probe: Taxer = {
+    pricesIncludeTax: base.pricesIncludeTax,
+    compute: (taxable) => {
+      asked = JSON.stringify(taxable);
+      return { lines: taxable.lines.map(() => []), shipping: [] };
+    }
+  };
+  // Priced at the destination the session's transaction prices at (the shipping rate depends on it).
+  const preview = await priceCart(ctx.db, { ...current, ...destination }, zones, lines, { ...taxes, override: probe });
+  if (preview.lines.length > 0) {
+    answer = await provider.calculate(ctx, {
+      storeId,
+      currency: current.currency,
+      address: { country: address.country, region: address.region, postalCode: input.shippingAddress.postalCode, city: input.shippingAddress.city, line1: input.shippingAddress.line1 },
+      exempt,
+      rules: base.rules,
+      input: preview.tax.taxable
+    });
+  }
+  const quoted = asked;
+  const result = answer;
+  return {
+    ...taxes,
+    override: {
+      pricesIncludeTax: base.pricesIncludeTax,
+      compute: (taxable) => {
+        if (!result && taxable.lines.length === 0) return { lines: [], shipping: [] };
+        if (!result || JSON.stringify(taxable) !== quoted) {
+          throw conflict('conflict', 'The cart changed while its tax was being computed; open the checkout again', [{ path: 'cart', message: 'changed during checkout' }]);
+        }
+        return result;
+      }
+    }
+  };
 }
 
 /** Cancels one pending session and gives its stock back (the payment could not start). */

@@ -28,6 +28,8 @@ export interface CustomerRow {
   lastOrderAt: Date | null;
   source: string | null;
   externalId: string | null;
+  /** Pays no tax at checkout (matched by the checkout email; docs/taxes.md). */
+  taxExempt: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -46,6 +48,7 @@ export const toCustomerDto = (row: CustomerRow) => ({
   ordersCount: row.ordersCount,
   totalSpent: Number(row.totalSpent),
   lastOrderAt: row.lastOrderAt,
+  taxExempt: Boolean(row.taxExempt),
   createdAt: row.createdAt,
   updatedAt: row.updatedAt
 });
@@ -62,7 +65,7 @@ export const customerJsonSql = (c: string) => `jsonb_build_object(
     'tags', coalesce(to_jsonb(${c}.tags), '[]'::jsonb), 'note', ${c}.note, 'emailMarketing', ${c}.email_marketing,
     'emailMarketingUpdatedAt', ${isoMs(`${c}.email_marketing_updated_at`)}, 'emailMarketingSource', ${c}.email_marketing_source,
     'ordersCount', ${c}.orders_count, 'totalSpent', ${c}.total_spent, 'lastOrderAt', ${isoMs(`${c}.last_order_at`)},
-    'createdAt', ${isoMs(`${c}.created_at`)}, 'updatedAt', ${isoMs(`${c}.updated_at`)})`;
+    'taxExempt', ${c}.tax_exempt, 'createdAt', ${isoMs(`${c}.created_at`)}, 'updatedAt', ${isoMs(`${c}.updated_at`)})`;
 
 /** The `name` sort's key; the same expression as its index (migration 20261126200000). */
 const CUSTOMER_NAME_SORT_KEY = `lower(coalesce(customers.last_name, '') || ' ' || coalesce(customers.first_name, ''))`;
@@ -129,6 +132,7 @@ export interface CustomerPatch {
   tags?: string[];
   note?: string | null;
   emailMarketing?: EmailMarketing;
+  taxExempt?: boolean;
 }
 
 export interface ConsentChange {

@@ -5,6 +5,7 @@ import { defineStatement, type StatementCall, type StatementResult } from '../..
 import { setPayloadFieldSql } from '../../platform/outbox/enqueue.js';
 import type { OrderSnapshotLine } from '../checkout/index.js';
 import { toOrderDto, type OrderItemRow, type OrderRow } from './dto.js';
+import type { TaxLine } from '../taxes/index.js';
 
 
 
@@ -17,7 +18,12 @@ export interface NewOrder {
   subtotal: number;
   discountTotal: number;
   shippingTotal: number;
+  taxTotal: number;
   total: number;
+  pricesIncludeTax: boolean;
+  shippingTaxLines: TaxLine[];
+  taxProvider: string | null;
+  taxReference: string | null;
   discountCode: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
   shippingAddress: Record<string, any>;
@@ -97,7 +103,13 @@ export function orderDtoBeforeInsert(order: NewOrder, keys: Omit<OrderKeys, 'seq
     subtotal: order.subtotal,
     discountTotal: order.discountTotal,
     shippingTotal: order.shippingTotal,
+    taxTotal: order.taxTotal,
     total: order.total,
+    pricesIncludeTax: order.pricesIncludeTax,
+    shippingTaxLines: order.shippingTaxLines,
+    taxProvider: order.taxProvider,
+    taxReference: order.taxReference,
+    taxTransactionId: null,
     discountCode: order.discountCode,
     shippingMethod: order.shippingMethod,
     shippingAddress: order.shippingAddress,
@@ -110,6 +122,9 @@ export function orderDtoBeforeInsert(order: NewOrder, keys: Omit<OrderKeys, 'seq
   };
   const items = order.lines.map((line, position) => ({
     ...line,
+    taxLines: line.taxLines ?? [],
+    taxAmount: (line.taxLines ?? []).reduce((sum, tax) => sum + tax.amount, 0),
+    discountAmount: line.discountAmount ?? 0,
     id: keys.itemIds[position]!,
     orderId: keys.orderId,
     storeId: order.storeId,
@@ -140,16 +155,17 @@ const INSERT_ORDER = defineStatement(
    ), o as (
      insert into orders (id, store_id, number, customer_id, checkout_session_id, email, payment_status, payment_provider, payment_intent_id,
                          currency, subtotal, discount_total, shipping_total, total, discount_code, shipping_method, shipping_address,
-                         billing_address, tracking_token)
+                         billing_address, tracking_token, tax_total, prices_include_tax, shipping_tax_lines, tax_provider, tax_reference)
      select :orderId, :storeId, n.last_number, :customerId, :sessionId, :email, :paymentStatus, :provider, :intentId,
             :currency, :subtotal, :discountTotal, :shippingTotal, :total, :discountCode, :shippingMethod::jsonb, :shippingAddress::jsonb,
-            :billingAddress::jsonb, :trackingToken
+            :billingAddress::jsonb, :trackingToken, :taxTotal, :pricesIncludeTax, :shippingTaxLines::jsonb, :taxProvider, :taxReference
        from n
      returning *
    ), i as (
-     insert into order_items (id, order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position)
-     select x.id, o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position
-       from o, jsonb_to_recordset(:lines::jsonb) as x(id uuid, product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int)
+     insert into order_items (id, order_id, store_id, product_id, variant_id, title, sku, quantity, unit_price, line_total, position, tax_lines, tax_amount, discount_amount)
+     select x.id, o.id, o.store_id, x.product_id, x.variant_id, x.title, x.sku, x.quantity, x.unit_price, x.line_total, x.position, x.tax_lines, x.tax_amount, x.discount_amount
+       from o, jsonb_to_recordset(:lines::jsonb) as x(id uuid, product_id uuid, variant_id uuid, title text, sku text, quantity int, unit_price int, line_total bigint, position int,
+                                                     tax_lines jsonb, tax_amount bigint, discount_amount bigint)
      returning *
    ), e as (
      ${setPayloadFieldSql('orderNumber', "to_jsonb('#' || (select last_number from n))", ':emailOutboxId')}
@@ -182,7 +198,10 @@ export function orderInsert(order: NewOrder, keys: OrderKeys): StatementCall {
     quantity: line.quantity,
     unit_price: line.unitPrice,
     line_total: line.lineTotal,
-    position
+    position,
+    tax_lines: line.taxLines ?? [],
+    tax_amount: (line.taxLines ?? []).reduce((sum, tax) => sum + tax.amount, 0),
+    discount_amount: line.discountAmount ?? 0
   }));
   return {
     statement: INSERT_ORDER,
@@ -203,6 +222,11 @@ export function orderInsert(order: NewOrder, keys: OrderKeys): StatementCall {
       discountTotal: order.discountTotal,
       shippingTotal: order.shippingTotal,
       total: order.total,
+      taxTotal: order.taxTotal,
+      pricesIncludeTax: order.pricesIncludeTax,
+      shippingTaxLines: JSON.stringify(order.shippingTaxLines),
+      taxProvider: order.taxProvider,
+      taxReference: order.taxReference,
       discountCode: order.discountCode,
       shippingMethod: order.shippingMethod ? JSON.stringify(order.shippingMethod) : null,
       shippingAddress: JSON.stringify(order.shippingAddress),
@@ -228,4 +252,15 @@ export async function subtractRevenue(db: Sql, storeId: string, createdAt: Date,
      on conflict (store_id, day, shard) do update set revenue = store_daily_revenue.revenue + excluded.revenue`,
     [storeId, createdAt, revenueShard(), -total]
   );
+}
+
+/** The tax provider's transaction of a placed order (Stripe Tax), recorded after the order committed. */
+export async function setOrderTaxTransaction(db: Sql, storeId: string, orderId: string, transactionId: string): Promise<void> {
+  await db('orders').where({ storeId, id: orderId }).update({ taxTransactionId: transactionId });
+}
+
+/** The tax provider and its transaction (Stripe Tax) a placed order recorded; null for another store's order. */
+export async function orderTaxTransaction(db: Sql, storeId: string, orderId: string): Promise<{ taxProvider: string | null; taxTransactionId: string | null } | null> {
+  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId')) as { taxProvider: string | null; taxTransactionId: string | null } | undefined;
+  return row ?? null;
 }

@@ -1,3 +1,5 @@
+import type { TaxLine } from '../taxes/index.js';
+
 /** An `orders` row: one declaration of the table's columns, for every query that reads it. */
 export interface OrderRow {
   id: string;
@@ -22,6 +24,14 @@ export interface OrderRow {
   discountTotal: number;
   shippingTotal: number;
   total: number;
+  /** Tax charged (included in the prices when pricesIncludeTax, else on top of them); docs/taxes.md. */
+  taxTotal: number;
+  pricesIncludeTax: boolean;
+  shippingTaxLines: TaxLine[];
+  /** The tax provider and its calculation (Stripe Tax), and the provider's transaction once recorded. */
+  taxProvider: string | null;
+  taxReference: string | null;
+  taxTransactionId: string | null;
   discountCode: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
   shippingAddress: Record<string, unknown>;
@@ -53,6 +63,10 @@ export interface OrderItemRow {
   /** Units an exchange took back: they leave what the order bills. */
   exchangedQuantity?: number;
   position: number;
+  taxLines: TaxLine[];
+  taxAmount: number;
+  /** The item's share of an order discount. */
+  discountAmount: number;
 }
 
 /** A `fulfillments` row. */
@@ -90,8 +104,12 @@ export const toOrderItemDto = (row: OrderItemRow) => ({
   fulfilledQuantity: row.fulfilledQuantity,
   refundedQuantity: row.refundedQuantity ?? 0,
   returnedQuantity: row.returnedQuantity ?? 0,
-  restockedQuantity: row.restockedQuantity ?? 0
+  restockedQuantity: row.restockedQuantity ?? 0,
+  discountAmount: Number(row.discountAmount ?? 0),
+  taxLines: taxLinesDto(row.taxLines)
 });
+
+export const taxLinesDto = (lines: TaxLine[] | null | undefined) => (lines ?? []).map(({ name, rate, amount, jurisdiction }) => ({ name, rate, amount, jurisdiction }));
 
 /** An `order_refunds` row. */
 export interface RefundRow {
@@ -102,6 +120,9 @@ export interface RefundRow {
   source: 'admin' | 'stripe' | 'edit';
   amount: number | string;
   shipping: number | string;
+  /** Tax given back (part of `amount`), and per tax line of the order (for the tax report). */
+  taxAmount: number | string;
+  taxLines: TaxLine[];
   /** `restockedQuantity` is written when the refund settles (rows settled before it was kept: all of a `restock` line). */
   items: Array<{ orderItemId: string; variantId: string | null; quantity: number; restock: boolean; amount: number; restockedQuantity?: number }>;
   reason: string | null;
@@ -119,6 +140,7 @@ export const toRefundDto = (row: RefundRow) => ({
   source: row.source,
   amount: Number(row.amount),
   shipping: Number(row.shipping),
+  taxAmount: Number(row.taxAmount ?? 0),
   items: row.items.map((line) => ({
     orderItemId: line.orderItemId,
     quantity: line.quantity,
@@ -146,7 +168,9 @@ export const toOrderSummaryDto = (row: OrderRow) => ({
   subtotal: Number(row.subtotal),
   discountTotal: Number(row.discountTotal),
   shippingTotal: Number(row.shippingTotal),
+  taxTotal: Number(row.taxTotal ?? 0),
   total: Number(row.total),
+  pricesIncludeTax: Boolean(row.pricesIncludeTax),
   createdAt: row.createdAt,
   updatedAt: row.updatedAt
 });
@@ -159,6 +183,7 @@ export function toOrderDto(row: OrderRow, items: OrderItemRow[], fulfillments: F
     paymentProvider: row.paymentProvider,
     discountCode: row.discountCode,
     shippingMethod: row.shippingMethod,
+    shippingTaxLines: taxLinesDto(row.shippingTaxLines),
     shippingAddress: row.shippingAddress,
     billingAddress: row.billingAddress,
     items: items.map(toOrderItemDto),

@@ -190,6 +190,11 @@ async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'ed
 
 /** The order's totals after the plan, priced as a checkout prices (its discount and shipping kept unless shipping is changed). */
 async function priceOf(ctx: AppContext, db: Sql, order: OrderRow, plan: Plan) {
+  // Edits are priced without tax (priceLines' NO_TAX): repricing an order that charged tax would drop
+  // (and refund) its tax, so such an order is not edited until edits are taxed.
+  if (Number(order.taxTotal ?? 0) > 0) {
+    throw conflict('conflict', 'This order charged tax: order edits do not compute tax yet', [{ path: 'orderId', message: 'order charged tax' }]);
+  }
   const store = await cachedStore(ctx, order.storeId);
   const code = order.discountCode
     ? ((await db('discounts').where({ storeId: order.storeId }).whereRaw('lower(code) = lower(?)', [order.discountCode]).first('type', 'value')) as { type: 'percentage' | 'fixed_amount' | 'free_shipping'; value: number | null } | undefined)

@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, pendingRefundTotal, type CancelInput } from './cancel.js';
-export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, type NewOrder } from './create-order.js';
+export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, orderTaxTransaction, setOrderTaxTransaction, type NewOrder } from './create-order.js';
 export { toOrderDto, type RefundRow } from './dto.js';
 export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
 export { cancelOverdueOrderRow, markOrderPaid, overdueManualOrders, unitsOf } from './manual-payments.js';

@@ -1,5 +1,6 @@
 import { conflict, validationFailed } from '../../errors.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
+import { divideHalfUp, proportionalShare, type TaxLine } from '../taxes/index.js';
 
 export interface RefundInput {
   items?: Array<{ orderItemId: string; quantity: number; restock?: boolean }>;
@@ -17,6 +18,8 @@ export interface RefundLine {
   quantity: number;
   restock: boolean;
   amount: number;
+  /** The tax in `amount` (added on top of the item's share for exclusive prices, part of it for inclusive). */
+  taxAmount?: number;
 }
 
 export interface RefundCalculation {
@@ -26,6 +29,41 @@ export interface RefundCalculation {
   items: RefundLine[];
   /** What could still be refunded before this refund. */
   refundable: number;
+  /** The tax given back (part of amount), and per tax line (jurisdiction, name, rate) for the report. */
+  taxAmount: number;
+  taxLines: TaxLine[];
+}
+
+/** What refunds already hold of an order (not failed ones): in flight, of shipping, of tax. */
+export interface CommittedRefunds {
+  pending: number;
+  shippingRefunded: number;
+  taxRefunded?: number;
+}
+
+const taxKey = (line: TaxLine) => `${line.jurisdiction}|${line.name}|${line.rate}`;
+
+/** Tax lines added up by jurisdiction, name and rate. */
+export function mergeTaxLines(lines: TaxLine[]): TaxLine[] {
+  const merged = new Map<string, TaxLine>();
+  for (const line of lines) {
+    const key = taxKey(line);
+    const entry = merged.get(key);
+    if (entry) entry.amount += line.amount;
+    else merged.set(key, { ...line });
+  }
+  return [...merged.values()].filter((line) => line.amount !== 0);
+}
+
+/** `amount` spread over `lines` in proportion to their amounts (shares rounded down, the rest to the largest). */
+function spreadOver(lines: TaxLine[], amount: number): TaxLine[] {
+  const whole = lines.reduce((sum, line) => sum + line.amount, 0);
+  if (whole <= 0 || amount <= 0) return [];
+  const shares = lines.map((line) => ({ ...line, amount: Math.floor((amount * line.amount) / whole) }));
+  const left = amount - shares.reduce((sum, line) => sum + line.amount, 0);
+  const largest = lines.reduce((best, line, index) => (line.amount > lines[best]!.amount ? index : best), 0);
+  shares[largest]!.amount += left;
+  return shares.filter((line) => line.amount !== 0);
 }
 
 export const REFUNDABLE_STATES = ['paid', 'partially_refunded'];
@@ -41,9 +79,15 @@ export const notRefundable = (order: Pick<OrderRow, 'paymentStatus'>) =>
 export function calculateRefund(
   order: OrderRow,
   items: OrderItemRow[],
-  committed: { pending: number; shippingRefunded: number },
+  committed: CommittedRefunds,
   input: RefundInput
 ): RefundCalculation {
+  // Tax (docs/taxes.md): each refunded unit gives back its line's tax in proportion, cumulatively
+  // (the share of all units refunded so far less the share already given), so refunding every unit
+  // gives back the line's tax to the cent. Exclusive prices add it to the amount; inclusive prices
+  // already hold it. Over all refunds, never more than the tax collected.
+  const inclusive = Boolean(order.pricesIncludeTax);
+  const refundTax: TaxLine[] = [];
   const byId = new Map(items.map((item) => [item.id, item]));
   const merged = new Map<string, { quantity: number; restock: boolean }>();
   (input.items ?? []).forEach((line, index) => {
@@ -63,17 +107,34 @@ export function calculateRefund(
         { path: `items.${orderItemId}`, message: `${left} left to refund` }
       ]);
     }
-    lines.push({ orderItemId, variantId: item.variantId, quantity, restock, amount: Math.round(item.unitPrice * quantity * paidShare) });
+    const itemTax = (item.taxLines ?? []).map((tax) => ({ ...tax, amount: proportionalShare(tax.amount, item.refundedQuantity, quantity, item.quantity) }));
+    const taxAmount = itemTax.reduce((sum, tax) => sum + tax.amount, 0);
+    refundTax.push(...itemTax);
+    lines.push({ orderItemId, variantId: item.variantId, quantity, restock, amount: Math.round(item.unitPrice * quantity * paidShare) + (inclusive ? 0 : taxAmount), taxAmount });
   }
   const shipping = input.shipping ?? 0;
   const shippingLeft = Number(order.shippingTotal) - committed.shippingRefunded;
   if (shipping > shippingLeft) throw conflict('refund_exceeds_payment', `only ${shippingLeft} of shipping left to refund`, [{ path: 'shipping', message: `${shippingLeft} left to refund` }]);
+  const shippingTax = (order.shippingTaxLines ?? []).map((tax) => ({ ...tax, amount: proportionalShare(tax.amount, committed.shippingRefunded, shipping, Number(order.shippingTotal)) }));
+  refundTax.push(...shippingTax);
+  const shippingTaxAmount = inclusive ? 0 : shippingTax.reduce((sum, tax) => sum + tax.amount, 0);
   const itemsAmount = lines.reduce((sum, line) => sum + line.amount, 0);
-  const amount = input.amount ?? itemsAmount + shipping;
+  const amount = input.amount ?? itemsAmount + shipping + shippingTaxAmount;
+  // An explicit amount gives back tax in proportion to the total paid; the cap keeps the sum within what was collected.
+  const taxLeft = Math.max(0, Number(order.taxTotal ?? 0) - (committed.taxRefunded ?? 0));
+  let taxLines = mergeTaxLines(refundTax);
+  let taxAmount = taxLines.reduce((sum, tax) => sum + tax.amount, 0);
+  if (input.amount !== undefined && Number(order.total) > 0) {
+    taxAmount = divideHalfUp(Math.max(0, input.amount) * Number(order.taxTotal ?? 0), Number(order.total));
+  }
+  taxAmount = Math.min(taxAmount, taxLeft);
+  if (input.amount !== undefined || taxAmount !== taxLines.reduce((sum, tax) => sum + tax.amount, 0)) {
+    taxLines = spreadOver(mergeTaxLines([...items.flatMap((item) => item.taxLines ?? []), ...(order.shippingTaxLines ?? [])]), taxAmount);
+  }
   if (amount <= 0) throw validationFailed([{ path: 'amount', message: 'nothing to refund: give items, shipping or an amount above zero' }]);
   const refundable = Number(order.total) - Number(order.amountRefunded) - committed.pending;
   if (amount > refundable) {
     throw conflict('refund_exceeds_payment', `Only ${Math.max(refundable, 0)} is left to refund`, [{ path: 'amount', message: `${amount} exceeds the ${Math.max(refundable, 0)} left to refund` }]);
   }
-  return { amount, itemsAmount, shipping, items: lines, refundable };
+  return { amount, itemsAmount, shipping, items: lines, refundable, taxAmount, taxLines };
 }

@@ -22,11 +22,16 @@ export async function committedRefunds(db: Sql, storeId: string, orderId: string
   const row = (await db('orderRefunds')
     .where({ storeId, orderId })
     .whereNot({ status: 'failed' })
-    .first(db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`), db.raw('coalesce(sum(shipping), 0) as shipping_refunded'))) as {
+    .first(
+      db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`),
+      db.raw('coalesce(sum(shipping), 0) as shipping_refunded'),
+      db.raw('coalesce(sum(tax_amount), 0) as tax_refunded')
+    )) as {
     pending: string;
     shippingRefunded: string;
+    taxRefunded: string;
   };
-  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded) };
+  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded) };
 }
 
 /** The order locked for a refund, with its items; 404 for another store's, 409 while its payment is not refundable. */
@@ -50,6 +55,7 @@ export async function previewRefund(ctx: AppContext, storeId: string, orderId: s
       amount: calculation.amount,
       itemsAmount: calculation.itemsAmount,
       shipping: calculation.shipping,
+      taxAmount: calculation.taxAmount,
       items: calculation.items.map(({ orderItemId, quantity, restock, amount }) => ({ orderItemId, quantity, restock, amount })),
       refundable: calculation.refundable,
       refundableAfter: calculation.refundable - calculation.amount
@@ -92,6 +98,8 @@ export async function reserveRefund(
       source: 'admin',
       amount: calculation.amount,
       shipping: calculation.shipping,
+      taxAmount: calculation.taxAmount,
+      taxLines: JSON.stringify(calculation.taxLines),
       items: JSON.stringify(calculation.items),
       reason: input.reason,
       notifyCustomer: input.notifyCustomer ?? true,

@@ -35,6 +35,10 @@ export interface StoreRow {
   /** How long the store keeps its audit entries (issue #36; purged by the audit-retention job). */
   auditRetentionDays: number;
   storefrontCacheStaleWhileRevalidate: number;
+  /** VAT style: prices (and shipping prices) include the tax, which is extracted from them (docs/taxes.md). */
+  pricesIncludeTax: boolean;
+  /** Who computes the tax: the built-in rate tables or Stripe Tax (services/taxes/providers.ts). */
+  taxProvider: 'rates' | 'stripe_tax';
   createdAt: Date;
   updatedAt: Date;
 }
@@ -54,6 +58,8 @@ export interface UpdateStoreInput {
   storefrontCacheMaxAge?: number;
   auditRetentionDays?: number;
   storefrontCacheStaleWhileRevalidate?: number;
+  pricesIncludeTax?: boolean;
+  taxProvider?: 'rates' | 'stripe_tax';
   email?: EmailSettingsInput;
 }
 
@@ -100,6 +106,8 @@ export function toStoreSettingsDto(store: StoreRow, email: ReturnType<typeof toE
     storefrontCacheMaxAge: store.storefrontCacheMaxAge,
     auditRetentionDays: store.auditRetentionDays,
     storefrontCacheStaleWhileRevalidate: store.storefrontCacheStaleWhileRevalidate,
+    pricesIncludeTax: store.pricesIncludeTax,
+    taxProvider: store.taxProvider,
     email,
     createdAt: store.createdAt,
     updatedAt: store.updatedAt
@@ -151,7 +159,7 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
     const current: StoreRow | undefined = await trx('stores').where({ id: storeId }).forUpdate().first();
     if (!current) throw notFound('Store');
     const changes: Record<string, unknown> = {};
-    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate', 'auditRetentionDays'] as const) {
+    for (const key of ['name', 'contactEmail', 'timezone', 'manualPaymentsEnabled', 'manualPaymentDays', 'logoUrl', 'newsletterDoubleOptIn', 'storefrontCacheMaxAge', 'storefrontCacheStaleWhileRevalidate', 'auditRetentionDays', 'pricesIncludeTax', 'taxProvider'] as const) {
       if (input[key] !== undefined) changes[key] = input[key];
     }
     if (input.storefrontUrl !== undefined) changes.storefrontUrl = input.storefrontUrl?.replace(/\/+$/, '') ?? null;
@@ -200,17 +208,27 @@ export async function updateStore(ctx: AppContext, storeId: string, input: Updat
  */
 export async function getStorefrontStore(ctx: AppContext, storeId: string) {
   const [store, zones] = await Promise.all([storefrontStoreFields(ctx, storeId), cachedZones(ctx, storeId)]);
-  return { store: { name: store.name, slug: store.slug, currency: store.currency, contactEmail: store.contactEmail, shippingCountries: namedCountries(zones), logoUrl: store.logoUrl } };
+  return {
+    store: {
+      name: store.name,
+      slug: store.slug,
+      currency: store.currency,
+      contactEmail: store.contactEmail,
+      shippingCountries: namedCountries(zones),
+      logoUrl: store.logoUrl,
+      pricesIncludeTax: store.pricesIncludeTax
+    }
+  };
 }
 
-type StorefrontStoreFields = Pick<StoreRow, 'name' | 'slug' | 'currency' | 'contactEmail' | 'logoUrl'>;
+type StorefrontStoreFields = Pick<StoreRow, 'name' | 'slug' | 'currency' | 'contactEmail' | 'logoUrl' | 'pricesIncludeTax'>;
 
 async function storefrontStoreFields(ctx: AppContext, storeId: string): Promise<StorefrontStoreFields> {
   const key = storefrontStoreKey(storeId);
   const cached = ctx.cache.get<StorefrontStoreFields>(key);
   if (cached) return cached;
-  const { name, slug, currency, contactEmail, logoUrl } = await findStore(ctx, storeId);
-  const fields = { name, slug, currency, contactEmail, logoUrl };
+  const { name, slug, currency, contactEmail, logoUrl, pricesIncludeTax } = await findStore(ctx, storeId);
+  const fields = { name, slug, currency, contactEmail, logoUrl, pricesIncludeTax };
   ctx.cache.set(key, fields);
   return fields;
 }

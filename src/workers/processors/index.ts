@@ -6,6 +6,7 @@ import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, ide
 import { auditExportProcessor } from './audit-export.js';
 import { auditRetentionProcessor } from './audit-retention.js';
 import { customersExportProcessor } from './customers-export.js';
+import { taxReportProcessor } from './tax-report.js';
 import { customersImportProcessor } from './customers-import.js';
 import { productsBulkProcessor, productsExportProcessor, productsImportProcessor } from './products.js';
 import { domainCheckProcessor } from './domain-check.js';
@@ -30,6 +31,7 @@ export const PROCESSORS: JobProcessor[] = [
   auditExportProcessor,
   auditRetentionProcessor,
   customersExportProcessor,
+  taxReportProcessor,
   productsImportProcessor,
   productsExportProcessor,
   productsBulkProcessor,

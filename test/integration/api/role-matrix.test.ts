@@ -10,7 +10,7 @@ const OWNERS: Role[] = ['owner'];
  * The contract's role matrix, written as rules over paths so every admin route registered now or
  * later is checked: staff get the catalog (products, collections, inventory, media), orders and
  * fulfilment (marking paid, returns; cancel and refunds are for owners and admins), customers
- * (read/update, no import/export), review moderation, the dashboard and shipping zones read; the payment-provider connect/reset/dashboard link is owner-only; everything else is for
+ * (read/update, no import/export), review moderation, the dashboard, shipping zones and tax regions read; the payment-provider connect/reset/dashboard link is owner-only; everything else is for
  * owners and admins.
  */
 function allowedRoles(method: string, path: string): Role[] {
@@ -24,6 +24,8 @@ function allowedRoles(method: string, path: string): Role[] {
   // Staff take phone orders: they may create a customer by hand (deleting one is for owners and admins).
   if (path === '/admin/customers' && method === 'POST') return ALL;
   if (/^\/admin\/shipping-zones(\/|$)/.test(path) && method === 'GET') return ALL;
+  // Tax regions (issue #34): members read them, owners and admins change them.
+  if (/^\/admin\/tax-regions(\/\{regionId\})?$/.test(path) && method === 'GET') return ALL;
   return ADMINS;
 }
 

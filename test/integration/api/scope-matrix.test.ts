@@ -18,6 +18,9 @@ function contractScope(method: string, path: string): ApiKeyScope | null {
   if (path === '/admin/customers/export') return 'read_customers';
   if (/^\/admin\/customers(\/|$)/.test(path)) return read ? 'read_customers' : 'write_customers';
   if (/^\/admin\/(discounts|marketing)(\/|$)/.test(path)) return 'marketing';
+  // Tax rates are pricing (issue #34): the catalog's scopes; the tax report reads orders.
+  if (/^\/admin\/tax-regions(\/|$)/.test(path)) return read ? 'read_products' : 'write_products';
+  if (path === '/admin/reports/tax') return 'read_orders';
   if (/^\/admin\/jobs(\/|$)/.test(path)) return 'read_jobs';
   if (/^\/admin\/store\/audit-log(\/|$)/.test(path)) return 'read_audit';
   if (/^\/admin\/shipping-zones(\/|$)/.test(path)) return read ? 'read_shipping' : 'write_shipping';

@@ -148,6 +148,7 @@ t.test('store settings: PATCH validates and persists; GET /admin/store reflects 
     currency: 'EUR',
     contactEmail: 'hello@shop.example',
     shippingCountries: ['DE', 'FR'],
-    logoUrl: null
+    logoUrl: null,
+    pricesIncludeTax: false
   });
 });

@@ -1,0 +1,75 @@
+import t from 'tap';
+import { buildApp, signupOwner } from '../../helpers/app.js';
+import { admin, createProduct } from '../../helpers/catalog.js';
+import { ADDRESS, methodsOf, setupShop, sf } from '../../helpers/checkout.js';
+import { startStripeServer } from '../../helpers/stripe-server.js';
+
+/**
+ * The Stripe Tax provider against the local Stripe API server: a calculation per checkout session
+ * (its tax on the session, the order and the amount charged), a tax transaction from it when the
+ * order is placed, a reversal per refund; Stripe failing or hanging fails the checkout with 503
+ * tax_provider_unavailable and charges nothing, never a silent zero tax.
+ */
+t.test('stripe_tax: calculation, transaction, reversal; outage and timeout fail the checkout cleanly', async (t) => {
+  const stripe = await startStripeServer(t);
+  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
+  const app = await buildApp(t, { env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '300' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
+  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
+  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
+  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
+
+  const openCart = async () => {
+    const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
+    const cartId = cart.body.data.cart.id as string;
+    await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
+    return cartId;
+  };
+  const session = (cartId: string) =>
+    app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
+
+  // Stripe down: 503 with the clear code, the stock not held, no session.
+  const downCart = await openCart();
+  stripe.failing = true;
+  const down = await session(downCart);
+  stripe.failing = false;
+  t.equal(down.status, 503, down.raw);
+  t.equal(down.body.error.code, 'tax_provider_unavailable');
+  // Stripe hangs: the call gives up after TAX_PROVIDER_TIMEOUT_MS, same answer.
+  stripe.hangingTax = true;
+  const startedAt = Date.now();
+  const hung = await session(downCart);
+  stripe.hangingTax = false;
+  t.equal(hung.status, 503, hung.raw);
+  t.equal(hung.body.error.code, 'tax_provider_unavailable');
+  t.ok(Date.now() - startedAt < 5_000, 'the checkout waited for the timeout, not for ever');
+  t.equal(await app.ctx.db('checkoutSessions').where({ storeId: owner.store.id }).count<{ count: string }[]>('* as count').then((rows) => Number(rows[0]!.count)), 0, 'no session was opened');
+
+  // Stripe answers: 2 × 4999 = 9998 at 8.88 % = 887.8224 -> 888; shipping 1500 at 8.88 % = 133.2 -> 133.
+  const opened = await session(downCart);
+  t.equal(opened.status, 201, opened.raw);
+  const calc = stripe.requests.filter((r) => r.path === '/v1/tax/calculations').at(-1)!;
+  t.match(calc.body, { currency: 'usd', customer_details: { address: { country: 'US', state: 'NY', postal_code: '10001' } }, shipping_cost: { amount: '1500', tax_behavior: 'exclusive' } });
+  t.match(opened.body.data.cart, { subtotal: 9998, shippingTotal: 1500, taxTotal: 1021, total: 12519 });
+  t.same(opened.body.data.cart.items[0].taxLines, [{ name: 'NY State Sales Tax', rate: 888, amount: 888, jurisdiction: 'US-NY' }]);
+  t.equal(opened.body.data.checkoutSession.amount, 12519, 'the taxed total is what is charged');
+
+  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
+  t.equal(confirmed.status, 200, confirmed.raw);
+  const order = confirmed.body.data.order;
+  t.match(order, { taxTotal: 1021, total: 12519 });
+  const row = await app.ctx.db('orders').where({ storeId: owner.store.id, id: order.id }).first('taxProvider', 'taxReference', 'taxTransactionId');
+  t.equal(row.taxProvider, 'stripe_tax');
+  t.match(row.taxReference, /^taxcalc_/);
+  const transaction = stripe.taxTransactions.get(row.taxTransactionId);
+  t.ok(transaction, 'a tax transaction was recorded from the calculation');
+  t.equal(transaction!.calculation, row.taxReference);
+
+  await app.request({ method: 'POST', url: `/admin/orders/${order.id}/mark-paid`, payload: {}, ...admin(owner) });
+  const refund = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { items: [{ orderItemId: order.items[0].id, quantity: 1 }], reason: 'test', notifyCustomer: false }, ...admin(owner) });
+  t.equal(refund.status, 201, refund.raw);
+  // One lamp: 4999 plus half the line's 888 of tax = 444.
+  t.match(refund.body.data.refund, { amount: 5443, taxAmount: 444 });
+  t.same(transaction!.reversals.map((r) => r.flatAmount), [-5443], 'the refund reversed its amount of the tax transaction');
+});
