@@ -41,6 +41,7 @@ import * as storefrontBatchRefresh from './20261127010000_storefront_batch_refre
 import * as shippingZones from './20261127030000_shipping_zones.js';
 import * as taxes from './20261127040000_taxes.js';
 import * as draftOrders from './20261127050000_draft_orders.js';
+import * as inventoryLowVariantFields from './20261127060000_inventory_low_variant_fields.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -88,5 +89,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261127010000_storefront_batch_refresh', module: storefrontBatchRefresh },
   { name: '20261127030000_shipping_zones', module: shippingZones },
   { name: '20261127040000_taxes', module: taxes },
-  { name: '20261127050000_draft_orders', module: draftOrders }
+  { name: '20261127050000_draft_orders', module: draftOrders },
+  { name: '20261127060000_inventory_low_variant_fields', module: inventoryLowVariantFields }
 ];
