@@ -1,7 +1,7 @@
 import { Button, Grid, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import { FormError } from '../../components/FormError';
@@ -24,16 +24,22 @@ export function Templates() {
     queryFn: async () => unwrap(await api.GET('/api/v1/admin/marketing/templates', { params: { query: { limit: 50, ...(search ? { q: search } : {}) } } })).data.templates
   });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['templates'] });
+  // The form the user sees now: a save that finishes after they picked another template to edit
+  // must not wipe that choice (the list can show a new row before the save's own answer arrives).
+  const editingNow = useRef<string | null>(null);
+  editingNow.current = editing;
   const create = useMutation({
-    mutationFn: async () =>
-      editing
-        ? unwrap(await api.PUT('/api/v1/admin/marketing/templates/{templateId}', { params: { path: { templateId: editing } }, body: { name, subject, html } })).data.template
+    mutationFn: async (target: string | null) =>
+      target
+        ? unwrap(await api.PUT('/api/v1/admin/marketing/templates/{templateId}', { params: { path: { templateId: target } }, body: { name, subject, html } })).data.template
         : unwrap(await api.POST('/api/v1/admin/marketing/templates', { body: { name, subject, html } })).data.template,
-    onSuccess: (template) => {
-      setName('');
-      setSubject('');
-      setEditing(null);
-      setSelected(template.id);
+    onSuccess: (template, target) => {
+      if (editingNow.current === target) {
+        setName('');
+        setSubject('');
+        setEditing(null);
+        setSelected(template.id);
+      }
       refresh();
       void queryClient.invalidateQueries({ queryKey: ['template-preview', template.id] });
     }
@@ -59,7 +65,7 @@ export function Templates() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    create.mutate(editing);
   };
   return (
     <Stack>
