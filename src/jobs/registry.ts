@@ -4,6 +4,7 @@ import { campaignSweepJob } from './campaign-sweep.js';
 import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeysPurgeJob } from './checkout-maintenance.js';
 import { auditExportJob } from './audit-export.js';
 import { auditRetentionJob } from './audit-retention.js';
+import { auditSealJob } from './audit-seal.js';
 import { customersExportJob } from './customers-export.js';
 import { taxReportJob } from './tax-report.js';
 import { customersImportJob } from './customers-import.js';
@@ -33,6 +34,7 @@ export const JOB_KINDS: JobKind[] = [
   customersImportJob,
   auditExportJob,
   auditRetentionJob,
+  auditSealJob,
   customersExportJob,
   taxReportJob,
   productsImportJob,

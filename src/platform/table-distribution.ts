@@ -43,6 +43,7 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
 
   // Distributed by store_id, co-located.
   audit_log: 'store',
+  audit_pending: 'store',
   tax_regions: 'store',
   products: 'store',
   product_variants: 'store',

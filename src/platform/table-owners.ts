@@ -28,6 +28,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   password_resets: 'accounts',
   stores: 'stores',
   audit_log: 'audit',
+  audit_pending: 'audit',
   tax_regions: 'taxes',
   storefront_tokens: 'stores',
   api_keys: 'api-keys',

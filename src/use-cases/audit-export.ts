@@ -4,7 +4,7 @@ import { auditExportJob } from '../jobs/audit-export.js';
 import { csvLine } from '../platform/csv/format.js';
 import type { Tenant } from '../platform/roles.js';
 import { withTransaction } from '../platform/with-transaction.js';
-import { auditQuery, recordAudit, toAuditDto, type AuditFilter } from '../services/audit/index.js';
+import { auditQuery, recordAudit, sealAuditLog, toAuditDto, type AuditFilter } from '../services/audit/index.js';
 import { completeJob, createJob, findJobRow, reportJobProgress } from '../services/job-history/index.js';
 
 /*
@@ -39,6 +39,8 @@ export async function runAuditExport(ctx: AppContext, jobId: string): Promise<{ 
   const input = (job.input ?? {}) as AuditExportInput;
   const filter: AuditFilter = { ...input, since: input.since ? new Date(input.since) : undefined, until: input.until ? new Date(input.until) : undefined };
   const key = `exports/${storeId}/${jobId}.csv`;
+  // The export holds every entry committed before it ran, the export request's own included.
+  await sealAuditLog(ctx, storeId);
   let rows = 0;
   let bytes = 0;
   async function* csv(): AsyncGenerator<string> {

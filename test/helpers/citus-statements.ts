@@ -32,6 +32,7 @@ export const CROSS_STORE_STATEMENTS: ReadonlyArray<{ marker: string; why: string
   { marker: 'external system account', why: 'an inbound external-system webhook names its account, which may link several stores; each link found names its store' },
   { marker: 'nightly sync scheduler', why: 'the nightly job lists the connected stores to queue one backfill per store (multi-shard on Citus)' },
   { marker: 'campaign job by id', why: 'campaign-start and campaign-batch jobs carry the campaign id only; later statements name the store (fix: storeId in the payload)' },
+  { marker: 'audit seal sweep', why: 'the scheduled audit-seal job lists the stores with pending audit entries (left by a process that stopped before sealing them); each seal names its store' },
   { marker: 'audit retention purge', why: 'the scheduled audit-retention job deletes expired audit entries of every store, each store by its own retention (multi-shard on Citus)' },
   { marker: 'webhook delivery job by id', why: 'webhook-delivery jobs carry the delivery id only; later statements name the store (fix: storeId in the payload)' }
 ];

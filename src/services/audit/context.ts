@@ -44,3 +44,8 @@ export function runWithAuditRequest<T>(request: AuditRequest, work: () => T): T 
 export function currentAuditRequest(): AuditRequest | undefined {
   return storage.getStore();
 }
+
+/** Runs `work` outside any admin request (a seal scheduled by a request must not count as its change). */
+export function outsideAuditRequest<T>(work: () => T): T {
+  return storage.exit(work);
+}

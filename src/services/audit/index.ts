@@ -1,5 +1,6 @@
 /**
- * The face of module audit: the append-only, hash-chained audit log of each store.
+ * The face of module audit: the append-only, hash-chained audit log of each store (entries are
+ * written pending in their change's transaction and sealed into the chain right after: seal.ts).
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { auditModule } from './module.js';
@@ -8,4 +9,5 @@ export { recordBulkRead } from './bulk-read.js';
 export { runWithAuditRequest, currentAuditRequest, type AuditActor, type AuditRequest, type PendingAuditEntry } from './context.js';
 export { auditQuery, chainedFields, listAuditLog, toAuditDto, verifyAuditLog, type AuditFilter } from './read.js';
 export { purgeExpiredAuditEntries } from './retention.js';
+export { sealAllPending, sealAuditLog } from './seal.js';
 export { entryHash, GENESIS_HASH } from './chain.js';

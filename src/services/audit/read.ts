@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
 import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
 import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
+import { sealAuditLog } from './seal.js';
 
 export interface AuditRow extends ChainedFields {
   prevHash: string;
@@ -70,6 +71,8 @@ export function auditQuery(db: Sql, storeId: string, filter: AuditFilter) {
 }
 
 export async function listAuditLog(ctx: AppContext, storeId: string, filter: AuditFilter, page: { limit: number; cursor?: string | undefined }) {
+  // Every committed entry is listed: the ones still pending are sealed first.
+  if (!page.cursor) await sealAuditLog(ctx, storeId);
   const query = auditQuery(ctx.db, storeId, filter).limit(page.limit + 1);
   if (page.cursor) query.where('a.seq', '<', decodeCursor(page.cursor, ['number'])[0] as number);
   const rows: Array<Record<string, unknown>> = await query;
@@ -86,6 +89,7 @@ const VERIFY_BATCH = 1000;
  * its content, or whose prev_hash is not its predecessor's hash, or whose seq skips.
  */
 export async function verifyAuditLog(ctx: AppContext, storeId: string) {
+  await sealAuditLog(ctx, storeId);
   let previous: { seq: number; hash: string } | null = null;
   let checked = 0;
   let anchor: string | null = null;

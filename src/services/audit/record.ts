@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
-import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
+import type { ChainedFields } from './chain.js';
 import { currentAuditRequest, type AuditActor } from './context.js';
 import { diff, redact } from './redact.js';
+import { scheduleSeal } from './seal.js';
 import { runsBeforeCommit } from '../../platform/with-transaction.js';
 
 export interface AuditEntryInput {
@@ -32,13 +33,11 @@ export interface AuditOrigin {
 
 /**
  * Appends one entry to a store's audit log, on `trx`: the caller passes the transaction of the
- * change it records, so the change and its entry commit together or not at all. The store's chain
- * is serialised by a transaction-scoped advisory lock on the store (held to the commit): two writers
- * in one store take turns, writers in different stores never wait on each other. On a
- * `withTransaction` handle the entry is appended in the transaction's `beforeCommit` (the audit
- * module's `appendRecorded`), its last statements: the lock is then held only for the lock, the
- * chain's head, the insert and the COMMIT, not for the rest of the change (a product edit's webhook
- * rows, …), so concurrent edits in one store queue for less time.
+ * change it records, so the change and its entry commit together or not at all. The entry goes to
+ * `audit_pending` with no lock (concurrent changes in one store commit side by side, as they do with
+ * the log off) and is sealed into the store's hash chain right after the commit, in a batch with its
+ * neighbours (seal.ts). On a `withTransaction` handle the entries are written in the transaction's
+ * `beforeCommit`, one insert for all of them.
  */
 export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryInput): Promise<void> {
   await recordAudits(ctx, trx, [input]);
@@ -46,7 +45,7 @@ export async function recordAudit(ctx: AppContext, trx: Sql, input: AuditEntryIn
 
 /**
  * Appends entries of one store in order (a bulk job's entry per product), on `trx` like
- * `recordAudit`: one lock, one read of the chain's head and one insert for all of them.
+ * `recordAudit`: one insert for all of them.
  */
 export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntryInput[]): Promise<void> {
   if (!ctx.config.audit.enabled || !inputs.length) return;
@@ -81,7 +80,7 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
     if (queue) queue.push(...entries);
     else queued.set(trx, entries);
   } else {
-    await appendToChain(trx, entries);
+    await appendPending(ctx, trx, entries);
   }
   if (request) {
     // Counted once it commits: a rolled-back entry (and its change) is no entry.
@@ -97,24 +96,23 @@ type Unchained = Omit<ChainedFields, 'seq' | 'createdAt'>;
 /** Entries recorded on a `withTransaction` handle, appended in its `beforeCommit`. */
 const queued = new WeakMap<object, Unchained[]>();
 
-/** Takes the store's chain lock, reads its head and inserts the entries after it, hashed in order. */
-async function appendToChain(trx: Sql, entries: Unchained[]): Promise<void> {
-  for (const storeId of new Set(entries.map((entry) => entry.storeId))) {
-    await trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0))`, [storeId]);
-    const head: { seq: string; hash: string } | undefined = await trx('auditLog').where({ storeId }).orderBy('seq', 'desc').first('seq', 'hash');
-    let seq = head ? Number(head.seq) : 0;
-    let prevHash = head?.hash ?? GENESIS_HASH;
-    const rows = [];
-    for (const entry of entries.filter((candidate) => candidate.storeId === storeId)) {
-      // The time is taken under the lock, so a store's entries are in time order as in seq order.
-      const fields: ChainedFields = { ...entry, seq: ++seq, createdAt: new Date().toISOString() };
-      const hash = entryHash(prevHash, fields);
-      rows.push({ ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash });
-      prevHash = hash;
-    }
-    // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535 (a bulk job's entries).
-    for (let i = 0; i < rows.length; i += 1_000) await trx('auditLog').insert(rows.slice(i, i + 1_000));
-  }
+/**
+ * Writes the entries to `audit_pending`, in the caller's transaction and without a lock; once that
+ * commits, the store's seal (seal.ts) chains them into `audit_log`. The time is taken here, at the
+ * change, not at the seal.
+ */
+async function appendPending(ctx: AppContext, trx: Sql, entries: Unchained[]): Promise<void> {
+  const createdAt = new Date().toISOString();
+  const rows = entries.map((entry) => ({ ...entry, createdAt, changes: entry.changes === null ? null : JSON.stringify(entry.changes) }));
+  // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535 (a bulk job's entries).
+  for (let i = 0; i < rows.length; i += 1_000) await trx('auditPending').insert(rows.slice(i, i + 1_000));
+  const stores = new Set(entries.map((entry) => entry.storeId));
+  const committed = (trx as Partial<Transaction>).committed;
+  const seal = () => {
+    for (const storeId of stores) scheduleSeal(ctx, storeId);
+  };
+  if (committed) committed.then(seal, () => undefined);
+  else seal();
 }
 
 /** The audit module's `beforeCommit`: the transaction's recorded entries, then (outermost) the request's generic one. */
@@ -123,7 +121,7 @@ export async function auditBeforeCommit(ctx: AppContext, trx: Transaction, outer
   const entries = queued.get(trx);
   if (!entries) return;
   queued.delete(trx);
-  await appendToChain(trx, entries);
+  await appendPending(ctx, trx, entries);
 }
 
 /** The transaction handles an entry was written on (the generic entry is for transactions without one). */

@@ -5,6 +5,7 @@ import { campaignSweepProcessor } from './campaign-sweep.js';
 import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, idempotencyKeysPurgeProcessor } from './checkout-maintenance.js';
 import { auditExportProcessor } from './audit-export.js';
 import { auditRetentionProcessor } from './audit-retention.js';
+import { auditSealProcessor } from './audit-seal.js';
 import { customersExportProcessor } from './customers-export.js';
 import { taxReportProcessor } from './tax-report.js';
 import { customersImportProcessor } from './customers-import.js';
@@ -30,6 +31,7 @@ export const PROCESSORS: JobProcessor[] = [
   customersImportProcessor,
   auditExportProcessor,
   auditRetentionProcessor,
+  auditSealProcessor,
   customersExportProcessor,
   taxReportProcessor,
   productsImportProcessor,

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { sealAudit } from '../../helpers/audit.js';
 import { buildApp, signupOwner, addMember, type Owner, type TestApp } from '../../helpers/app.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { orderOps } from '../../helpers/order-ops.js';
@@ -165,12 +166,14 @@ t.test('each successful state-changing admin call leaves exactly one entry, with
     const label = `${call.method} ${call.route}`;
     const url = typeof call.url === 'function' ? call.url() : call.url;
     const payload = typeof call.payload === 'function' ? (call.payload as () => unknown)() : call.payload;
+    await sealAudit(app, owner.store.id);
     const head = Number((await app.ctx.db('auditLog').where({ storeId: owner.store.id }).max('seq as seq').first())?.seq ?? 0);
     const auth = call.byKey ? { headers: { authorization: `Bearer ${key.secret}` } } : admin(owner);
     const response = await app.request({ method: call.method, url, ...(payload === undefined ? {} : { payload }), ...auth });
     if (!t.ok(response.status >= 200 && response.status < 300, `${label}: ${response.status} ${response.status >= 300 ? response.raw : ''}`)) continue;
     call.after?.(response.body);
     walked.add(`${call.method} /api/v1${call.route}`);
+    await sealAudit(app, owner.store.id);
     const rows = await app.ctx.db('auditLog').where({ storeId: owner.store.id }).where('seq', '>', head).orderBy('seq');
     if (call.actions) {
       // Cancelling a paid order refunds it: the refund and the cancellation are each an entry.
@@ -209,7 +212,7 @@ t.test('a failing audit insert rolls the change back: no change exists without i
   const product = (await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Kept', variants: [{ price: 100 }] }, ...admin(owner) })).body.data.product;
   const collection = (await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Kept' }, ...admin(owner) })).body.data.collection;
   await app.ctx.db.raw(`create function audit_insert_fails() returns trigger language plpgsql as $$ begin raise exception 'audit insert refused (test)'; end $$`);
-  await app.ctx.db.raw(`create trigger audit_insert_fails before insert on audit_log for each row execute function audit_insert_fails()`);
+  await app.ctx.db.raw(`create trigger audit_insert_fails before insert on audit_pending for each row execute function audit_insert_fails()`);
   t.teardown(() => undefined);
 
   // A route whose service records its own entry, and routes on the generic entry.
@@ -227,9 +230,10 @@ t.test('a failing audit insert rolls the change back: no change exists without i
   t.equal(Number((await app.ctx.db('collections').where({ storeId: owner.store.id, title: 'Never' }).count('* as n').first())?.n), 0, 'no collection without its entry');
   t.equal(Number((await app.ctx.db('discounts').where({ storeId: owner.store.id }).count('* as n').first())?.n), 0, 'no discount without its entry');
 
-  await app.ctx.db.raw(`drop trigger audit_insert_fails on audit_log`);
+  await app.ctx.db.raw(`drop trigger audit_insert_fails on audit_pending`);
   const again = await app.request({ method: 'PATCH', url: `/admin/collections/${collection.id}`, payload: { title: 'Changed' }, ...admin(owner) });
   t.equal(again.status, 200, again.raw);
+  await sealAudit(app, owner.store.id);
   const rows = await app.ctx.db('auditLog').where({ storeId: owner.store.id, resourceId: collection.id });
   t.equal(rows.length, 1, 'one entry for the rename that committed');
   t.same(rows[0]!.changes.body, { title: 'Changed' }, 'with what the request set');

@@ -4,6 +4,7 @@ import { addMember, buildApp, signupOwner, type Owner, type TestApp } from '../.
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { orderOps } from '../../helpers/order-ops.js';
 import { waitForJob } from '../../helpers/jobs.js';
+import { sealAudit } from '../../helpers/audit.js';
 
 /**
  * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
@@ -127,6 +128,7 @@ t.test('the table refuses UPDATE and DELETE; a forced edit is reported by verify
   const app = await buildApp(t);
   const owner = await signupOwner(app);
   for (const title of ['a', 'b', 'c', 'd']) t.equal((await app.request({ method: 'POST', url: '/admin/products', payload: { title, variants: [{ price: 1 }] }, ...admin(owner) })).status, 201);
+  await sealAudit(app, owner.store.id);
   const rows = await app.ctx.db('auditLog').where({ storeId: owner.store.id }).orderBy('seq');
   t.equal(rows.length, 4);
   await t.rejects(app.ctx.db.raw(`update audit_log set action = 'x' where store_id = ? and seq = 2`, [owner.store.id]), /append-only/, 'UPDATE refused');
@@ -151,12 +153,14 @@ t.test('the table refuses UPDATE and DELETE; a forced edit is reported by verify
     // created_at is hashed: move the rows back in time, then re-chain them as if written then.
     await trx.raw(`update stores set audit_retention_days = 30 where id = ?`, [other.store.id]);
   });
+  await sealAudit(app, other.store.id);
   const { entryHash, GENESIS_HASH } = await import('../../../src/services/audit/index.js');
   const { chainedFields } = await import('../../../src/services/audit/index.js');
   await app.ctx.db.transaction(async (trx) => {
     await trx.raw(`set local session_replication_role = replica`);
     let prev = GENESIS_HASH;
     const kept = await trx('auditLog').where({ storeId: other.store.id }).orderBy('seq');
+    t.equal(kept.length, 3, 'sealed before the rows are moved back');
     for (const [index, row] of kept.entries()) {
       const createdAt = index < 2 ? new Date(Date.now() - 40 * 86_400_000 + index * 1000) : new Date(row.createdAt);
       const hash = entryHash(prev, chainedFields({ ...row, createdAt }));
@@ -209,4 +213,46 @@ t.test('a mistyped checksummed API key is refused before any database lookup; ol
   const legacy = 'swk_' + 'A1b2-C3d4_'.repeat(4) + 'xyz';
   await app.ctx.db('apiKeys').insert({ storeId: owner.store.id, name: 'old', scopes: ['read_products'], createdBy: owner.user.id, prefix: legacy.slice(0, 12), keyHash: hashToken(legacy) });
   t.equal((await app.request({ url: '/admin/products', headers: { authorization: `Bearer ${legacy}` } })).status, 200, 'a key issued before checksums still works');
+});
+
+t.test('concurrent changes in one store commit side by side and are sealed into one unbroken chain right after', async (t) => {
+  const app = await buildApp(t, { workers: false });
+  const owner = await signupOwner(app);
+  const products: Array<{ id: string }> = [];
+  for (const title of ['p1', 'p2', 'p3', 'p4', 'p5']) products.push((await app.request({ method: 'POST', url: '/admin/products', payload: { title, variants: [{ price: 1 }] }, ...admin(owner) })).body.data.product);
+  const edits = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => app.request({ method: 'PATCH', url: `/admin/products/${products[i % 5]!.id}`, payload: { description: `edit ${i}` }, ...admin(owner) }))
+  );
+  t.same([...new Set(edits.map((response) => response.status))], [200]);
+  // No read seals here: the seal each commit schedules (~50 ms later) empties audit_pending by itself.
+  const deadline = Date.now() + 5_000;
+  let pending = -1;
+  while (Date.now() < deadline && pending !== 0) {
+    pending = Number((await app.ctx.db('auditPending').where({ storeId: owner.store.id }).count('* as n').first())?.n);
+    if (pending) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.equal(pending, 0, 'nothing left pending a moment after the commits');
+  const seqs = (await app.ctx.db('auditLog').where({ storeId: owner.store.id }).orderBy('seq').pluck('seq')).map(Number);
+  t.same(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'seq 1…n without a gap');
+  t.equal((await entries(app, owner, '?action=product.updated&limit=100')).length, 30, 'one entry per edit');
+  const verified = await verify(app, owner);
+  t.equal(verified.valid, true);
+  t.equal(verified.checked, seqs.length);
+});
+
+t.test('a pending entry is append-only too; the sweep seals what a stopped process left pending', async (t) => {
+  const app = await buildApp(t, { workers: false });
+  const owner = await signupOwner(app);
+  t.equal((await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'first', variants: [{ price: 1 }] }, ...admin(owner) })).status, 201);
+  await sealAudit(app, owner.store.id);
+  // As a process would leave it had it stopped between its COMMIT and its seal.
+  await app.ctx.db('auditPending').insert({ storeId: owner.store.id, id: '00000000-0000-4000-8000-000000000001', createdAt: new Date(), actorType: 'system', actorEmail: 'test', action: 'product.updated', resourceType: 'product', changes: JSON.stringify({ title: { before: 'a', after: 'b' } }) });
+  await t.rejects(app.ctx.db.raw(`update audit_pending set action = 'x' where store_id = ?`, [owner.store.id]), /append-only/, 'UPDATE refused');
+  await t.rejects(app.ctx.db.raw(`delete from audit_pending where store_id = ?`, [owner.store.id]), /append-only/, 'DELETE refused');
+  const { sealAllPending } = await import('../../../src/services/audit/index.js');
+  t.equal(await sealAllPending(app.ctx), 1, 'the sweep seals it');
+  t.equal(Number((await app.ctx.db('auditPending').count('* as n').first())?.n), 0);
+  const [sealed] = await entries(app, owner, '?action=product.updated');
+  t.match(sealed, { id: '00000000-0000-4000-8000-000000000001', changes: { title: { before: 'a', after: 'b' } } }, 'listed after the entries before it');
+  t.equal((await verify(app, owner)).valid, true, 'and the chain verifies');
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { sealAudit } from '../../helpers/audit.js';
 import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 
@@ -54,6 +55,7 @@ t.test('zones: create, read, list, update (rates matched by id), delete; audit',
   t.same(updated.body.data.zone.regions, ['US-CA', 'NY'], 'absent fields stay');
   t.same(updated.body.data.zone.rates.map((r: any) => [r.id === expressId, r.name, r.price]), [[true, 'Express', 2700], [false, 'Economy', null]], 'the kept rate keeps its id; the others are gone');
 
+  await sealAudit(app, owner.store.id);
   const audit = await app.ctx.db('auditLog').where({ storeId: owner.store.id }).whereLike('action', 'shipping_zone.%').orderBy('createdAt').select('action');
   t.same(audit.map((a: any) => a.action), ['shipping_zone.created', 'shipping_zone.created', 'shipping_zone.updated']);
 
