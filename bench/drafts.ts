@@ -1,8 +1,7 @@
 import { benchSql, checkoutStore, type CheckoutStore } from './lib/bench-store.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer } from './lib/http.js';
-import { KeepAliveConnection } from './lib/keep-alive-client.js';
-import { percentile } from './lib/shoppers.js';
+import { adminThroughput } from './lib/admin-throughput.js';
 
 /**
  * Issue 35 bench: draft orders created, completed (mark_paid: stock held, order made) and order
@@ -14,33 +13,8 @@ const COUNT = Number(process.env.BENCH_DRAFTS ?? 600);
 const CONCURRENCY = 20;
 const ADDRESS = { firstName: 'Bench', lastName: 'Caller', line1: '1 Bench St', city: 'Benchville', postalCode: '12345', country: 'US' };
 
-async function throughput(server: BenchServer, store: CheckoutStore, label: string, ids: string[], method: string, pathOf: (id: string) => string, bodyOf: (id: string) => unknown) {
-  const origin = new URL(server.api);
-  const connections = Array.from({ length: CONCURRENCY }, () => new KeepAliveConnection(origin, { 'content-type': 'application/json', ...store.adminHeaders }));
-  await Promise.all(connections.map((connection) => connection.open()));
-  const queue = [...ids];
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  const started = Date.now();
-  await Promise.all(
-    connections.map(async (connection) => {
-      for (let id = queue.shift(); id; id = queue.shift()) {
-        const at = performance.now();
-        const body = bodyOf(id);
-        const response = await connection.post(`/api/v1${pathOf(id)}`, body === undefined ? '' : JSON.stringify(body), method);
-        latencies.push(performance.now() - at);
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      }
-      connection.close();
-    })
-  );
-  const elapsed = Date.now() - started;
-  const perSec = (ids.length / elapsed) * 1000;
-  console.log(
-    `${label}: ${ids.length} in ${(elapsed / 1000).toFixed(1)} s = ${perSec.toFixed(0)}/s, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`
-  );
-  return perSec;
-}
+const throughput = (server: BenchServer, store: CheckoutStore, label: string, ids: string[], method: string, pathOf: (id: string) => string, bodyOf: (id: string) => unknown) =>
+  adminThroughput(server, store, label, ids, { method, pathOf, bodyOf, concurrency: CONCURRENCY });
 
 export async function run(): Promise<void> {
   console.log(`\n# drafts: draft orders created and completed, order edits committed per second (${CONCURRENCY} concurrent admin requests), beside the bare route`);

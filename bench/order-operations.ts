@@ -2,8 +2,8 @@ import { benchSql, checkoutStore, type CheckoutStore } from './lib/bench-store.j
 import { cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer } from './lib/http.js';
-import { KeepAliveConnection } from './lib/keep-alive-client.js';
-import { percentile, printStats, runShoppers } from './lib/shoppers.js';
+import { adminThroughput } from './lib/admin-throughput.js';
+import { printStats, runShoppers } from './lib/shoppers.js';
 
 /**
  * Issue 24 bench: refund and cancel throughput on one store (each request a different order), and
@@ -14,33 +14,9 @@ const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 50);
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
 const CONCURRENCY = 20;
 
-/** POSTs `bodyOf(orderId)` to `pathOf(orderId)` for every order, CONCURRENCY at a time over keep-alive connections; prints ops/s. */
-async function throughput(server: BenchServer, store: CheckoutStore, label: string, orderIds: string[], pathOf: (id: string) => string, bodyOf: () => unknown) {
-  const origin = new URL(server.api);
-  const connections = Array.from({ length: CONCURRENCY }, () => new KeepAliveConnection(origin, { 'content-type': 'application/json', ...store.adminHeaders }));
-  await Promise.all(connections.map((connection) => connection.open()));
-  const queue = [...orderIds];
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  const started = Date.now();
-  await Promise.all(
-    connections.map(async (connection) => {
-      for (let id = queue.shift(); id; id = queue.shift()) {
-        const at = performance.now();
-        const response = await connection.post(`/api/v1${pathOf(id)}`, JSON.stringify(bodyOf()));
-        latencies.push(performance.now() - at);
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      }
-      connection.close();
-    })
-  );
-  const elapsed = Date.now() - started;
-  const perSec = (orderIds.length / elapsed) * 1000;
-  console.log(
-    `${label}: ${orderIds.length} in ${(elapsed / 1000).toFixed(1)} s = ${perSec.toFixed(0)}/s, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`
-  );
-  return perSec;
-}
+/** POSTs `bodyOf()` to `pathOf(orderId)` for every order, CONCURRENCY at a time over keep-alive connections; prints ops/s. */
+const throughput = (server: BenchServer, store: CheckoutStore, label: string, orderIds: string[], pathOf: (id: string) => string, bodyOf: () => unknown) =>
+  adminThroughput(server, store, label, orderIds, { pathOf, bodyOf, concurrency: CONCURRENCY });
 
 async function checkoutRound(server: BenchServer, store: CheckoutStore, label: string) {
   const before = cpuSnapshot(server.pid, server.database);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../../src/services/api-keys/scopes.js';
+import { adminRoutes, bodyFor, urlOf } from '../../helpers/admin-routes.js';
 import { buildApp, signupOwner } from '../../helpers/app.js';
 
 /**
@@ -27,19 +28,6 @@ function contractScope(method: string, path: string): ApiKeyScope | null {
   return null;
 }
 
-const BOUNDARY = 'scope-matrix-boundary';
-function bodyFor(accepts: string[]): { payload?: string; headers?: Record<string, string> } {
-  if (!accepts.length || accepts.includes('application/json')) return {};
-  const plain = accepts.find((type) => type !== 'multipart/form-data');
-  if (plain) return { payload: '', headers: { 'content-type': plain } };
-  return {
-    payload: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="alt"\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
-    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }
-  };
-}
-
-const FAKE_ID = '00000000-0000-4000-8000-000000000000';
-
 /**
  * Issue #31 (3): every admin route against a key holding each single scope. Generated from the
  * registered routes, so a new route is covered the day it is added: its documented scope
@@ -58,15 +46,7 @@ t.test('each single-scope API key against every admin route: 403 exactly where t
   }
   const document = (await app.request({ url: '/openapi.json' })).body;
 
-  const routes = app.server
-    .table()
-    .filter((route) => route.path.startsWith('/api/v1/admin/'))
-    .map((route) => ({
-      method: route.method.toUpperCase(),
-      fullPath: route.path,
-      path: route.path.slice('/api/v1'.length),
-      accepts: [(route.settings.payload as any)?.allow ?? []].flat() as string[]
-    }));
+  const routes = adminRoutes(app);
   t.ok(routes.length >= 60, `${routes.length} admin routes`);
 
   for (const route of routes) {
@@ -79,7 +59,7 @@ t.test('each single-scope API key against every admin route: 403 exactly where t
   for (const scope of API_KEY_SCOPES) {
     for (const route of routes) {
       const documented = document.paths[route.fullPath]?.[route.method.toLowerCase()]?.['x-api-key-scope'] as ApiKeyScope | null;
-      const url = route.path.replace(/\{[^}]+\}/g, FAKE_ID);
+      const url = urlOf(route);
       const body = bodyFor(route.accepts);
       const response = await app.request({ method: route.method, url, payload: body.payload, headers: { ...body.headers, authorization: `Bearer ${keys[scope]}` } });
       const label = `${scope} key, ${route.method} ${route.path} (documented: ${documented})`;
