@@ -112,7 +112,7 @@ export function DraftOrderPage() {
         <Grid.Col span={{ base: 12, md: 5 }}>
           <Stack>
             {d.status === 'open' && <DraftTotals draft={d} />}
-            {d.status === 'open' && <CompleteDraft draft={d} onInvoice={setInvoiceUrl} />}
+            {d.status === 'open' && <CompleteDraft key={d.updatedAt} draft={d} onInvoice={setInvoiceUrl} />}
             {d.status !== 'completed' && (
               <ConfirmButton
                 label="Delete draft"
