@@ -26,6 +26,9 @@ const ACCESS_BY_PREFIX: ReadonlyArray<[prefix: string, access: Access]> = [
   // The tax report is a read of orders and refunds (POST only starts the job).
   ['/admin/reports/tax', { read: 'read_orders', write: 'read_orders' }],
   ['/admin/marketing', { read: 'marketing', write: 'marketing' }],
+  // Running a job again or cancelling one is a person's decision: read_jobs only follows jobs.
+  ['/admin/jobs/{jobId}/retry', null],
+  ['/admin/jobs/{jobId}/cancel', null],
   ['/admin/jobs', { read: 'read_jobs', write: 'read_jobs' }],
   ['/admin/shipping-zones', { read: 'read_shipping', write: 'write_shipping' }],
   // Reading the audit log (and exporting it: a read) is its own scope, never a write.

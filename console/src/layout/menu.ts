@@ -13,6 +13,7 @@ const ADMINS: readonly Role[] = ['owner', 'admin'];
 export const MENU: MenuItem[] = [
   { label: 'Home', to: '/', roles: ALL },
   { label: 'Orders', to: '/orders', roles: ALL },
+  { label: 'Draft orders', to: '/draft-orders', roles: ALL },
   { label: 'Products', to: '/products', roles: ALL },
   { label: 'Collections', to: '/collections', roles: ALL },
   { label: 'Customers', to: '/customers', roles: ALL },

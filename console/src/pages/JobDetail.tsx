@@ -1,8 +1,9 @@
 import { Button, Card, Group, Stack, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router-dom';
 import { api, authHeaders } from '../api/client';
 import { ensureOk, unwrap } from '../api/errors';
+import { ConfirmButton } from '../components/ConfirmButton';
 import { FormError } from '../components/FormError';
 import { JobProgress } from '../components/JobProgress';
 import { human } from '../components/labels';
@@ -24,6 +25,7 @@ const EXPORTS = new Set(['customers.export', 'products.export', 'audit.export'])
  */
 export function JobDetail() {
   const jobId = useParams().jobId!;
+  const queryClient = useQueryClient();
   const job = useQuery({
     queryKey: ['job', jobId],
     queryFn: async () => unwrap(await api.GET('/api/v1/admin/jobs/{jobId}', { params: { path: { jobId } } })).data.job,
@@ -38,6 +40,17 @@ export function JobDetail() {
       link.download = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
       link.click();
       URL.revokeObjectURL(url);
+    }
+  });
+  // Retry (a failed job) and cancel (a queued one): the API answers the job as it now is.
+  const control = useMutation({
+    mutationFn: async (action: 'retry' | 'cancel') =>
+      action === 'retry'
+        ? unwrap(await api.POST('/api/v1/admin/jobs/{jobId}/retry', { params: { path: { jobId } } })).data.job
+        : unwrap(await api.POST('/api/v1/admin/jobs/{jobId}/cancel', { params: { path: { jobId } } })).data.job,
+    onSuccess: (next) => {
+      queryClient.setQueryData(['job', jobId], next);
+      void queryClient.invalidateQueries({ queryKey: ['jobs'] });
     }
   });
   if (!job.data)
@@ -74,7 +87,17 @@ export function JobDetail() {
               </Button>
             </Group>
           )}
-          <FormError error={download.error} />
+          {j.status === 'failed' && (
+            <Group>
+              <Button variant="default" onClick={() => control.mutate('retry')} loading={control.isPending}>
+                Retry job
+              </Button>
+            </Group>
+          )}
+          {j.status === 'queued' && (
+            <ConfirmButton label="Cancel job" question="Cancel this job before it starts?" confirm="Yes, cancel the job" onConfirm={() => control.mutate('cancel')} pending={control.isPending} />
+          )}
+          <FormError error={download.error ?? control.error} />
         </Stack>
       </Card>
       {errors.length > 0 && (

@@ -1,5 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
+import { cancelJobRoute, retryJobRoute } from './control-routes.js';
 import { jobEventsRoute } from './events-route.js';
 import { downloadJobFileRoute, getJobRoute, listJobsRoute } from './routes.js';
 
-export const adminJobRoutes: ServerRoute[] = [listJobsRoute, getJobRoute, downloadJobFileRoute, jobEventsRoute];
+export const adminJobRoutes: ServerRoute[] = [listJobsRoute, getJobRoute, downloadJobFileRoute, jobEventsRoute, retryJobRoute, cancelJobRoute];

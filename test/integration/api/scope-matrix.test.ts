@@ -7,7 +7,7 @@ import { buildApp, signupOwner } from '../../helpers/app.js';
  * The API key scopes as rules over paths, the contract this test holds the server and its document
  * to (like test/integration/api/role-matrix.test.ts for roles): reads (GET, HEAD) need the read scope of their area,
  * every other method the write scope; the customer export hands out every customer, so starting it
- * needs read_customers; discounts belong to marketing; jobs need read_jobs; the audit log (reading,
+ * needs read_customers; discounts belong to marketing; jobs need read_jobs (retrying or cancelling one is a member's: no key); the audit log (reading,
  * verifying, exporting it) needs read_audit; shipping zones read_shipping and write_shipping. Everything else under
  * /admin/store (settings, team, API keys, webhooks, payments, domain, email, issues, …) is a signed-in
  * member's: no key at all (null).
@@ -22,6 +22,7 @@ function contractScope(method: string, path: string): ApiKeyScope | null {
   // Tax rates are pricing (issue #34): the catalog's scopes; the tax report reads orders.
   if (/^\/admin\/tax-regions(\/|$)/.test(path)) return read ? 'read_products' : 'write_products';
   if (path === '/admin/reports/tax') return 'read_orders';
+  if (/^\/admin\/jobs\/\{jobId\}\/(retry|cancel)$/.test(path)) return null;
   if (/^\/admin\/jobs(\/|$)/.test(path)) return 'read_jobs';
   if (/^\/admin\/store\/audit-log(\/|$)/.test(path)) return 'read_audit';
   if (/^\/admin\/shipping-zones(\/|$)/.test(path)) return read ? 'read_shipping' : 'write_shipping';

@@ -119,7 +119,10 @@ t.test('each successful state-changing admin call leaves exactly one entry, with
     { method: 'POST', route: '/admin/draft-orders', url: '/admin/draft-orders', payload: { email: 'phone@example.com', lines: [{ title: 'Engraving', price: 1500, quantity: 1 }] }, resourceId: null, after: (b) => set('draft', firstId(b)) },
     { method: 'PATCH', route: '/admin/draft-orders/{draftOrderId}', url: () => `/admin/draft-orders/${id('draft')}`, payload: { note: 'by phone' } },
     { method: 'DELETE', route: '/admin/draft-orders/{draftOrderId}', url: () => `/admin/draft-orders/${id('draft')}` },
-    { method: 'POST', route: '/admin/customers/export', url: '/admin/customers/export', payload: {}, resourceId: null },
+    { method: 'POST', route: '/admin/customers/export', url: '/admin/customers/export', payload: {}, resourceId: null, after: (b) => set('exportJob', firstId(b)) },
+    // No worker runs here: the export stays queued, so it can be cancelled and then retried.
+    { method: 'POST', route: '/admin/jobs/{jobId}/cancel', url: () => `/admin/jobs/${id('exportJob')}/cancel`, payload: {}, action: 'job.cancelled' },
+    { method: 'POST', route: '/admin/jobs/{jobId}/retry', url: () => `/admin/jobs/${id('exportJob')}/retry`, payload: {}, action: 'job.retried' },
     { method: 'POST', route: '/admin/orders/{orderId}/notes', url: `/admin/orders/${order.id}/notes`, payload: { body: 'called the buyer' }, after: (b) => set('note', firstId(b)), byKey: true },
     { method: 'PATCH', route: '/admin/orders/{orderId}/notes/{noteId}', url: () => `/admin/orders/${order.id}/notes/${id('note')}`, payload: { body: 'called twice' } },
     { method: 'DELETE', route: '/admin/orders/{orderId}/notes/{noteId}', url: () => `/admin/orders/${order.id}/notes/${id('note')}` },

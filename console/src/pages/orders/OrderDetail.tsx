@@ -10,6 +10,8 @@ import { ListState } from '../../components/ListState';
 import { formatMoney } from '../../components/Money';
 import { FulfilForm } from './FulfilForm';
 import { OrderActions } from './OrderActions';
+import { OrderEditForm } from './OrderEditForm';
+import { OrderExchangeForm } from './OrderExchangeForm';
 import { OrderReturns } from './OrderReturns';
 import { OrderTimeline } from './OrderTimeline';
 import { RefundForm } from './RefundForm';
@@ -63,6 +65,8 @@ export function OrderDetail() {
   const fulfilledAny = o.items.some((item) => item.fulfilledQuantity > 0);
   const canFulfil = o.status !== 'cancelled' && o.items.some((item) => item.fulfilledQuantity < item.quantity - item.refundedQuantity);
   const canRefund = isAdmin && (o.paymentStatus === 'paid' || o.paymentStatus === 'partially_refunded') && o.amountRefunded < o.total;
+  // Edits and exchanges reprice without tax for now: the API refuses them (409) on an order that charged tax.
+  const canChange = o.status !== 'cancelled' && o.taxTotal === 0;
   const name = `${o.shippingAddress.firstName} ${o.shippingAddress.lastName}`;
   return (
     <Stack>
@@ -199,6 +203,13 @@ export function OrderDetail() {
             {isAdmin && <OrderActions order={o} canCancel={o.status !== 'cancelled' && !fulfilledAny} />}
             {canRefund && <RefundForm order={o} />}
             {fulfilledAny && <OrderReturns order={o} canRefund={isAdmin} />}
+            {canChange && <OrderEditForm order={o} />}
+            {canChange && fulfilledAny && <OrderExchangeForm order={o} />}
+            {o.status !== 'cancelled' && o.taxTotal > 0 && (
+              <Text size="sm" data-testid="no-edits">
+                This order charged tax: edits and exchanges are not offered for it yet.
+              </Text>
+            )}
           </Stack>
         </Grid.Col>
       </Grid>

@@ -7,6 +7,7 @@ import { fieldError, unwrap } from '../../api/errors';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { OptionsEditor } from './OptionsEditor';
+import { InventoryPanel } from './InventoryPanel';
 import { ProductMedia } from './ProductMedia';
 import { bodyOf, draftOf, emptyDraft, variantsFromOptions, type ProductDraft } from './product-draft';
 import { VariantsEditor } from './VariantsEditor';
@@ -52,9 +53,13 @@ export function ProductForm() {
     }
   });
   const set = (patch: Partial<ProductDraft>) => setDraft((old) => ({ ...old, ...patch }));
+  // A stock adjustment moves the figure the form would save: keep the form's copy in step.
+  const adjusted = (variantId: string, inventoryQuantity: number) =>
+    setDraft((old) => ({ ...old, variants: old.variants.map((variant) => (variant.id === variantId ? { ...variant, inventoryQuantity: String(inventoryQuantity) } : variant)) }));
   return (
+    <Stack maw={900}>
     <form onSubmit={submit}>
-      <Stack maw={900}>
+      <Stack>
         <Title order={1}>{productId ? draft.title || 'Product' : 'New product'}</Title>
         <TextInput label="Title" required value={draft.title} onChange={(e) => set({ title: e.currentTarget.value })} error={fieldError(save.error, 'title')} />
         <Textarea label="Description" autosize minRows={3} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
@@ -96,5 +101,7 @@ export function ProductForm() {
         )}
       </Stack>
     </form>
+    {productId && existing.data && <InventoryPanel product={existing.data} onAdjusted={adjusted} />}
+    </Stack>
   );
 }
