@@ -5,6 +5,7 @@ import { checkoutReservationsReleaseJob, expiredCartsCleanupJob, idempotencyKeys
 import { auditExportJob } from './audit-export.js';
 import { auditRetentionJob } from './audit-retention.js';
 import { auditSealJob } from './audit-seal.js';
+import { taxSyncJob } from './tax-sync.js';
 import { customersExportJob } from './customers-export.js';
 import { taxReportJob } from './tax-report.js';
 import { customersImportJob } from './customers-import.js';
@@ -35,6 +36,7 @@ export const JOB_KINDS: JobKind[] = [
   auditExportJob,
   auditRetentionJob,
   auditSealJob,
+  taxSyncJob,
   customersExportJob,
   taxReportJob,
   productsImportJob,

@@ -7,7 +7,6 @@ import { cancelPendingSessions, cartNotOpen, completeSession, lockSessionAndCart
 import { redeemDiscount } from '../services/discounts/index.js';
 import { emailInsert } from '../services/email/index.js';
 import { customerBindings } from '../services/customers/index.js';
-import { setOrderTaxTransaction } from '../services/orders/index.js';
 import { taxProviderOf } from '../services/taxes/index.js';
 import { draftOrderForEmail, ensureOrderNumberSequence, insertedOrder, loadOrder, type NewOrder, newTrackingToken, orderConfirmationEmail, orderDtoBeforeInsert, orderInsert, orderMailStore, toOrderDto, trackingUrlFor } from '../services/orders/index.js';
 import { PROVIDERS, type PaymentCheck } from '../services/payments/index.js';
@@ -15,6 +14,7 @@ import { orderEventsCall } from '../services/webhooks/index.js';
 import type { WebhookTopic } from '../services/webhooks/index.js';
 import type { SessionRow } from '../services/checkout/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
+import { syncTaxWithProvider } from './tax-transactions.js';
 
 export const paymentNotCompleted = () =>
   conflict('payment_not_completed', 'The payment has not been completed yet', [{ path: 'payment', message: 'the provider has not captured or authorised the payment' }]);
@@ -58,7 +58,8 @@ export async function confirmCheckoutSession(ctx: AppContext, storeId: string, s
       continue;
     }
     await stockChanged(ctx, storeId, created.stockChanged);
-    if (created.tax) await recordTaxTransaction(ctx, storeId, created.orderId, created.tax);
+    // The placed order's tax, recorded with the provider (Stripe Tax) after the commit; retried by a job when it fails.
+    if (created.tax && taxProviderOf(created.tax.provider).record) await syncTaxWithProvider(ctx, { storeId, orderId: created.orderId });
     if (created.dto) return { order: created.dto, trackingUrl: created.dto.trackingUrl };
     return orderResult(ctx, storeId, created.orderId);
   }
@@ -148,22 +149,6 @@ async function convert(
   const { order: row, items } = insertedOrder(inserted!);
   const tax = newOrder.taxProvider && newOrder.taxReference ? { provider: newOrder.taxProvider, reference: newOrder.taxReference, number: row.number } : undefined;
   return { kind: 'created', orderId: row.id, stockChanged: changed, dto: toOrderDto(row, items, [], trackingUrl), tax };
-}
-
-/**
- * The placed order's tax, recorded with the provider (Stripe Tax: a transaction from the session's
- * calculation), after the commit. The order stands either way: a failure is logged and the order
- * keeps no transaction id (docs/taxes.md: what is left).
- */
-async function recordTaxTransaction(ctx: AppContext, storeId: string, orderId: string, tax: { provider: string; reference: string; number: number }) {
-  const provider = taxProviderOf(tax.provider);
-  if (!provider.record) return;
-  try {
-    const transactionId = await provider.record(ctx, storeId, { id: orderId, number: tax.number, taxReference: tax.reference });
-    if (transactionId) await setOrderTaxTransaction(ctx.db, storeId, orderId, transactionId);
-  } catch (error) {
-    ctx.log.warn({ err: { message: (error as Error).message }, storeId, orderId }, 'tax transaction not recorded');
-  }
 }
 
 async function orderResult(ctx: AppContext, storeId: string, orderId: string) {

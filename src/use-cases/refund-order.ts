@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { conflict } from '../errors.js';
 import type { EmitEvent } from '../platform/events/domain-events.js';
 import { withTransaction } from '../platform/with-transaction.js';
+import { syncTaxWithProvider } from './tax-transactions.js';
 import type { Transaction } from '../db/transaction.js';
 import { recordAudit } from '../services/audit/index.js';
 import { lockVariants } from '../services/catalog/index.js';
@@ -14,7 +15,6 @@ import {
   orderItemsOf,
   orderMailStore,
   orderRefundedEmail,
-  orderTaxTransaction,
   recordOrderEvent,
   recordStripeRefund,
   refundAnswer,
@@ -30,7 +30,6 @@ import {
   type ReportedRefund
 } from '../services/orders/index.js';
 import { refundStripePayment } from '../services/payments/index.js';
-import { taxProviderOf } from '../services/taxes/index.js';
 
 type MailStore = { name: string; trackingBase: string };
 
@@ -81,24 +80,10 @@ export async function refundOrder(ctx: AppContext, storeId: string, orderId: str
     await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
   }
   const answer = await refundAnswer(ctx, storeId, orderId, reserved.refund.id);
-  if (answer.refund.status === 'succeeded') await reverseTax(ctx, storeId, orderId, reserved.refund.id, answer.refund.amount);
+  // A refund of an order whose tax the provider records (Stripe Tax) reverses that much of its
+  // transaction; the refund stands either way, a failed call is retried by the tax-sync job.
+  if (answer.refund.status === 'succeeded') await syncTaxWithProvider(ctx, { storeId, orderId, refundId: reserved.refund.id, amount: answer.refund.amount });
   return answer;
-}
-
-/**
- * A refund of an order whose tax the provider recorded (Stripe Tax) reverses that much of its
- * transaction (a partial reversal of the refund's amount, keyed by the refund). Best effort after
- * the refund: a failure is logged, the refund stands.
- */
-async function reverseTax(ctx: AppContext, storeId: string, orderId: string, refundId: string, amount: number) {
-  const current = await orderTaxTransaction(ctx.db, storeId, orderId);
-  const provider = taxProviderOf(current?.taxProvider);
-  if (!current?.taxTransactionId || !provider.reverse) return;
-  try {
-    await provider.reverse(ctx, storeId, { id: refundId, orderTransactionId: current.taxTransactionId, amount });
-  } catch (error) {
-    ctx.log.warn({ err: { message: (error as Error).message }, storeId, orderId, refundId }, 'tax reversal not recorded');
-  }
 }
 
 /** Orders settles the refund; the customer hears of it (order_refunded) when the refund asked so. */

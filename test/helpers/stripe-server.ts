@@ -75,6 +75,8 @@ export class StripeServer {
   readonly refunds = new Map<string, Refund>();
   /** Answer every request with 500 while set (Stripe down). */
   failing = false;
+  /** Answer Stripe Tax transactions and reversals with 500 while set (the rest of Stripe up). */
+  failingTaxTransactions = false;
   /** Never answer Stripe Tax calculations while set (Stripe hangs): the caller's timeout decides. */
   hangingTax = false;
   /** Stripe Tax's rates by `country` or `country-state` (basis points) and the name of each tax, for /v1/tax/calculations. */
@@ -109,6 +111,7 @@ export class StripeServer {
           return;
         }
         if (this.failing) return send(500, { error: { type: 'api_error', message: 'Stripe is down (test)' } });
+        if (this.failingTaxTransactions && record.path.startsWith('/v1/tax/transactions/')) return send(500, { error: { type: 'api_error', message: 'Stripe Tax transactions are down (test)' } });
         const replayKey = record.idempotencyKey && record.method === 'POST' ? `${record.path} ${record.idempotencyKey}` : null;
         const earlier = replayKey ? this.replays.get(replayKey) : undefined;
         if (earlier) return send(earlier.status, earlier.body);

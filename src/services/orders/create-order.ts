@@ -259,8 +259,14 @@ export async function setOrderTaxTransaction(db: Sql, storeId: string, orderId: 
   await db('orders').where({ storeId, id: orderId }).update({ taxTransactionId: transactionId });
 }
 
-/** The tax provider and its transaction (Stripe Tax) a placed order recorded; null for another store's order. */
-export async function orderTaxTransaction(db: Sql, storeId: string, orderId: string): Promise<{ taxProvider: string | null; taxTransactionId: string | null } | null> {
-  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId')) as { taxProvider: string | null; taxTransactionId: string | null } | undefined;
-  return row ?? null;
+/** The tax provider and its transaction (Stripe Tax) a placed order recorded, with the calculation it came from; null for another store's order. */
+export async function orderTaxTransaction(
+  db: Sql,
+  storeId: string,
+  orderId: string
+): Promise<{ taxProvider: string | null; taxTransactionId: string | null; taxReference: string | null; number: number } | null> {
+  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId', 'taxReference', 'number')) as
+    | { taxProvider: string | null; taxTransactionId: string | null; taxReference: string | null; number: string | number }
+    | undefined;
+  return row ? { ...row, number: Number(row.number) } : null;
 }

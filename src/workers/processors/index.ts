@@ -6,6 +6,7 @@ import { checkoutReservationsReleaseProcessor, expiredCartsCleanupProcessor, ide
 import { auditExportProcessor } from './audit-export.js';
 import { auditRetentionProcessor } from './audit-retention.js';
 import { auditSealProcessor } from './audit-seal.js';
+import { taxSyncProcessor } from './tax-sync.js';
 import { customersExportProcessor } from './customers-export.js';
 import { taxReportProcessor } from './tax-report.js';
 import { customersImportProcessor } from './customers-import.js';
@@ -32,6 +33,7 @@ export const PROCESSORS: JobProcessor[] = [
   auditExportProcessor,
   auditRetentionProcessor,
   auditSealProcessor,
+  taxSyncProcessor,
   customersExportProcessor,
   taxReportProcessor,
   productsImportProcessor,

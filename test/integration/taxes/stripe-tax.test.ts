@@ -73,3 +73,77 @@ t.test('stripe_tax: calculation, transaction, reversal; outage and timeout fail 
   t.match(refund.body.data.refund, { amount: 5443, taxAmount: 444 });
   t.same(transaction!.reversals.map((r) => r.flatAmount), [-5443], 'the refund reversed its amount of the tax transaction');
 });
+
+t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the tax-sync job until it is recorded, once', async (t) => {
+  const stripe = await startStripeServer(t);
+  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
+  const app = await buildApp(t, { workers: ['sync'], env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '2000' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
+  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
+  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
+  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
+  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
+  const cartId = cart.body.data.cart.id as string;
+  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
+  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
+  t.equal(opened.status, 201, opened.raw);
+
+  const queue = app.ctx.queues.get('sync');
+  // Waits until the job has failed an attempt and waits out its backoff, runs it now, and answers
+  // how that attempt ended: 'delayed' (refused again, a retry to come) or 'completed'.
+  const retryNow = async (jobId: string) => {
+    const deadline = Date.now() + 20_000;
+    const stateOf = async () => {
+      const job = await queue.getJob(jobId);
+      return { job, state: job ? await job.getState() : 'absent', attempts: job?.attemptsMade ?? 0 };
+    };
+    let current = await stateOf();
+    while (current.state !== 'delayed') {
+      if (Date.now() > deadline) throw new Error(`job ${jobId} never waited for a retry (${current.state})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      current = await stateOf();
+    }
+    await current.job!.promote();
+    const before = current.attempts;
+    for (;;) {
+      current = await stateOf();
+      if (current.attempts > before && ['delayed', 'completed'].includes(current.state)) return current.state;
+      if (Date.now() > deadline) throw new Error(`job ${jobId}'s retry never ended (${current.state})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`never: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  stripe.failingTaxTransactions = true;
+  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
+  t.equal(confirmed.status, 200, 'the order is placed though Stripe refused its tax transaction');
+  const order = confirmed.body.data.order;
+  const transactionOf = async () => (await app.ctx.db('orders').where({ storeId: owner.store.id, id: order.id }).first('taxTransactionId')).taxTransactionId as string | null;
+  t.equal(await transactionOf(), null, 'no transaction yet');
+  t.equal(await retryNow(`tax-transaction-${order.id}`), 'delayed', 'a retry while Stripe still refuses waits for the next');
+  t.equal(await transactionOf(), null, 'and leaves it unrecorded');
+  stripe.failingTaxTransactions = false;
+  t.equal(await retryNow(`tax-transaction-${order.id}`), 'completed');
+  await until('the transaction is recorded', async () => (await transactionOf()) !== null);
+  const recorded = [...stripe.taxTransactions.values()].filter((transaction) => transaction.reference === `order-${order.id}`);
+  t.equal(recorded.length, 1, 'one transaction at Stripe for the order, after two refused attempts and one that went through');
+
+  await app.request({ method: 'POST', url: `/admin/orders/${order.id}/mark-paid`, payload: {}, ...admin(owner) });
+  stripe.failingTaxTransactions = true;
+  const refund = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { items: [{ orderItemId: order.items[0].id, quantity: 1 }], reason: 'test', notifyCustomer: false }, ...admin(owner) });
+  t.equal(refund.status, 201, 'the refund stands though Stripe refused its reversal');
+  const transaction = stripe.taxTransactions.get((await transactionOf())!)!;
+  t.same(transaction.reversals, [], 'no reversal yet');
+  t.equal(await retryNow(`tax-reversal-${refund.body.data.refund.id}`), 'delayed', 'refused again while Stripe refuses');
+  stripe.failingTaxTransactions = false;
+  t.equal(await retryNow(`tax-reversal-${refund.body.data.refund.id}`), 'completed');
+  await until('the reversal is recorded', async () => transaction.reversals.length > 0);
+  t.same(transaction.reversals.map((reversal) => reversal.flatAmount), [-5443], 'the refund reversed its amount, once');
+});

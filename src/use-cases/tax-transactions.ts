@@ -1,0 +1,38 @@
+import type { AppContext } from '../context.js';
+import { taxSyncJob, type TaxSyncPayload } from '../jobs/tax-sync.js';
+import { enqueueJob } from '../platform/outbox/enqueue.js';
+import { orderTaxTransaction, setOrderTaxTransaction } from '../services/orders/index.js';
+import { taxProviderOf } from '../services/taxes/index.js';
+
+/**
+ * The provider's side of an order's tax (Stripe Tax): the transaction recorded from the calculation
+ * once the order is placed, and a reversal of each refund's amount. Tax authorities are reported
+ * from these, so a failure is not the end: the call is made right away (the order or the refund
+ * stands either way) and, when it fails, retried by the `tax-sync` job until the provider answers.
+ * Every call is idempotent at the provider (keyed by the order or the refund), and the record is
+ * skipped once the order holds its transaction id.
+ */
+export async function syncTaxWithProvider(ctx: AppContext, payload: TaxSyncPayload): Promise<void> {
+  try {
+    await runTaxSync(ctx, payload);
+  } catch (error) {
+    ctx.log.warn({ err: { message: (error as Error).message }, storeId: payload.storeId, orderId: payload.orderId, refundId: payload.refundId }, 'tax provider call failed: retried by the tax-sync job');
+    const jobId = payload.refundId ? `tax-reversal-${payload.refundId}` : `tax-transaction-${payload.orderId}`;
+    await enqueueJob(ctx.db, taxSyncJob, payload, { jobId });
+  }
+}
+
+/** One attempt (the job's processor): throws when the provider fails, so the queue retries it. */
+export async function runTaxSync(ctx: AppContext, payload: TaxSyncPayload): Promise<void> {
+  const order = await orderTaxTransaction(ctx.db, payload.storeId, payload.orderId);
+  if (!order) return;
+  const provider = taxProviderOf(order.taxProvider);
+  let transactionId = order.taxTransactionId;
+  if (!transactionId && provider.record && order.taxReference) {
+    // Also before a reversal: a refund of an order whose record failed reverses what is recorded now.
+    transactionId = await provider.record(ctx, payload.storeId, { id: payload.orderId, number: order.number, taxReference: order.taxReference });
+    if (transactionId) await setOrderTaxTransaction(ctx.db, payload.storeId, payload.orderId, transactionId);
+  }
+  if (!payload.refundId || !transactionId || !provider.reverse) return;
+  await provider.reverse(ctx, payload.storeId, { id: payload.refundId, orderTransactionId: transactionId, amount: payload.amount! });
+}
