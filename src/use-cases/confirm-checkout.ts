@@ -155,7 +155,7 @@ async function convert(
  * calculation), after the commit. The order stands either way: a failure is logged and the order
  * keeps no transaction id (docs/taxes.md: what is left).
  */
-async function recordTaxTransaction(ctx: AppContext, storeId: string, orderId: string, tax: { provider: string; reference: string; number: number }) {
+export async function recordTaxTransaction(ctx: AppContext, storeId: string, orderId: string, tax: { provider: string; reference: string; number: number }) {
   const provider = taxProviderOf(tax.provider);
   if (!provider.record) return;
   try {
