@@ -325,7 +325,7 @@ async function releaseDraftStock(trx: Transaction, row: DraftRow, userId: string
   return back;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+export const hashInvoiceToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /**
  * An invoice link's token: the store's id (so the link finds its store without a cross-store
@@ -333,13 +333,13 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
  */
 export function newInvoiceToken(storeId: string) {
   const token = `${Buffer.from(storeId.replace(/-/g, ''), 'hex').toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-  return { token, hash: hashToken(token) };
+  return { token, hash: hashInvoiceToken(token) };
 }
 
 export const invoiceUrl = (ctx: AppContext, token: string) => `${ctx.config.appUrl}/api/v1/public/invoices/${token}`;
 
 /** The store a token names, or null when it names none. */
-function storeOfToken(token: string): string | null {
+export function storeOfInvoiceToken(token: string): string | null {
   const [prefix] = token.split('.');
   const hex = Buffer.from(prefix ?? '', 'base64url').toString('hex');
   if (hex.length !== 32) return null;
@@ -348,9 +348,9 @@ function storeOfToken(token: string): string | null {
 
 /** The invoiced (or completed) draft of a link; 404 for an unknown, tampered or deleted one. */
 export async function draftOfToken(db: Sql, token: string, options: { lock?: boolean } = {}): Promise<DraftRow> {
-  const storeId = storeOfToken(token);
+  const storeId = storeOfInvoiceToken(token);
   if (!storeId) throw notFound('Invoice');
-  const query = db('draftOrders').where({ storeId, invoiceTokenHash: hashToken(token) });
+  const query = db('draftOrders').where({ storeId, invoiceTokenHash: hashInvoiceToken(token) });
   if (options.lock) query.forUpdate();
   const row = (await query.first()) as DraftRow | undefined;
   if (!row) throw notFound('Invoice');
