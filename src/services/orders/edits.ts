@@ -5,9 +5,9 @@ import { conflict, forbidden, notFound, validationFailed } from '../../errors.js
 import type { EmitEvent } from '../../platform/events/domain-events.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { lockVariants, resolveHandLines, restockUnits, takeUnits, variantsForPricing, type HandLineInput } from '../catalog/index.js';
-import { formatMoney, isTaxExempt, priceLines, type TaxQuote } from '../checkout/index.js';
+import { formatMoney, type TaxQuote } from '../checkout/index.js';
 import { invoiceUrl, openBalanceInvoice, openBalanceOf } from '../draft-orders/index.js';
-import { divideHalfUp, sumTax, taxProviderOf, type TaxLine } from '../taxes/index.js';
+import { sumTax, taxProviderOf } from '../taxes/index.js';
 import { enqueueEmail } from '../email/index.js';
 import { refundStripePayment } from '../payments/index.js';
 import { cachedStore } from '../stores/index.js';
@@ -15,7 +15,8 @@ import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { deriveFulfillmentStatus } from './fulfillments.js';
 import { applyFigureChange } from './order-figures.js';
 import { loadOrder } from './orders.js';
-import { mergeTaxLines, REFUNDABLE_STATES, spreadOver } from './refund-amounts.js';
+import { REFUNDABLE_STATES } from './refund-amounts.js';
+import { editRefundTax, priceOf, totalsOf, type CollectChoice, type Plan, type PlannedLine } from './edit-pricing.js';
 import { committedRefunds, failPendingRefund, settleRefund } from './refunds.js';
 import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
@@ -33,11 +34,7 @@ import { orderMailStore, trackingUrlFor } from './tracking-url.js';
 
 export type EditLineInput = HandLineInput;
 
-/**
- * How a higher total of a paid order is collected: `mark_paid` (by hand, recorded as paid now) or
- * `invoice` (the customer is emailed a payment link for the difference: an order balance invoice).
- */
-export type CollectChoice = 'mark_paid' | 'invoice';
+export type { CollectChoice } from './edit-pricing.js';
 
 export interface EditInput {
   add?: EditLineInput[];
@@ -60,35 +57,6 @@ export interface ExchangeInput {
   version?: number;
   notifyCustomer?: boolean;
   reason?: string;
-}
-
-interface PlannedLine {
-  /** null: a new line. */
-  itemId: string | null;
-  variantId: string | null;
-  productId: string | null;
-  title: string;
-  sku: string | null;
-  unitPrice: number;
-  quantity: number;
-  /** Units billed: quantity less those an exchange took back. */
-  billed: number;
-  taxClass: string | null;
-  weightGrams: number | null;
-  requiresShipping: boolean;
-}
-
-interface Plan {
-  kind: 'edit' | 'exchange';
-  lines: PlannedLine[];
-  removed: string[];
-  returns: Array<{ orderItemId: string; quantity: number; restock: boolean }>;
-  shippingRateId?: string;
-  customShipping?: { title: string; price: number };
-  collect?: CollectChoice;
-  version?: number;
-  notifyCustomer: boolean;
-  reason: string | null;
 }
 
 const stale = (order: OrderRow & { version: number }, version: number) =>
@@ -179,72 +147,6 @@ async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'ed
     notifyCustomer: input.notifyCustomer ?? false,
     reason: input.reason ?? null
   };
-}
-
-/**
- * The order's totals after the plan, priced and taxed as a checkout prices (its discount and
- * shipping kept unless shipping is changed): every billed line taxed again at the order's shipping
- * address, with the prices-include-tax rule and provider the order was placed with, an exempt
- * customer paying none. `quote`/`noRemoteCall`: a remote provider's answer asked before the locks.
- * Per plan line (same order): its discount share and tax lines (none for a line no longer billed).
- */
-async function priceOf(ctx: AppContext, db: Sql, order: OrderRow, plan: Plan, tax: { quote?: TaxQuote | null; noRemoteCall?: boolean } = {}) {
-  const code = order.discountCode
-    ? ((await db('discounts').where({ storeId: order.storeId }).whereRaw('lower(code) = lower(?)', [order.discountCode]).first('type', 'value')) as { type: 'percentage' | 'fixed_amount' | 'free_shipping'; value: number | null } | undefined)
-    : undefined;
-  const discount = code ? { type: code.type, value: code.value } : Number(order.discountTotal) > 0 ? { type: 'fixed_amount' as const, value: Number(order.discountTotal) } : null;
-  const keepShipping = order.shippingMethod ? { title: order.shippingMethod.name, price: Number(order.shippingTotal) } : null;
-  const address = (order.shippingAddress ?? {}) as { country?: string; region?: string; postalCode?: string; city?: string; line1?: string };
-  const billed = plan.lines.filter((line) => line.billed > 0);
-  const priced = await priceLines(ctx, db, order.storeId, {
-    lines: billed.map((line) => ({ unitPrice: line.unitPrice, quantity: line.billed, taxClass: line.taxClass, weightGrams: line.weightGrams, requiresShipping: line.requiresShipping })),
-    manualDiscount: discount,
-    shippingRateId: plan.shippingRateId ?? null,
-    customShipping: plan.shippingRateId ? null : (plan.customShipping ?? keepShipping),
-    country: address.country ?? null,
-    region: address.region ?? null,
-    postalCode: address.postalCode ?? null,
-    tax: {
-      address: address.country
-        ? { country: address.country, region: address.region ?? null, ...(address.postalCode ? { postalCode: address.postalCode } : {}), ...(address.city ? { city: address.city } : {}), ...(address.line1 ? { line1: address.line1 } : {}) }
-        : null,
-      exempt: await isTaxExempt(db, order.storeId, order.email, order.customerId),
-      pricesIncludeTax: Boolean(order.pricesIncludeTax),
-      provider: order.taxProvider ?? null,
-      quote: tax.quote ?? null,
-      noRemoteCall: tax.noRemoteCall ?? false
-    }
-  });
-  const shippingMethod = priced.shipping
-    ? { id: priced.shipping.id ?? (plan.customShipping ? 'custom' : (order.shippingMethod?.id ?? 'custom')), name: priced.shipping.name, price: priced.shipping.price }
-    : null;
-  const perLine = new Map(billed.map((line, index) => [line, { discountAmount: priced.tax.lineDiscounts[index] ?? 0, taxLines: priced.tax.lineTaxes[index] ?? [] }]));
-  const lineTax = plan.lines.map((line) => perLine.get(line) ?? { discountAmount: 0, taxLines: [] as TaxLine[] });
-  return { totals: priced.totals, shippingMethod, lineTax, shippingTaxLines: priced.tax.shippingTaxLines, quote: priced.quote };
-}
-
-const totalsOf = (order: OrderRow) => ({
-  subtotal: Number(order.subtotal),
-  discountTotal: Number(order.discountTotal),
-  shippingTotal: Number(order.shippingTotal),
-  taxTotal: Number(order.taxTotal ?? 0),
-  pricesIncludeTax: Boolean(order.pricesIncludeTax),
-  total: Number(order.total)
-});
-
-/**
- * The tax an edit's refund gives back: what the edit took off the order's tax (each jurisdiction's
- * tax lines before less after, the decreases), in proportion when the refund is capped below the
- * difference (half up), spread over those lines as a refund-order's amount is.
- */
-function editRefundTax(items: OrderItemRow[], order: OrderRow, after: { lineTax: Array<{ taxLines: TaxLine[] }>; shippingTaxLines: TaxLine[]; taxTotal: number }, amount: number, difference: number) {
-  const before = [...items.flatMap((item) => item.taxLines ?? []), ...(order.shippingTaxLines ?? [])];
-  const now = [...after.lineTax.flatMap((line) => line.taxLines), ...after.shippingTaxLines].map((line) => ({ ...line, amount: -line.amount }));
-  const decreases = mergeTaxLines([...before, ...now]).filter((line) => line.amount > 0);
-  let taxAmount = Math.max(0, Number(order.taxTotal ?? 0) - after.taxTotal);
-  if (amount < -difference) taxAmount = divideHalfUp(taxAmount * amount, -difference);
-  const taxLines = taxAmount > 0 && sumTax(decreases) === taxAmount ? decreases : spreadOver(decreases, taxAmount);
-  return { taxAmount: sumTax(taxLines), taxLines };
 }
 
 /** Stock moves of a plan: units each variant gains (>0, taken) or gives back (<0), exchange returns apart. */
