@@ -43,6 +43,7 @@ import * as shippingZones from './20261127030000_shipping_zones.js';
 import * as taxes from './20261127040000_taxes.js';
 import * as draftOrders from './20261127050000_draft_orders.js';
 import * as inventoryLowVariantFields from './20261127060000_inventory_low_variant_fields.js';
+import * as taxedHandOrders from './20261128010000_taxed_hand_orders.js';
 
 /**
  * Every migration, in order. Listed by hand rather than read from disk so the same list works under
@@ -92,5 +93,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261127040000_taxes', module: taxes },
   { name: '20261127050000_draft_orders', module: draftOrders },
   { name: '20261127060000_inventory_low_variant_fields', module: inventoryLowVariantFields },
+  { name: '20261128010000_taxed_hand_orders', module: taxedHandOrders },
   { name: '20261128040000_audit_pending', module: auditPending }
 ];

@@ -66,6 +66,7 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
   order_refunds: 'store',
   draft_orders: 'store',
   draft_order_payments: 'store',
+  order_balance_invoices: 'store',
   order_returns: 'store',
   fulfillments: 'store',
   store_daily_revenue: 'store',

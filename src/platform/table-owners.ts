@@ -52,6 +52,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   orders: 'orders',
   draft_orders: 'draft-orders',
   draft_order_payments: 'draft-orders',
+  // Payment links for an edit's balance: the invoice machinery of drafts (orders records the money on the timeline).
+  order_balance_invoices: 'draft-orders',
   order_items: 'orders',
   fulfillments: 'orders',
   store_daily_revenue: 'orders',

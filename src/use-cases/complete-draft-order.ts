@@ -40,6 +40,7 @@ import {
 import { applied, connectedStripeAccount, ignored, refundStripePayment, startStripePayment, type EventOutcome } from '../services/payments/index.js';
 import { orderEventsCall, type WebhookTopic } from '../services/webhooks/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
+import { syncTaxWithProvider } from './tax-transactions.js';
 
 export const DRAFT_PAYMENT_CHOICES = ['mark_paid', 'pending', 'invoice'] as const;
 export type DraftPaymentChoice = (typeof DRAFT_PAYMENT_CHOICES)[number];
@@ -59,24 +60,34 @@ async function orderFromDraft(
   sequence: string,
   payment: { provider: 'manual' | 'stripe'; status: 'pending' | 'paid'; paymentIntentId: string | null },
   actor: Actor
-): Promise<string> {
+): Promise<{ id: string; number: number }> {
   const storeId = row.storeId;
   const newOrder: NewOrder = {
     storeId,
     checkoutSessionId: null as unknown as string,
     email: row.email!,
     currency: row.currency,
-    lines: row.lines.map((line) => ({ ...line, lineTotal: Number(line.lineTotal) })) as NewOrder['lines'],
+    lines: row.lines.map((line) => ({
+      variantId: line.variantId,
+      productId: line.productId,
+      title: line.title,
+      sku: line.sku,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      lineTotal: Number(line.lineTotal),
+      discountAmount: line.discountAmount ?? 0,
+      taxLines: line.taxLines ?? []
+    })) as NewOrder['lines'],
     subtotal: Number(row.subtotal),
     discountTotal: Number(row.discountTotal),
     shippingTotal: Number(row.shippingTotal),
     total: Number(row.total),
-    // Drafts are priced without tax (priceLines: computeTotals' NO_TAX); the order records none.
-    taxTotal: 0,
-    pricesIncludeTax: false,
-    shippingTaxLines: [],
-    taxProvider: null,
-    taxReference: null,
+    // The draft's tax as it was priced (priceLines, as a checkout's): the order carries it as a checkout's order does.
+    taxTotal: Number(row.taxTotal ?? 0),
+    pricesIncludeTax: Boolean(row.pricesIncludeTax),
+    shippingTaxLines: row.shippingTaxLines ?? [],
+    taxProvider: row.taxProvider ?? null,
+    taxReference: row.taxReference ?? null,
     discountCode: row.discountCode ?? (row.manualDiscount ? 'manual' : null),
     shippingMethod: row.shipping ? { id: row.shipping.rateId ?? 'custom', name: row.shipping.title, price: Number(row.shippingTotal) } : null,
     shippingAddress: row.shippingAddress!,
@@ -100,7 +111,13 @@ async function orderFromDraft(
   if (payment.status === 'paid') {
     await recordOrderEvent(trx, storeId, order.id, 'paid', actor, payment.paymentIntentId ? { paymentIntentId: payment.paymentIntentId } : { reference: `draft order ${row.id}` });
   }
-  return order.id;
+  return { id: order.id, number: order.number };
+}
+
+/** A remote provider's calculation (Stripe Tax) becomes the order's tax transaction after the commit, as a checkout's does. */
+async function recordDraftTax(ctx: AppContext, row: DraftRow, order: { id: string; number: number }) {
+  // Stripe Tax: the draft's calculation becomes the order's transaction after the commit, retried by a job when refused.
+  if (row.taxProvider && row.taxReference) await syncTaxWithProvider(ctx, { storeId: row.storeId, orderId: order.id });
 }
 
 function invoiceEmail(row: DraftRow, storeName: string, url: string) {
@@ -144,11 +161,12 @@ export async function completeDraftOrder(ctx: AppContext, storeId: string, draft
       await runStatements(trx, [emailInsert(ctx, invoiceEmail(row, store.name, url)).call]);
       return { invoice: { url } };
     }
-    const orderId = await orderFromDraft(ctx, trx, row, store, sequence, { provider: 'manual', status: payment === 'mark_paid' ? 'paid' : 'pending', paymentIntentId: null }, actor);
-    return { orderId };
+    const order = await orderFromDraft(ctx, trx, row, store, sequence, { provider: 'manual', status: payment === 'mark_paid' ? 'paid' : 'pending', paymentIntentId: null }, actor);
+    return { order, row };
   });
   if ('invoice' in result) return result;
-  return { order: (await loadOrder(ctx, ctx.db, storeId, result.orderId)).dto };
+  await recordDraftTax(ctx, result.row, result.order);
+  return { order: (await loadOrder(ctx, ctx.db, storeId, result.order.id)).dto };
 }
 
 /**
@@ -213,13 +231,14 @@ export async function onDraftPaymentEvent(ctx: AppContext, event: StripeEvent): 
     if (payment?.status === 'kept') return { kind: 'ignored' as const, reason: 'this payment already made the order' };
     if (payment?.status === 'refunded') return { kind: 'ignored' as const, reason: 'this payment was already refunded' };
     if (row.status === 'invoiced') {
-      const orderId = await orderFromDraft(ctx, trx, row, store, sequence, { provider: 'stripe', status: 'paid', paymentIntentId: intent.id }, WEBHOOK);
+      const order = await orderFromDraft(ctx, trx, row, store, sequence, { provider: 'stripe', status: 'paid', paymentIntentId: intent.id }, WEBHOOK);
       await setDraftPaymentStatus(trx, storeId, intent.id, 'kept');
-      return { kind: 'created' as const, orderId };
+      return { kind: 'created' as const, orderId: order.id, order, row };
     }
     return { kind: 'refund' as const, row };
   });
   if (outcome.kind === 'ignored') return ignored(outcome.reason);
+  if (outcome.kind === 'created') await recordDraftTax(ctx, outcome.row, outcome.order);
   if (outcome.kind === 'created') return applied(`draft order ${draftOrderId} paid: order ${outcome.orderId}`);
   // Paid twice (or paid after the draft was deleted): this payment goes back, whole.
   const refund = await refundStripePayment(ctx, storeId, {

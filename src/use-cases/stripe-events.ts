@@ -1,6 +1,7 @@
 import type { StripeEvent } from '../adapters/payments/index.js';
 import type { AppContext } from '../context.js';
 import { applyAccountEvent, claimStripeEvent, type EventOutcome, finishStripeEvent, ignored, INTENT_EVENT_STATES, type IntentEventType, REFUND_EVENTS } from '../services/payments/index.js';
+import { onBalancePaymentEvent, paysOrderBalance } from './collect-order-balance.js';
 import { onDraftPaymentEvent, paysDraftOrder } from './complete-draft-order.js';
 import { onChargeRefunded, onPaymentIntentEvent, onRefundEvent } from './stripe-payment-events.js';
 
@@ -14,6 +15,8 @@ async function handleStripeEvent(ctx: AppContext, event: StripeEvent): Promise<E
   if (!Number.isInteger(event.created)) return ignored('malformed event: no created time');
   // An invoice link's payment names its draft order: it makes (or was already) that draft's order.
   if (event.type in INTENT_EVENT_STATES && paysDraftOrder(event)) return onDraftPaymentEvent(ctx, event);
+  // An edit's balance link names its balance invoice: it marks that balance paid (once).
+  if (event.type in INTENT_EVENT_STATES && paysOrderBalance(event)) return onBalancePaymentEvent(ctx, event);
   if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
   if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
   if ((REFUND_EVENTS as readonly string[]).includes(event.type)) return onRefundEvent(ctx, event);

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { DRAFT_STATUSES } from '../../services/draft-orders/index.js';
 import { DRAFT_PAYMENT_CHOICES } from '../../use-cases/complete-draft-order.js';
-import { orderAddressResource, orderResource } from '../admin-orders/schemas.js';
+import { orderAddressResource, orderResource, taxLines } from '../admin-orders/schemas.js';
 import { address } from '../storefront-carts/schemas.js';
 import { email, id, idValue, money, paginationQuery, responseObject, text, timestamp } from '../schemas.js';
 
@@ -52,7 +52,10 @@ const draftLineResource = responseObject({
   sku: Joi.string().allow(null).required(),
   quantity: Joi.number().integer().required(),
   unitPrice: Joi.number().integer().required(),
-  lineTotal: Joi.number().integer().required()
+  lineTotal: Joi.number().integer().required(),
+  discountAmount: Joi.number().integer().required().description("the line's share of the order discount"),
+  taxAmount: Joi.number().integer().required().description('the sum of its tax lines'),
+  taxLines: taxLines()
 }).label('DraftOrderLine');
 
 export const draftOrderResource = responseObject({
@@ -73,6 +76,9 @@ export const draftOrderResource = responseObject({
   subtotal: Joi.number().integer().required(),
   discountTotal: Joi.number().integer().required(),
   shippingTotal: Joi.number().integer().required(),
+  taxTotal: Joi.number().integer().required().description("the draft's tax, computed as a checkout's at its shipping address"),
+  pricesIncludeTax: Joi.boolean().required(),
+  shippingTaxLines: taxLines().description("the shipping line's tax lines"),
   total: Joi.number().integer().required(),
   orderId: idValue().allow(null).required(),
   invoicedAt: timestamp().allow(null).required(),

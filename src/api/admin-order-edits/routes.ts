@@ -14,7 +14,7 @@ export const editOrderRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [409, 502] } },
       description:
-        "Edit an order before it ships: add lines (a variant or a custom title and price), change or remove unfulfilled lines (409 already_fulfilled for a shipped, refunded or returned one), change shipping (a store rate or custom). Totals are priced as a checkout's; ?dryRun=true answers 200 { edit: { difference, totals } } and writes nothing. The commit (201) moves stock (409 insufficient_inventory naming a line), collects a higher total of a paid order (collect: mark_paid, else 422) or refunds a lower one (Stripe or manual; owner or admin only, else 403), records the change on the timeline, sends order.updated, emails the customer when notifyCustomer. version: 409 if the order changed since",
+        "Edit an order before it ships: add lines (a variant or a custom title and price), change or remove unfulfilled lines (409 already_fulfilled for a shipped, refunded or returned one), change shipping (a store rate or custom). Totals are priced and taxed as a checkout's (the order's address; 503 tax_provider_unavailable when the tax provider fails, nothing written); ?dryRun=true answers 200 { edit: { difference, totals } } and writes nothing. The commit (201) moves stock (409 insufficient_inventory naming a line), collects a higher total of a paid order (collect: mark_paid by hand, or invoice: a payment link emailed to the customer; else 422) or refunds a lower one (Stripe or manual; owner or admin only, else 403), records the change on the timeline, sends order.updated, emails the customer when notifyCustomer. version: 409 if the order changed since",
       tags: ['orders'],
       validate: { params: idParams('orderId'), query: editQuery, payload: editPayload },
       response: { status: { 200: editPreviewResponse, 201: editCommittedResponse } },
@@ -33,7 +33,7 @@ export const exchangeOrderRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [409, 502] } },
       description:
-        "Exchange: units taken back (returned, restocked once when restock is true, as returns do) and new lines in one operation; the new lines are unfulfilled, to ship as a new fulfilment of the same order. The order bills the kept and new units; the difference is collected (collect: mark_paid for a paid order) or refunded (owner or admin only). ?dryRun=true previews",
+        "Exchange: units taken back (returned, restocked once when restock is true, as returns do) and new lines in one operation; the new lines are unfulfilled, to ship as a new fulfilment of the same order. The order bills the kept and new units; the difference is collected (collect: mark_paid or invoice for a paid order) or refunded (owner or admin only). ?dryRun=true previews",
       tags: ['orders'],
       validate: { params: idParams('orderId'), query: editQuery, payload: exchangePayload },
       response: { status: { 200: editPreviewResponse, 201: editCommittedResponse } },

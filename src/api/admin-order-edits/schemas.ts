@@ -3,7 +3,9 @@ import { orderResource } from '../admin-orders/schemas.js';
 import { id, idValue, money, responseObject, text } from '../schemas.js';
 
 const quantity = () => Joi.number().integer().min(1).max(10_000);
-const collect = Joi.string().valid('mark_paid').description('a paid order whose total grows: the difference was collected by hand');
+const collect = Joi.string()
+  .valid('mark_paid', 'invoice')
+  .description('a paid order whose total grows: mark_paid (the difference was collected by hand) or invoice (the customer is emailed a payment link for it)');
 const version = Joi.number().integer().min(1).description("the order's version the change was made from: 409 when the order changed since");
 
 export const editQuery = Joi.object({ dryRun: Joi.boolean().default(false) });
@@ -51,7 +53,7 @@ const totals = responseObject({
   subtotal: Joi.number().integer().required(),
   discountTotal: Joi.number().integer().required(),
   shippingTotal: Joi.number().integer().required(),
-  taxTotal: Joi.number().integer().description('edits are priced without tax for now: 0'),
+  taxTotal: Joi.number().integer().description("the order's tax after the change, computed as a checkout's at the order's shipping address"),
   pricesIncludeTax: Joi.boolean(),
   total: Joi.number().integer().required()
 }).label('OrderTotals');
@@ -70,7 +72,23 @@ export const editCommittedResponse = responseObject({
     difference: Joi.number().integer().required(),
     totals: totals.required(),
     version: Joi.number().integer().required(),
-    refund: responseObject({ id: idValue().required(), status: Joi.string().valid('pending', 'succeeded', 'failed').required(), amount: Joi.number().integer().required() }).allow(null).required()
+    refund: responseObject({
+      id: idValue().required(),
+      status: Joi.string().valid('pending', 'succeeded', 'failed').required(),
+      amount: Joi.number().integer().required(),
+      taxAmount: Joi.number().integer().required().description('the tax the refund gives back (part of amount)')
+    })
+      .allow(null)
+      .required(),
+    invoice: responseObject({
+      id: idValue().required(),
+      url: Joi.string().uri().required().description('the payment link emailed to the customer'),
+      amount: Joi.number().integer().required(),
+      status: Joi.string().valid('open', 'paid', 'void').required()
+    })
+      .allow(null)
+      .required()
+      .description('collect: invoice: the payment link of the difference')
   }).required(),
   order: orderResource.required()
 });

@@ -20,5 +20,6 @@ export { PRODUCTS_IMPORT_JOB_TYPE, runProductImport } from './csv/product-import
 export { startProductExport, startProductImport } from './csv/product-transfer.js';
 export type { ImportMode } from './csv/product-import-apply.js';
 export { inventoryHistory } from './inventory-history.js';
+export { lineTitle, resolveHandLines, variantsForPricing, type HandLine, type HandLineInput, type VariantPricing } from './order-lines.js';
 export { PRODUCT_DEFAULT_SORT, PRODUCT_SORTS } from './products.js';
 export { WEIGHT_UNITS, toGrams, type WeightUnit } from './variants.js';

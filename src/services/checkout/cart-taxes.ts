@@ -33,8 +33,15 @@ export function taxerOf(taxes: CartTaxes, cart: { shippingCountry: string | null
   return { pricesIncludeTax: taxes.pricesIncludeTax, compute: (input) => taxWithRule(rule, input) };
 }
 
-/** Whether the customer with this email is tax exempt (customers.tax_exempt; read only, the table is customers'). */
-export async function isTaxExempt(db: Sql, storeId: string, email: string | null | undefined): Promise<boolean> {
+/**
+ * Whether the customer is tax exempt (customers.tax_exempt; read only, the table is customers'):
+ * by id when one is known (a draft's or an order's customer), else by email (case-insensitive).
+ */
+export async function isTaxExempt(db: Sql, storeId: string, email: string | null | undefined, customerId?: string | null): Promise<boolean> {
+  if (customerId) {
+    const byId = await db('customers').where({ storeId, id: customerId }).first('taxExempt');
+    if (byId) return Boolean(byId.taxExempt);
+  }
   if (!email) return false;
   const row = await db('customers').where({ storeId }).whereRaw('lower(email) = lower(?)', [email]).first('taxExempt');
   return Boolean(row?.taxExempt);

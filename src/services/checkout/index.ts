@@ -10,4 +10,5 @@ export { cancelPendingSessions, reserveStock, stockChanged } from './reservation
 export { lockSessionPayment, setSessionPaymentStatus } from './session-payments.js';
 export { SESSION_STATUSES, createCheckoutSession, releaseExpiredSessions, type CheckoutSessionInput, type OrderSnapshotLine, type SessionRow } from './sessions.js';
 export { formatMoney } from './totals.js';
-export { priceLines, type PriceRequest, type PricedRequest } from './price-lines.js';
+export { priceLines, type PriceRequest, type PriceTax, type PricedRequest, type TaxQuote } from './price-lines.js';
+export { isTaxExempt } from './cart-taxes.js';

@@ -4,8 +4,9 @@ import type { Sql, Transaction } from '../../db/transaction.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { withTransaction } from '../../platform/with-transaction.js';
-import { restockUnits, takeUnits } from '../catalog/index.js';
-import { priceLines } from '../checkout/index.js';
+import { resolveHandLines, restockUnits, takeUnits, type HandLineInput } from '../catalog/index.js';
+import { isTaxExempt, priceLines, type TaxQuote } from '../checkout/index.js';
+import type { TaxLine } from '../taxes/index.js';
 import { redeemDiscount, releaseDiscount } from '../discounts/index.js';
 import { cachedStore } from '../stores/index.js';
 
@@ -21,6 +22,13 @@ export interface DraftLine {
   quantity: number;
   unitPrice: number;
   lineTotal: number;
+  /** Pricing inputs kept with the line (a PATCH without lines prices them again): absent on drafts saved before taxes. */
+  taxClass?: string | null;
+  weightGrams?: number | null;
+  requiresShipping?: boolean;
+  /** The line's share of the discount and its tax lines, as a checkout session's snapshot line. */
+  discountAmount?: number;
+  taxLines?: TaxLine[];
 }
 
 export interface DraftShipping {
@@ -55,6 +63,11 @@ export interface DraftRow {
   discountTotal: number | string;
   shippingTotal: number | string;
   total: number | string;
+  taxTotal: number | string;
+  pricesIncludeTax: boolean;
+  shippingTaxLines: TaxLine[];
+  taxProvider: string | null;
+  taxReference: string | null;
   orderId: string | null;
   invoiceTokenHash: string | null;
   invoicedAt: Date | null;
@@ -64,7 +77,7 @@ export interface DraftRow {
   updatedAt: Date;
 }
 
-export type DraftLineInput = { variantId: string; quantity: number } | { title: string; price: number; quantity: number; sku?: string | null };
+export type DraftLineInput = HandLineInput;
 
 export interface DraftInput {
   email?: string | null;
@@ -85,7 +98,7 @@ export const toDraftDto = (row: DraftRow) => ({
   email: row.email,
   customerId: row.customerId,
   currency: row.currency,
-  lines: row.lines.map((line) => ({ ...line, lineTotal: Number(line.lineTotal) })),
+  lines: row.lines.map(lineDto),
   shippingAddress: row.shippingAddress,
   shipping: row.shipping ? { rateId: row.shipping.rateId, title: row.shipping.title, price: Number(row.shippingTotal) } : null,
   discountCode: row.discountCode,
@@ -95,6 +108,9 @@ export const toDraftDto = (row: DraftRow) => ({
   subtotal: Number(row.subtotal),
   discountTotal: Number(row.discountTotal),
   shippingTotal: Number(row.shippingTotal),
+  taxTotal: Number(row.taxTotal ?? 0),
+  pricesIncludeTax: Boolean(row.pricesIncludeTax),
+  shippingTaxLines: taxLinesOf(row.shippingTaxLines),
   total: Number(row.total),
   orderId: row.orderId,
   invoicedAt: row.invoicedAt,
@@ -104,36 +120,45 @@ export const toDraftDto = (row: DraftRow) => ({
 });
 export type DraftDto = ReturnType<typeof toDraftDto>;
 
-const lineTitle = (productTitle: string, variantTitle: string) =>
-  !variantTitle || /^default( title)?$/i.test(variantTitle) || variantTitle === productTitle ? productTitle : `${productTitle} - ${variantTitle}`;
+const taxLinesOf = (lines: TaxLine[] | null | undefined) => (lines ?? []).map(({ name, rate, amount, jurisdiction }) => ({ name, rate, amount, jurisdiction }));
 
-/** Variant lines at the variants' current prices, custom lines as given; 422 for a variant the store does not sell. */
-async function resolveLines(db: Sql, storeId: string, input: DraftLineInput[], path = 'lines'): Promise<DraftLine[]> {
-  const variantIds = [...new Set(input.flatMap((line) => ('variantId' in line ? [line.variantId] : [])))];
-  const rows = variantIds.length
-    ? ((
-        await db.raw(
-          `select v.id, v.product_id, v.sku, v.title as variant_title, v.price, p.title as product_title
-             from product_variants v join products p on p.id = v.product_id and p.store_id = v.store_id
-            where v.store_id = ? and v.id = any(?::uuid[]) and v.archived_at is null`,
-          [storeId, variantIds]
-        )
-      ).rows as Array<{ id: string; productId: string; sku: string | null; variantTitle: string; price: number; productTitle: string }>)
-    : [];
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return input.map((line, index) => {
-    if ('variantId' in line) {
-      const variant = byId.get(line.variantId);
-      if (!variant) throw validationFailed([{ path: `${path}.${index}.variantId`, message: 'not a variant of this store' }]);
-      const unitPrice = Number(variant.price);
-      return { variantId: variant.id, productId: variant.productId, title: lineTitle(variant.productTitle, variant.variantTitle), sku: variant.sku, quantity: line.quantity, unitPrice, lineTotal: unitPrice * line.quantity };
-    }
-    return { variantId: null, productId: null, title: line.title, sku: line.sku ?? null, quantity: line.quantity, unitPrice: line.price, lineTotal: line.price * line.quantity };
-  });
+/** A line as the API shows it: its money and its tax (`taxAmount` the sum of its tax lines). */
+function lineDto(line: DraftLine) {
+  const taxLines = taxLinesOf(line.taxLines);
+  return {
+    variantId: line.variantId,
+    productId: line.productId,
+    title: line.title,
+    sku: line.sku,
+    quantity: line.quantity,
+    unitPrice: line.unitPrice,
+    lineTotal: Number(line.lineTotal),
+    discountAmount: line.discountAmount ?? 0,
+    taxAmount: taxLines.reduce((sum, tax) => sum + tax.amount, 0),
+    taxLines
+  };
+}
+
+/** Where a draft is taxed: its shipping address, else (a customer's draft) the address of the customer's latest order. */
+async function taxAddressOf(db: Sql, storeId: string, shippingAddress: Record<string, unknown> | null, customerId: string | null) {
+  let address = shippingAddress;
+  if (!address?.country && customerId) {
+    const last = (await db('orders').where({ storeId, customerId }).orderBy('createdAt', 'desc').first('shippingAddress')) as { shippingAddress: Record<string, unknown> } | undefined;
+    address = last?.shippingAddress ?? null;
+  }
+  if (!address?.country) return null;
+  const text = (key: string) => (typeof address![key] === 'string' && address![key] ? (address![key] as string) : undefined);
+  return {
+    country: String(address.country),
+    region: text('region') ?? null,
+    ...(text('postalCode') ? { postalCode: text('postalCode') } : {}),
+    ...(text('city') ? { city: text('city') } : {}),
+    ...(text('line1') ? { line1: text('line1') } : {})
+  };
 }
 
 /** Everything a draft's row holds besides its identity, from what is asked merged onto what it was. */
-async function buildDraft(ctx: AppContext, db: Sql, storeId: string, input: DraftInput, before: DraftRow | null) {
+async function buildDraft(ctx: AppContext, db: Sql, storeId: string, input: DraftInput, before: DraftRow | null, tax: { quote?: TaxQuote | null; noRemoteCall?: boolean } = {}) {
   const store = await cachedStore(ctx, storeId);
   let email = input.email === undefined ? (before?.email ?? null) : input.email;
   let customerId = input.customerId === undefined ? (before?.customerId ?? null) : input.customerId;
@@ -143,7 +168,9 @@ async function buildDraft(ctx: AppContext, db: Sql, storeId: string, input: Draf
     customerId = customer.id;
     if (input.email === undefined) email = customer.email;
   }
-  const lines = input.lines ? await resolveLines(db, storeId, input.lines) : (before?.lines ?? []);
+  const resolved: DraftLine[] = input.lines
+    ? (await resolveHandLines(db, storeId, input.lines, 'lines')).map((line) => ({ ...line, lineTotal: line.unitPrice * line.quantity }))
+    : (before?.lines ?? []);
   const shippingAddress = input.shippingAddress === undefined ? (before?.shippingAddress ?? null) : input.shippingAddress;
   // Shipping and discount: each given kind replaces the other (a rate or custom shipping, a code or a manual discount).
   let shippingRateId = before?.shipping?.rateId ?? null;
@@ -158,15 +185,25 @@ async function buildDraft(ctx: AppContext, db: Sql, storeId: string, input: Draf
     discountCode = input.discountCode ?? null;
     manualDiscount = input.manualDiscount ?? null;
   }
+  // Taxed as a checkout at the same address would be: the store's provider and table, the lines' classes, an exempt customer pays none.
   const priced = await priceLines(ctx, db, store.id, {
-    lines,
+    lines: resolved.map((line) => ({ unitPrice: line.unitPrice, quantity: line.quantity, taxClass: line.taxClass ?? null, weightGrams: line.weightGrams ?? null, requiresShipping: line.requiresShipping ?? true })),
     discountCode,
     manualDiscount,
     shippingRateId,
     customShipping,
-    country: (shippingAddress?.country as string | undefined) ?? null
+    country: (shippingAddress?.country as string | undefined) ?? null,
+    region: (shippingAddress?.region as string | undefined) ?? null,
+    postalCode: (shippingAddress?.postalCode as string | undefined) ?? null,
+    tax: {
+      address: await taxAddressOf(db, storeId, shippingAddress, customerId),
+      exempt: await isTaxExempt(db, storeId, email, customerId),
+      quote: tax.quote ?? null,
+      noRemoteCall: tax.noRemoteCall ?? false
+    }
   });
-  return {
+  const lines = resolved.map((line, index) => ({ ...line, discountAmount: priced.tax.lineDiscounts[index] ?? 0, taxLines: priced.tax.lineTaxes[index] ?? [] }));
+  const values = {
     email,
     customerId,
     currency: store.currency,
@@ -180,12 +217,18 @@ async function buildDraft(ctx: AppContext, db: Sql, storeId: string, input: Draf
     subtotal: priced.totals.subtotal,
     discountTotal: priced.totals.discountTotal,
     shippingTotal: priced.totals.shippingTotal,
-    total: priced.totals.total
+    total: priced.totals.total,
+    taxTotal: priced.totals.taxTotal,
+    pricesIncludeTax: priced.totals.pricesIncludeTax,
+    shippingTaxLines: JSON.stringify(priced.tax.shippingTaxLines),
+    taxProvider: priced.tax.provider,
+    taxReference: priced.tax.reference
   };
+  return { values, quote: priced.quote };
 }
 
 export async function createDraftOrder(ctx: AppContext, storeId: string, input: DraftInput, userId: string | null) {
-  const values = await buildDraft(ctx, ctx.db, storeId, input, null);
+  const { values } = await buildDraft(ctx, ctx.db, storeId, input, null);
   // In a transaction, so the audit entry (written before its COMMIT) goes with the draft.
   const [row] = (await withTransaction(ctx, (trx) => trx('draftOrders').insert({ storeId, ...values, createdBy: userId }).returning('*'))) as DraftRow[];
   return { draftOrder: toDraftDto(row!) };
@@ -215,10 +258,17 @@ export async function lockDraft(trx: Sql, storeId: string, draftId: string): Pro
 }
 
 export async function updateDraftOrder(ctx: AppContext, storeId: string, draftId: string, input: DraftInput) {
+  // A remote tax provider (Stripe Tax) is asked before the draft is locked, on the draft as it is
+  // now; under the lock the same amounts reuse its answer (others: 409, the draft changed meanwhile).
+  const current = (await ctx.db('draftOrders').where({ storeId, id: draftId }).first()) as DraftRow | undefined;
+  if (!current) throw notFound('Draft order');
+  if (current.status !== 'open') throw notOpen(current);
+  const remote = (await cachedStore(ctx, storeId)).taxProvider === 'stripe_tax';
+  const quote = remote ? (await buildDraft(ctx, ctx.db, storeId, input, current)).quote : null;
   return withTransaction(ctx, async (trx) => {
     const before = await lockDraft(trx, storeId, draftId);
     if (before.status !== 'open') throw notOpen(before);
-    const values = await buildDraft(ctx, trx, storeId, input, before);
+    const { values } = await buildDraft(ctx, trx, storeId, input, before, { quote, noRemoteCall: remote });
     const [row] = (await trx('draftOrders').where({ storeId, id: draftId }).update({ ...values, updatedAt: trx.fn.now() }).returning('*')) as DraftRow[];
     return { draftOrder: toDraftDto(row!) };
   });
@@ -275,7 +325,7 @@ async function releaseDraftStock(trx: Transaction, row: DraftRow, userId: string
   return back;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+export const hashInvoiceToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /**
  * An invoice link's token: the store's id (so the link finds its store without a cross-store
@@ -283,13 +333,13 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
  */
 export function newInvoiceToken(storeId: string) {
   const token = `${Buffer.from(storeId.replace(/-/g, ''), 'hex').toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-  return { token, hash: hashToken(token) };
+  return { token, hash: hashInvoiceToken(token) };
 }
 
 export const invoiceUrl = (ctx: AppContext, token: string) => `${ctx.config.appUrl}/api/v1/public/invoices/${token}`;
 
 /** The store a token names, or null when it names none. */
-function storeOfToken(token: string): string | null {
+export function storeOfInvoiceToken(token: string): string | null {
   const [prefix] = token.split('.');
   const hex = Buffer.from(prefix ?? '', 'base64url').toString('hex');
   if (hex.length !== 32) return null;
@@ -298,9 +348,9 @@ function storeOfToken(token: string): string | null {
 
 /** The invoiced (or completed) draft of a link; 404 for an unknown, tampered or deleted one. */
 export async function draftOfToken(db: Sql, token: string, options: { lock?: boolean } = {}): Promise<DraftRow> {
-  const storeId = storeOfToken(token);
+  const storeId = storeOfInvoiceToken(token);
   if (!storeId) throw notFound('Invoice');
-  const query = db('draftOrders').where({ storeId, invoiceTokenHash: hashToken(token) });
+  const query = db('draftOrders').where({ storeId, invoiceTokenHash: hashInvoiceToken(token) });
   if (options.lock) query.forUpdate();
   const row = (await query.first()) as DraftRow | undefined;
   if (!row) throw notFound('Invoice');
@@ -352,13 +402,20 @@ export async function describeInvoice(ctx: AppContext, token: string) {
   const store = await cachedStore(ctx, row.storeId);
   return {
     invoice: {
+      kind: 'draft_order' as const,
+      orderNumber: null,
       status: row.status === 'completed' ? ('paid' as const) : ('open' as const),
       email: row.email,
       currency: row.currency,
-      lines: row.lines.map((line) => ({ title: line.title, quantity: line.quantity, unitPrice: line.unitPrice, lineTotal: Number(line.lineTotal) })),
+      lines: row.lines.map((line) => {
+        const { title, quantity, unitPrice, lineTotal, taxAmount } = lineDto(line);
+        return { title, quantity, unitPrice, lineTotal, taxAmount };
+      }),
       subtotal: Number(row.subtotal),
       discountTotal: Number(row.discountTotal),
       shippingTotal: Number(row.shippingTotal),
+      taxTotal: Number(row.taxTotal ?? 0),
+      pricesIncludeTax: Boolean(row.pricesIncludeTax),
       total: Number(row.total)
     },
     store: { name: store.name }

@@ -32,3 +32,13 @@ export {
   type ManualDiscount
 } from './drafts.js';
 export { draftOrdersModule } from './module.js';
+export {
+  balanceOfToken,
+  lockBalanceInvoice,
+  markBalancePaid,
+  noteBalanceRefund,
+  openBalanceInvoice,
+  openBalanceOf,
+  voidBalanceInvoices,
+  type BalanceInvoiceRow
+} from './balance-invoices.js';

@@ -4,6 +4,7 @@ import { conflict, notFound } from '../../errors.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 import type { EmitEvent } from '../../platform/events/domain-events.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
+import { voidBalanceInvoices } from '../draft-orders/index.js';
 import { applyFigureChange } from './order-figures.js';
 import { moveOrderPayment } from './payment-moves.js';
 import type { Actor } from './timeline.js';
@@ -67,6 +68,8 @@ export async function markOrderCancelled(
     .update({ status: 'cancelled', cancelledAt: trx.fn.now(), cancelReason: reason, updatedAt: trx.fn.now() })
     .returning('*')) as OrderRow[];
   await applyFigureChange(trx, before, afterPayment, order!);
+  // An unpaid balance link of an edit asks no more (a payment made anyway is refunded in full).
+  await voidBalanceInvoices(trx, storeId, orderId);
   emit({ type: 'order.changed', storeId, orderId, change: 'cancelled' });
   return { before, order: order! };
 }

@@ -4,8 +4,10 @@ import type { Sql, Transaction } from '../../db/transaction.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../errors.js';
 import type { EmitEvent } from '../../platform/events/domain-events.js';
 import { withTransaction } from '../../platform/with-transaction.js';
-import { lockVariants, restockUnits, takeUnits } from '../catalog/index.js';
-import { formatMoney, priceLines } from '../checkout/index.js';
+import { lockVariants, resolveHandLines, restockUnits, takeUnits, variantsForPricing, type HandLineInput } from '../catalog/index.js';
+import { formatMoney, type TaxQuote } from '../checkout/index.js';
+import { invoiceUrl, openBalanceInvoice, openBalanceOf } from '../draft-orders/index.js';
+import { sumTax, taxProviderOf } from '../taxes/index.js';
 import { enqueueEmail } from '../email/index.js';
 import { refundStripePayment } from '../payments/index.js';
 import { cachedStore } from '../stores/index.js';
@@ -14,6 +16,7 @@ import { deriveFulfillmentStatus } from './fulfillments.js';
 import { applyFigureChange } from './order-figures.js';
 import { loadOrder } from './orders.js';
 import { REFUNDABLE_STATES } from './refund-amounts.js';
+import { editRefundTax, priceOf, totalsOf, type CollectChoice, type Plan, type PlannedLine } from './edit-pricing.js';
 import { committedRefunds, failPendingRefund, settleRefund } from './refunds.js';
 import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
@@ -29,7 +32,9 @@ import { orderMailStore, trackingUrlFor } from './tracking-url.js';
  * fulfilment, a refund or another edit waits for it and then sees what it did.
  */
 
-export type EditLineInput = { variantId: string; quantity: number } | { title: string; price: number; quantity: number };
+export type EditLineInput = HandLineInput;
+
+export type { CollectChoice } from './edit-pricing.js';
 
 export interface EditInput {
   add?: EditLineInput[];
@@ -37,8 +42,8 @@ export interface EditInput {
   remove?: string[];
   shippingRateId?: string;
   customShipping?: { title: string; price: number };
-  /** How a higher total is collected on a paid order: `mark_paid` (collected by hand). */
-  collect?: 'mark_paid';
+  /** How a higher total is collected on a paid order. */
+  collect?: CollectChoice;
   /** The order's `version` the edit was made from: 409 when it changed since. */
   version?: number;
   notifyCustomer?: boolean;
@@ -48,77 +53,30 @@ export interface EditInput {
 export interface ExchangeInput {
   returnItems: Array<{ orderItemId: string; quantity: number; restock: boolean }>;
   newItems: Array<{ variantId: string; quantity: number }>;
-  collect?: 'mark_paid';
+  collect?: CollectChoice;
   version?: number;
   notifyCustomer?: boolean;
   reason?: string;
 }
 
-interface PlannedLine {
-  /** null: a new line. */
-  itemId: string | null;
-  variantId: string | null;
-  productId: string | null;
-  title: string;
-  sku: string | null;
-  unitPrice: number;
-  quantity: number;
-  /** Units billed: quantity less those an exchange took back. */
-  billed: number;
-}
-
-interface Plan {
-  kind: 'edit' | 'exchange';
-  lines: PlannedLine[];
-  removed: string[];
-  returns: Array<{ orderItemId: string; quantity: number; restock: boolean }>;
-  shippingRateId?: string;
-  customShipping?: { title: string; price: number };
-  collect?: 'mark_paid';
-  version?: number;
-  notifyCustomer: boolean;
-  reason: string | null;
-}
-
 const stale = (order: OrderRow & { version: number }, version: number) =>
   conflict('conflict', `The order changed since version ${version} (it is at version ${order.version}): read it again`, [{ path: 'version', message: `order is at version ${order.version}` }]);
 
-const lineTitle = (productTitle: string, variantTitle: string) =>
-  !variantTitle || /^default( title)?$/i.test(variantTitle) || variantTitle === productTitle ? productTitle : `${productTitle} - ${variantTitle}`;
-
-async function variantLines(db: Sql, storeId: string, lines: EditLineInput[], path: string): Promise<PlannedLine[]> {
-  const ids = [...new Set(lines.flatMap((line) => ('variantId' in line ? [line.variantId] : [])))];
-  const rows = ids.length
-    ? ((
-        await db.raw(
-          `select v.id, v.product_id, v.sku, v.title as variant_title, v.price, p.title as product_title
-             from product_variants v join products p on p.id = v.product_id and p.store_id = v.store_id
-            where v.store_id = ? and v.id = any(?::uuid[]) and v.archived_at is null`,
-          [storeId, ids]
-        )
-      ).rows as Array<{ id: string; productId: string; sku: string | null; variantTitle: string; price: number; productTitle: string }>)
-    : [];
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return lines.map((line, index) => {
-    if (!('variantId' in line)) return { itemId: null, variantId: null, productId: null, title: line.title, sku: null, unitPrice: line.price, quantity: line.quantity, billed: line.quantity };
-    const variant = byId.get(line.variantId);
-    if (!variant) throw validationFailed([{ path: `${path}.${index}.variantId`, message: 'not a variant of this store' }]);
-    return {
-      itemId: null,
-      variantId: variant.id,
-      productId: variant.productId,
-      title: lineTitle(variant.productTitle, variant.variantTitle),
-      sku: variant.sku,
-      unitPrice: Number(variant.price),
-      quantity: line.quantity,
-      billed: line.quantity
-    };
-  });
+/** New lines (catalog's reading of variant lines, shared with drafts). */
+async function newLines(db: Sql, storeId: string, lines: EditLineInput[], path: string): Promise<PlannedLine[]> {
+  return (await resolveHandLines(db, storeId, lines, path)).map((line) => ({ ...line, itemId: null, billed: line.quantity }));
 }
 
 /** The order's lines after the edit or exchange, checked against what may change (409 for shipped or refunded lines). */
 async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'edit' | 'exchange', input: EditInput | ExchangeInput): Promise<Plan> {
   const byId = new Map(items.map((item) => [item.id, item]));
+  // The kept lines price with their variant's tax class and weight as they are now (an archived variant's too).
+  const variants = await variantsForPricing(
+    db,
+    storeId,
+    items.flatMap((item) => (item.variantId ? [item.variantId] : [])),
+    { archived: true }
+  );
   const lines: PlannedLine[] = items.map((item) => ({
     itemId: item.id,
     variantId: item.variantId,
@@ -127,7 +85,10 @@ async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'ed
     sku: item.sku,
     unitPrice: item.unitPrice,
     quantity: item.quantity,
-    billed: item.quantity - (item.exchangedQuantity ?? 0)
+    billed: item.quantity - (item.exchangedQuantity ?? 0),
+    taxClass: (item.variantId && variants.get(item.variantId)?.taxClass) || null,
+    weightGrams: item.variantId ? (variants.get(item.variantId)?.weightGrams ?? null) : null,
+    requiresShipping: item.variantId ? (variants.get(item.variantId)?.requiresShipping ?? true) : true
   }));
   const lineOf = (id: string, path: string) => {
     const item = byId.get(id);
@@ -158,7 +119,7 @@ async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'ed
       line.billed = 0;
       removed.push(id);
     });
-    lines.push(...(await variantLines(db, storeId, edit.add ?? [], 'add')));
+    lines.push(...(await newLines(db, storeId, edit.add ?? [], 'add')));
   } else {
     const exchange = input as ExchangeInput;
     exchange.returnItems.forEach((entry, index) => {
@@ -170,7 +131,7 @@ async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'ed
       line.billed -= entry.quantity;
       returns.push(entry);
     });
-    lines.push(...(await variantLines(db, storeId, exchange.newItems, 'newItems')));
+    lines.push(...(await newLines(db, storeId, exchange.newItems, 'newItems')));
   }
   if (lines.every((line) => line.billed === 0)) throw validationFailed([{ path: kind === 'edit' ? 'remove' : 'returnItems', message: 'an order keeps at least one line: cancel it instead' }]);
   const edit = input as EditInput;
@@ -188,34 +149,6 @@ async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'ed
   };
 }
 
-/** The order's totals after the plan, priced as a checkout prices (its discount and shipping kept unless shipping is changed). */
-async function priceOf(ctx: AppContext, db: Sql, order: OrderRow, plan: Plan) {
-  // Edits are priced without tax (priceLines' NO_TAX): repricing an order that charged tax would drop
-  // (and refund) its tax, so such an order is not edited until edits are taxed.
-  if (Number(order.taxTotal ?? 0) > 0) {
-    throw conflict('conflict', 'This order charged tax: order edits do not compute tax yet', [{ path: 'orderId', message: 'order charged tax' }]);
-  }
-  const store = await cachedStore(ctx, order.storeId);
-  const code = order.discountCode
-    ? ((await db('discounts').where({ storeId: order.storeId }).whereRaw('lower(code) = lower(?)', [order.discountCode]).first('type', 'value')) as { type: 'percentage' | 'fixed_amount' | 'free_shipping'; value: number | null } | undefined)
-    : undefined;
-  const discount = code ? { type: code.type, value: code.value } : Number(order.discountTotal) > 0 ? { type: 'fixed_amount' as const, value: Number(order.discountTotal) } : null;
-  const keepShipping = order.shippingMethod ? { title: order.shippingMethod.name, price: Number(order.shippingTotal) } : null;
-  const priced = await priceLines(ctx, db, order.storeId, {
-    lines: plan.lines.filter((line) => line.billed > 0).map((line) => ({ unitPrice: line.unitPrice, quantity: line.billed })),
-    manualDiscount: discount,
-    shippingRateId: plan.shippingRateId ?? null,
-    customShipping: plan.shippingRateId ? null : (plan.customShipping ?? keepShipping),
-    country: ((order.shippingAddress as { country?: string }).country ?? null) as string | null
-  });
-  const shippingMethod = priced.shipping
-    ? { id: priced.shipping.id ?? (plan.customShipping ? 'custom' : (order.shippingMethod?.id ?? 'custom')), name: priced.shipping.name, price: priced.shipping.price }
-    : null;
-  return { totals: priced.totals, shippingMethod };
-}
-
-const totalsOf = (order: OrderRow) => ({ subtotal: Number(order.subtotal), discountTotal: Number(order.discountTotal), shippingTotal: Number(order.shippingTotal), total: Number(order.total) });
-
 /** Stock moves of a plan: units each variant gains (>0, taken) or gives back (<0), exchange returns apart. */
 function stockMoves(items: OrderItemRow[], plan: Plan) {
   const before = new Map(items.map((item) => [item.id, item.quantity]));
@@ -230,7 +163,15 @@ function stockMoves(items: OrderItemRow[], plan: Plan) {
   return moves;
 }
 
-type Outcome = { difference: number; totals: ReturnType<typeof totalsOf>; version: number; refund: RefundRow | null; order: OrderRow };
+type Outcome = {
+  difference: number;
+  totals: ReturnType<typeof totalsOf>;
+  version: number;
+  refund: RefundRow | null;
+  order: OrderRow;
+  /** The payment link of a balance collected by invoice. */
+  invoice: { id: string; url: string; amount: number } | null;
+};
 
 async function commitPlan(
   ctx: AppContext,
@@ -240,15 +181,17 @@ async function commitPlan(
   items: OrderItemRow[],
   plan: Plan,
   actor: Actor,
-  mayRefund: boolean
+  mayRefund: boolean,
+  quote: TaxQuote | null
 ): Promise<Outcome> {
   const storeId = order.storeId;
   const userId = actor.type === 'user' ? actor.userId : null;
-  const { totals, shippingMethod } = await priceOf(ctx, trx, order, plan);
+  const priced = await priceOf(ctx, trx, order, plan, { quote, noRemoteCall: true });
+  const { totals, shippingMethod } = priced;
   const difference = totals.total - Number(order.total);
   const paid = REFUNDABLE_STATES.includes(order.paymentStatus);
-  if (difference > 0 && paid && plan.collect !== 'mark_paid') {
-    throw validationFailed([{ path: 'collect', message: `the order is paid and its total grows by ${difference}: collect it (collect: mark_paid) or change less` }]);
+  if (difference > 0 && paid && !plan.collect) {
+    throw validationFailed([{ path: 'collect', message: `the order is paid and its total grows by ${difference}: collect it (collect: mark_paid or invoice) or change less` }]);
   }
   if (difference < 0 && paid && !mayRefund) throw forbidden(`This change refunds ${-difference}: only an owner or admin refunds`);
   const label = `order #${order.number} ${plan.kind === 'edit' ? 'edited' : 'exchanged'}`;
@@ -266,7 +209,9 @@ async function commitPlan(
   let position = items.reduce((max, item) => Math.max(max, item.position), -1);
   const added: Array<{ id: string; title: string; quantity: number }> = [];
   const changes: Array<Record<string, unknown>> = [];
-  for (const line of plan.lines) {
+  for (const [index, line] of plan.lines.entries()) {
+    const { discountAmount, taxLines } = priced.lineTax[index]!;
+    const tax = { discountAmount, taxLines: JSON.stringify(taxLines), taxAmount: sumTax(taxLines) };
     if (!line.itemId) {
       const id = randomUUID();
       position += 1;
@@ -281,7 +226,8 @@ async function commitPlan(
         quantity: line.quantity,
         unitPrice: line.unitPrice,
         lineTotal: line.unitPrice * line.quantity,
-        position
+        position,
+        ...tax
       });
       added.push({ id, title: line.title, quantity: line.quantity });
       changes.push({ action: 'added', orderItemId: id, variantId: line.variantId, title: line.title, quantity: line.quantity, unitPrice: line.unitPrice });
@@ -291,9 +237,10 @@ async function commitPlan(
     if (plan.removed.includes(line.itemId)) {
       await trx('orderItems').where({ storeId, id: line.itemId }).delete();
       changes.push({ action: 'removed', orderItemId: line.itemId, title: item.title, quantity: item.quantity });
-    } else if (line.quantity !== item.quantity) {
-      await trx('orderItems').where({ storeId, id: line.itemId }).update({ quantity: line.quantity, lineTotal: line.unitPrice * line.quantity });
-      changes.push({ action: 'quantity', orderItemId: line.itemId, title: item.title, from: item.quantity, to: line.quantity });
+    } else {
+      // Every kept line's discount share and tax follow the new pricing (a line's share moves when others change).
+      await trx('orderItems').where({ storeId, id: line.itemId }).update({ quantity: line.quantity, lineTotal: line.unitPrice * line.quantity, ...tax });
+      if (line.quantity !== item.quantity) changes.push({ action: 'quantity', orderItemId: line.itemId, title: item.title, from: item.quantity, to: line.quantity });
     }
   }
   // Exchange returns: returned (and exchanged) as returns mark them, restocked once through the capped path.
@@ -322,22 +269,51 @@ async function commitPlan(
   const status = order.status === 'completed' && fulfillmentStatus !== 'fulfilled' ? 'open' : order.status;
   const [updated] = (await trx('orders')
     .where({ storeId, id: order.id })
-    .update({ ...totals, shippingMethod: shippingMethod ? JSON.stringify(shippingMethod) : null, fulfillmentStatus, status, version: order.version + 1, updatedAt: trx.fn.now() })
+    .update({
+      ...totals,
+      shippingTaxLines: JSON.stringify(priced.shippingTaxLines),
+      shippingMethod: shippingMethod ? JSON.stringify(shippingMethod) : null,
+      fulfillmentStatus,
+      status,
+      version: order.version + 1,
+      updatedAt: trx.fn.now()
+    })
     .returning('*')) as Array<OrderRow & { version: number }>;
   await applyFigureChange(trx, order, order, updated!);
 
   // Money: a higher total collected by hand, a lower one refunded (never more than is left of what was paid).
   let refund: RefundRow | null = null;
-  if (difference > 0 && paid) {
+  let invoice: Outcome['invoice'] = null;
+  if (difference > 0 && paid && plan.collect === 'mark_paid') {
     await recordOrderEvent(trx, storeId, order.id, 'paid', actor, { amount: difference, reference: `${label}: difference collected` });
+  }
+  if (difference > 0 && paid && plan.collect === 'invoice') {
+    // A payment link for the difference, emailed with the edit (below); paying it records the payment.
+    const opened = await openBalanceInvoice(trx, { storeId, orderId: order.id, orderVersion: updated!.version, amount: difference, currency: order.currency, email: order.email, userId });
+    invoice = { id: opened.id, url: invoiceUrl(ctx, opened.token), amount: difference };
+    await recordOrderEvent(trx, storeId, order.id, 'balance_invoiced', actor, { amount: difference, balanceInvoiceId: opened.id });
   }
   if (difference < 0 && paid) {
     const committed = await committedRefunds(trx, storeId, order.id);
     const left = Number(order.total) - Number(order.amountRefunded) - committed.pending;
     const amount = Math.min(-difference, Math.max(left, 0));
     if (amount > 0) {
+      const tax = editRefundTax(items, order, { lineTax: priced.lineTax, shippingTaxLines: priced.shippingTaxLines, taxTotal: totals.taxTotal }, amount, difference);
       const [row] = (await trx('orderRefunds')
-        .insert({ storeId, orderId: order.id, status: 'pending', source: 'edit', amount, shipping: 0, items: JSON.stringify([]), reason: plan.reason ?? label, notifyCustomer: false, userId })
+        .insert({
+          storeId,
+          orderId: order.id,
+          status: 'pending',
+          source: 'edit',
+          amount,
+          shipping: 0,
+          taxAmount: tax.taxAmount,
+          taxLines: JSON.stringify(tax.taxLines),
+          items: JSON.stringify([]),
+          reason: plan.reason ?? label,
+          notifyCustomer: false,
+          userId
+        })
         .returning('*')) as RefundRow[];
       refund = row!;
       if (order.paymentProvider !== 'stripe') {
@@ -353,13 +329,15 @@ async function commitPlan(
     difference,
     before: totalsOf(order),
     after: totals,
-    ...(refund ? { refundId: refund.id } : {}),
+    ...(refund ? { refundId: refund.id, refundTax: Number(refund.taxAmount ?? 0) } : {}),
+    ...(invoice ? { balanceInvoiceId: invoice.id } : {}),
     ...(plan.reason ? { reason: plan.reason } : {})
   });
   emit({ type: 'order.changed', storeId, orderId: order.id, change: 'updated' });
   if (changed.length) emit({ type: 'inventory.changed', storeId, variantIds: [...new Set(changed)] });
 
-  if (plan.notifyCustomer) {
+  // A balance to pay by link is always emailed: the link is how the customer pays it.
+  if (plan.notifyCustomer || invoice) {
     const store = await orderMailStore(ctx, storeId);
     const sorted = [...after].sort((a, b) => a.position - b.position);
     const trackingUrl = trackingUrlFor(store.trackingBase, updated!.trackingToken);
@@ -381,14 +359,14 @@ async function commitPlan(
             totalFormatted: formatMoney(totals.total, updated!.currency),
             trackingUrl
           },
-          edit: { difference, differenceFormatted: difference === 0 ? '' : `${sign}${formatMoney(Math.abs(difference), updated!.currency)}`, paymentUrl: '' }
+          edit: { difference, differenceFormatted: difference === 0 ? '' : `${sign}${formatMoney(Math.abs(difference), updated!.currency)}`, paymentUrl: invoice?.url ?? '' }
         }
       },
       { trx }
     );
     await recordOrderEvent(trx, storeId, order.id, 'email_sent', actor, { template: 'order_edited', to: updated!.email });
   }
-  return { difference, totals, version: updated!.version, refund, order: updated! };
+  return { difference, totals, version: updated!.version, refund, order: updated!, invoice };
 }
 
 /** Every variant a plan may move: the order's and the new lines'. */
@@ -419,7 +397,15 @@ export async function commitOrderChange(
   const refuse = (order: OrderRow) => {
     if (order.status === 'cancelled') throw conflict('conflict', 'This order is cancelled: it can no longer change', [{ path: 'orderId', message: 'order is cancelled' }]);
   };
+  // One balance link at a time: the amount it asks is the difference of the edit that opened it.
+  const unpaid = async (db: Sql) => {
+    const open = await openBalanceOf(db, storeId, orderId);
+    if (open) {
+      throw conflict('conflict', `A payment link for ${open.amount} of this order is still unpaid: it changes again once that is paid`, [{ path: 'orderId', message: 'balance invoice open' }]);
+    }
+  };
   refuse(current);
+  await unpaid(ctx.db);
   const currentItems = (await ctx.db('orderItems').where({ storeId, orderId }).orderBy('position')) as OrderItemRow[];
   if (options.dryRun) {
     if (input.version !== undefined && input.version !== current.version) throw stale(current, input.version);
@@ -427,27 +413,43 @@ export async function commitOrderChange(
     const { totals } = await priceOf(ctx, ctx.db, current, plan);
     return { preview: { edit: { difference: totals.total - Number(current.total), totals, before: totalsOf(current), version: current.version } } };
   }
+  // A remote tax provider (Stripe Tax) is asked now, on the order as it is, never under the locks
+  // below; there the same taxable amounts reuse its answer (different ones: 409, the order changed).
+  // It failing is 503 tax_provider_unavailable before anything is written.
+  const store = await cachedStore(ctx, storeId);
+  let quote: TaxQuote | null = null;
+  if (!taxProviderOf(current.taxProvider ?? store.taxProvider).local) {
+    quote = (await priceOf(ctx, ctx.db, current, await planOf(ctx.db, storeId, currentItems, kind, input))).quote;
+  }
   const outcome = await withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantsOf(currentItems, input));
     const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow & { version: number };
     refuse(order);
+    await unpaid(trx);
     if (input.version !== undefined && input.version !== order.version) throw stale(order, input.version);
     const items = (await trx('orderItems').where({ storeId, orderId }).orderBy('position')) as OrderItemRow[];
     const plan = await planOf(trx, storeId, items, kind, input);
-    return commitPlan(ctx, trx, emit, order, items, plan, actor, options.mayRefund ?? true);
+    return commitPlan(ctx, trx, emit, order, items, plan, actor, options.mayRefund ?? true, quote);
   });
   return { outcome };
 }
 
 /** The answer to a committed change: the edit (with its refund as it stands now) and the order. */
-export async function changeAnswer(ctx: AppContext, storeId: string, orderId: string, outcome: { difference: number; totals: unknown; version: number }, refund: RefundRow | null) {
+export async function changeAnswer(
+  ctx: AppContext,
+  storeId: string,
+  orderId: string,
+  outcome: { difference: number; totals: unknown; version: number; invoice?: Outcome['invoice'] },
+  refund: RefundRow | null
+) {
   const order = (await loadOrder(ctx, ctx.db, storeId, orderId)).dto;
   return {
     edit: {
       difference: outcome.difference,
       totals: outcome.totals,
       version: outcome.version,
-      refund: refund ? { id: refund.id, status: refund.status, amount: Number(refund.amount) } : null
+      refund: refund ? { id: refund.id, status: refund.status, amount: Number(refund.amount), taxAmount: Number(refund.taxAmount ?? 0) } : null,
+      invoice: outcome.invoice ? { id: outcome.invoice.id, url: outcome.invoice.url, amount: outcome.invoice.amount, status: 'open' as const } : null
     },
     order
   };

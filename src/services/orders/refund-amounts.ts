@@ -56,7 +56,7 @@ export function mergeTaxLines(lines: TaxLine[]): TaxLine[] {
 }
 
 /** `amount` spread over `lines` in proportion to their amounts (shares rounded down, the rest to the largest). */
-function spreadOver(lines: TaxLine[], amount: number): TaxLine[] {
+export function spreadOver(lines: TaxLine[], amount: number): TaxLine[] {
   const whole = lines.reduce((sum, line) => sum + line.amount, 0);
   if (whole <= 0 || amount <= 0) return [];
   const shares = lines.map((line) => ({ ...line, amount: Math.floor((amount * line.amount) / whole) }));
@@ -107,7 +107,9 @@ export function calculateRefund(
         { path: `items.${orderItemId}`, message: `${left} left to refund` }
       ]);
     }
-    const itemTax = (item.taxLines ?? []).map((tax) => ({ ...tax, amount: proportionalShare(tax.amount, item.refundedQuantity, quantity, item.quantity) }));
+    // The line's tax is that of its billed units (an exchange's units left the bill and its tax).
+    const billed = item.quantity - (item.exchangedQuantity ?? 0);
+    const itemTax = (item.taxLines ?? []).map((tax) => ({ ...tax, amount: proportionalShare(tax.amount, item.refundedQuantity, quantity, billed) }));
     const taxAmount = itemTax.reduce((sum, tax) => sum + tax.amount, 0);
     refundTax.push(...itemTax);
     lines.push({ orderItemId, variantId: item.variantId, quantity, restock, amount: Math.round(item.unitPrice * quantity * paidShare) + (inclusive ? 0 : taxAmount), taxAmount });

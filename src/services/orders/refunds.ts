@@ -25,7 +25,8 @@ export async function committedRefunds(db: Sql, storeId: string, orderId: string
     .first(
       db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`),
       db.raw('coalesce(sum(shipping), 0) as shipping_refunded'),
-      db.raw('coalesce(sum(tax_amount), 0) as tax_refunded')
+      // An edit's refund gave back tax the order's lines no longer carry (their tax was lowered with the total): not counted again.
+      db.raw(`coalesce(sum(tax_amount) filter (where source <> 'edit'), 0) as tax_refunded`)
     )) as {
     pending: string;
     shippingRefunded: string;

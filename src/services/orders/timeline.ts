@@ -28,7 +28,8 @@ export const ORDER_EVENT_TYPES = [
   'draft_completed',
   'duplicate_payment_refunded',
   'edited',
-  'exchanged'
+  'exchanged',
+  'balance_invoiced'
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const ACTOR_TYPES = ['user', 'system', 'webhook'] as const;

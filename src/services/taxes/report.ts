@@ -30,6 +30,8 @@ export async function startTaxReport(ctx: AppContext, tenant: Tenant, input: Tax
  * Tax collected (orders placed and paid for, by the month they were placed: each line's and the
  * shipping line's tax lines) and refunded (succeeded refunds' tax lines, by the month of the
  * refund) per jurisdiction, tax name, rate and month (UTC), in minor units of the store currency.
+ * An edit's refund is left out of `refunded`: the edit already lowered the order's tax lines, which
+ * `collected` reads as they are now.
  */
 const REPORT_SQL = `
   with collected as (
@@ -46,7 +48,7 @@ const REPORT_SQL = `
   ), refunded as (
     select date_trunc('month', r.created_at at time zone 'UTC') as month, x.jurisdiction, x.name, x.rate, sum(x.amount)::bigint as amount
       from order_refunds r, jsonb_to_recordset(r.tax_lines) as x(jurisdiction text, name text, rate int, amount bigint)
-     where r.store_id = :storeId and r.status = 'succeeded' and r.tax_amount > 0
+     where r.store_id = :storeId and r.status = 'succeeded' and r.tax_amount > 0 and r.source <> 'edit'
      group by 1, 2, 3, 4
   )
   select to_char(coalesce(c.month, r.month), 'YYYY-MM') as month, coalesce(c.jurisdiction, r.jurisdiction) as jurisdiction,

@@ -1,0 +1,85 @@
+import type { Sql } from '../../db/transaction.js';
+import { notFound } from '../../errors.js';
+import { hashInvoiceToken, newInvoiceToken, storeOfInvoiceToken } from './drafts.js';
+
+/**
+ * Order balance invoices: what an edit added to a paid order, collected through a payment link
+ * (the drafts' invoice machinery: the same token shape, the same public page and pay route, the
+ * same "first payment kept, later ones refunded in full" rule). Orders open one inside the edit's
+ * transaction; the payment's Stripe event marks it paid (use-cases/collect-order-balance.ts).
+ */
+export interface BalanceInvoiceRow {
+  storeId: string;
+  id: string;
+  orderId: string;
+  orderVersion: number;
+  amount: number | string;
+  currency: string;
+  email: string;
+  tokenHash: string;
+  status: 'open' | 'paid' | 'void';
+  paymentIntentId: string | null;
+  refundedIntents: string[];
+  createdBy: string | null;
+  paidAt: Date | null;
+  createdAt: Date;
+}
+
+/** Opens a balance invoice in the caller's transaction; answers its id and the link's token (only its hash is kept). */
+export async function openBalanceInvoice(
+  trx: Sql,
+  input: { storeId: string; orderId: string; orderVersion: number; amount: number; currency: string; email: string; userId: string | null }
+): Promise<{ id: string; token: string }> {
+  const { token, hash } = newInvoiceToken(input.storeId);
+  const [row] = (await trx('orderBalanceInvoices')
+    .insert({
+      storeId: input.storeId,
+      orderId: input.orderId,
+      orderVersion: input.orderVersion,
+      amount: input.amount,
+      currency: input.currency,
+      email: input.email,
+      tokenHash: hash,
+      createdBy: input.userId
+    })
+    .returning('id')) as Array<{ id: string }>;
+  return { id: row!.id, token };
+}
+
+/** The order's unpaid balance invoice, if any. */
+export async function openBalanceOf(db: Sql, storeId: string, orderId: string): Promise<BalanceInvoiceRow | undefined> {
+  return db('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).first();
+}
+
+/** The balance invoice of a link, or undefined when the token names none (a draft's, or nothing). */
+export async function balanceOfToken(db: Sql, token: string, options: { lock?: boolean } = {}): Promise<BalanceInvoiceRow | undefined> {
+  const storeId = storeOfInvoiceToken(token);
+  if (!storeId) return undefined;
+  const query = db('orderBalanceInvoices').where({ storeId, tokenHash: hashInvoiceToken(token) });
+  if (options.lock) query.forUpdate();
+  return query.first();
+}
+
+/** A balance invoice by id, locked for the caller's transaction; 404 for an unknown one. */
+export async function lockBalanceInvoice(trx: Sql, storeId: string, id: string): Promise<BalanceInvoiceRow> {
+  const row = (await trx('orderBalanceInvoices').where({ storeId, id }).forUpdate().first()) as BalanceInvoiceRow | undefined;
+  if (!row) throw notFound('Invoice');
+  return row;
+}
+
+/** The locked open invoice is paid by this PaymentIntent. */
+export async function markBalancePaid(trx: Sql, row: BalanceInvoiceRow, paymentIntentId: string) {
+  await trx('orderBalanceInvoices').where({ storeId: row.storeId, id: row.id }).update({ status: 'paid', paymentIntentId, paidAt: trx.fn.now(), updatedAt: trx.fn.now() });
+}
+
+/** A payment that came after the invoice was paid (or voided) was refunded in full. */
+export async function noteBalanceRefund(db: Sql, row: BalanceInvoiceRow, paymentIntentId: string) {
+  await db('orderBalanceInvoices')
+    .where({ storeId: row.storeId, id: row.id })
+    .update({ refundedIntents: db.raw('array_append(refunded_intents, ?)', [paymentIntentId]), updatedAt: db.fn.now() });
+}
+
+/** An order cancelled: its open balance links stop asking (a payment made anyway is refunded in full). */
+export async function voidBalanceInvoices(trx: Sql, storeId: string, orderId: string) {
+  await trx('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).update({ status: 'void', updatedAt: trx.fn.now() });
+}

@@ -1,0 +1,121 @@
+import Stripe from 'stripe';
+import t from 'tap';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+import { admin } from '../../helpers/catalog.js';
+import { sellable, setupShop } from '../../helpers/checkout.js';
+import { orderOps } from '../../helpers/order-ops.js';
+import { SmtpCapture } from '../../helpers/smtp-capture.js';
+import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
+
+const signer = new Stripe('sk_test_local');
+let counter = 0;
+
+function event(type: string, object: Record<string, unknown>, account?: string) {
+  counter += 1;
+  return { id: `evt_balance_${Date.now()}_${counter}`, object: 'event', type, account, created: Math.floor(Date.now() / 1000), data: { object }, livemode: false, api_version: '2024-06-20' };
+}
+
+async function deliver(app: TestApp, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const signature = signer.webhooks.generateTestHeaderString({ payload: body, secret: app.ctx.config.stripeWebhookSecret });
+  return app.request({ method: 'POST', url: '/internal/webhooks/stripe', payload: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+}
+
+async function processed(app: TestApp, eventId: string) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const row = await app.ctx.db('stripeEvents').where({ id: eventId }).whereIn('status', ['processed', 'ignored']).first();
+    if (row) return row;
+    if (Date.now() > deadline) throw new Error(`event ${eventId} not processed`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const tokenOf = (url: string) => url.split('/public/invoices/')[1]!;
+
+t.test('an edit’s higher total collected by payment link: emailed, paid twice, the balance paid once and the second payment refunded in full', async (t) => {
+  const smtp = await new SmtpCapture().start();
+  t.teardown(() => smtp.stop());
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { workers: ['webhooks', 'email'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0', SMTP_URL: smtp.url, ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true' } });
+  const owner = await signupOwner(app, { storeName: 'Link Shop' });
+  await setupShop(app, owner);
+  const hook = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: 'http://127.0.0.1:9/hook', topics: ['order.updated'] }, ...admin(owner) });
+  t.equal(hook.status, 201, hook.raw);
+  const product = await sellable(app, owner, 'Scarf', [
+    { price: 2000, stock: 10 },
+    { price: 2500, stock: 10 }
+  ]);
+  const [s0, s1] = product.variants;
+  const order = await orderOps(app, owner).paidOrder([{ variantId: s0!.id, quantity: 1 }], 'link@example.com');
+  const accountId = await connectStripe(app, stripe, owner);
+  const post = (url: string, payload: unknown) => app.request({ method: 'POST', url, payload, ...admin(owner) });
+
+  // collect: invoice: the edit commits, the difference is owed through a link emailed to the customer.
+  const edited = await post(`/admin/orders/${order.id}/edits`, { add: [{ variantId: s1!.id, quantity: 1 }], collect: 'invoice' });
+  t.equal(edited.status, 201, edited.raw);
+  t.match(edited.body.data.edit, { difference: 2500, invoice: { amount: 2500, status: 'open' } });
+  t.match(edited.body.data.order, { total: 1500 + 4500, paymentStatus: 'paid' });
+  const url = edited.body.data.edit.invoice.url as string;
+  t.match(url, /\/api\/v1\/public\/invoices\/[\w-]+\.[\w-]+$/);
+  const mail = await smtp.waitFor((m) => m.envelopeTo.includes('link@example.com') && /changed/.test(m.parsed.subject ?? ''));
+  t.ok(mail.parsed.text?.includes(url), 'the email carries the payment link');
+  const stored = await app.ctx.db('orderBalanceInvoices').where({ storeId: owner.store.id, orderId: order.id }).first();
+  t.not(stored.tokenHash, tokenOf(url), 'the token is stored hashed');
+
+  // While the balance is unpaid the order does not change again (one link at a time).
+  t.equal((await post(`/admin/orders/${order.id}/edits?dryRun=true`, { add: [{ variantId: s0!.id, quantity: 1 }] })).status, 409);
+
+  // The public page: the draft invoices' page, for the balance.
+  const page = await app.request({ url: `/public/invoices/${tokenOf(url)}` });
+  t.equal(page.status, 200, page.raw);
+  t.match(page.body.data, { invoice: { kind: 'order_balance', status: 'open', total: 2500, currency: 'USD', orderNumber: `#${edited.body.data.order.number}` }, store: { name: 'Link Shop' } });
+
+  // Two tabs, two payments, both succeed; the first event is delivered twice.
+  const first = await app.request({ method: 'POST', url: `/public/invoices/${tokenOf(url)}/pay` });
+  const second = await app.request({ method: 'POST', url: `/public/invoices/${tokenOf(url)}/pay` });
+  t.equal(first.status, 200, first.raw);
+  t.equal(second.status, 200, second.raw);
+  t.equal(first.body.data.payment.amount, 2500);
+  const firstIntent = stripe.setIntentStatus(first.body.data.payment.paymentIntentId, 'succeeded');
+  const secondIntent = stripe.setIntentStatus(second.body.data.payment.paymentIntentId, 'succeeded');
+  t.equal(firstIntent.account, accountId);
+  const firstEvent = event('payment_intent.succeeded', { ...firstIntent }, accountId);
+  const secondEvent = event('payment_intent.succeeded', { ...secondIntent }, accountId);
+  const deliveries = await Promise.all([deliver(app, firstEvent), deliver(app, secondEvent), deliver(app, firstEvent)]);
+  t.same(deliveries.map((r) => r.status), [200, 200, 200]);
+  await processed(app, firstEvent.id);
+  await processed(app, secondEvent.id);
+
+  const paid = await app.ctx.db('orderBalanceInvoices').where({ storeId: owner.store.id, id: stored.id }).first();
+  t.equal(paid.status, 'paid');
+  const kept = paid.paymentIntentId as string;
+  const other = kept === firstIntent.id ? secondIntent.id : firstIntent.id;
+  t.same(paid.refundedIntents, [other], 'the other payment is recorded refunded');
+  t.equal(stripe.refundedOf(other), 2500, 'refunded in full on Stripe');
+  t.equal(stripe.refundedOf(kept), 0, 'the kept payment is untouched');
+  // A replay of a processed event changes nothing more.
+  const replay = event('payment_intent.succeeded', { ...secondIntent }, accountId);
+  await deliver(app, replay);
+  await processed(app, replay.id);
+  t.equal(stripe.refundedOf(other), 2500, 'refunded once');
+
+  // Timeline and webhooks: the edit, the link, the balance paid once, the duplicate refunded.
+  const timeline = (await app.request({ url: `/admin/orders/${order.id}/timeline?limit=50`, ...admin(owner) })).body.data.events as Array<{ type: string; data: any }>;
+  t.equal(timeline.filter((e) => e.type === 'balance_invoiced' && e.data.amount === 2500).length, 1);
+  t.equal(timeline.filter((e) => e.type === 'paid' && e.data.balanceInvoiceId === stored.id && e.data.amount === 2500).length, 1, 'paid once');
+  t.equal(timeline.filter((e) => e.type === 'duplicate_payment_refunded').length, 1);
+  const hooks = await app.ctx.db('webhookEvents').where({ storeId: owner.store.id, topic: 'order.updated', resourceId: order.id });
+  t.equal(hooks.length, 2, 'order.updated for the edit and for the balance paid');
+
+  // Paid: the page says so, paying again is refused before any charge, the order changes again.
+  t.match((await app.request({ url: `/public/invoices/${tokenOf(url)}` })).body.data.invoice, { status: 'paid' });
+  t.equal((await app.request({ method: 'POST', url: `/public/invoices/${tokenOf(url)}/pay` })).status, 409);
+  t.equal((await post(`/admin/orders/${order.id}/edits?dryRun=true`, { add: [{ variantId: s0!.id, quantity: 1 }] })).status, 200);
+
+  // Backward compatible: collect: mark_paid still records the difference as collected by hand.
+  const byHand = await post(`/admin/orders/${order.id}/edits`, { add: [{ variantId: s0!.id, quantity: 1 }], collect: 'mark_paid' });
+  t.equal(byHand.status, 201, byHand.raw);
+  t.match(byHand.body.data.edit, { difference: 2000, invoice: null });
+  t.equal((await post(`/admin/orders/${order.id}/edits`, { add: [{ variantId: s0!.id, quantity: 1 }], collect: 'later' })).status, 422);
+});
