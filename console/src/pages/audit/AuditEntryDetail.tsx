@@ -45,7 +45,8 @@ export function AuditEntryDetail({ entry, onClose }: { entry: Entry; onClose: ()
         <Title order={3} size="h5">
           Changes
         </Title>
-        <Code block data-testid="audit-changes" tabIndex={0} aria-label="Changes recorded">
+        {/* Wrapped, not scrolled: a long value stays readable on a phone without a scrolling region to reach by keyboard. */}
+        <Code block data-testid="audit-changes" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', overflow: 'visible' }}>
           {entry.changes ? JSON.stringify(entry.changes, null, 2) : 'None recorded'}
         </Code>
       </Stack>

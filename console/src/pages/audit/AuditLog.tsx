@@ -127,9 +127,12 @@ export function AuditLog() {
           {filtered ? 'Export these entries to CSV' : 'Export the log to CSV'}
         </Button>
         {exportLog.data && (
-          <Anchor component={Link} to={`/jobs/${exportLog.data.id}`} role="status">
-            Export started: download it from its job page
-          </Anchor>
+          <Text role="status">
+            Export started:{' '}
+            <Anchor component={Link} to={`/jobs/${exportLog.data.id}`}>
+              download it from its job page
+            </Anchor>
+          </Text>
         )}
         <Button variant="default" onClick={() => verify.mutate()} loading={verify.isPending}>
           Check the log is intact

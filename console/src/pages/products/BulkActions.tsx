@@ -92,7 +92,7 @@ export function BulkActions({ ids, titles, onDone }: { ids: string[]; titles: Ma
             </Group>
           )}
           <FormError error={run.error} fields={['action.tags']} />
-          <JobProgress job={job} label="Bulk action" />
+          <JobProgress job={job} label="Bulk change" />
           {result && (
             <Text size="sm" role="status" data-testid="bulk-result">
               {result.changed ?? 0} changed{result.skipped ? `, ${result.skipped} skipped` : ''}

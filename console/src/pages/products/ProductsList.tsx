@@ -28,6 +28,8 @@ export function ProductsList() {
   // Once rows were ticked the bulk bar stays, so the result of deleting the last rows is still read.
   const [bulkUsed, setBulkUsed] = useState(false);
   const onSort = (next: string) => (setSort(next), pager.reset());
+  // A new search or filter starts a new selection: a bulk action never reaches rows no longer shown.
+  const refilter = () => (pager.reset(), clearSelection());
   const products = useQuery({
     queryKey: ['products', search, status, sort, pager.cursor],
     placeholderData: keepPreviousData,
@@ -51,11 +53,11 @@ export function ProductsList() {
         </Group>
       </Group>
       <Group>
-        <TextInput label="Search products" value={q} onChange={(e) => (setQ(e.currentTarget.value), pager.reset())} />
+        <TextInput label="Search products" value={q} onChange={(e) => (setQ(e.currentTarget.value), refilter())} />
         <NativeSelect
           label="Status"
           value={status}
-          onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), pager.reset())}
+          onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), refilter())}
           data={[
             { value: '', label: 'Any' },
             { value: 'draft', label: 'Draft' },

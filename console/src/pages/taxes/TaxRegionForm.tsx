@@ -79,7 +79,12 @@ export function TaxRegionForm({ editing, onDone }: { editing: TaxRegion | null; 
             onChange={set('classRates')}
             error={error('classRates')}
           />
-          <Checkbox label="Charge this rate on shipping" checked={form.taxShipping} onChange={(e) => setForm((old) => ({ ...old, taxShipping: e.currentTarget.checked }))} />
+          <Checkbox label="Charge this rate on shipping" checked={form.taxShipping} onChange={(e) => {
+              // Read now: React clears currentTarget before a deferred updater runs.
+              const taxShipping = e.currentTarget.checked;
+              setForm((old) => ({ ...old, taxShipping }));
+            }}
+          />
           <FormError error={save.error} fields={['country', 'region', 'name', 'rate', 'classRates']} />
           <Group>
             <Button type="submit" loading={save.isPending}>

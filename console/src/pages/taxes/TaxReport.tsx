@@ -35,9 +35,12 @@ export function TaxReport() {
               Build tax report
             </Button>
             {start.data && (
-              <Anchor component={Link} to={`/jobs/${start.data.id}`} role="status">
-                Report started: follow it and download it on its job page
-              </Anchor>
+              <Text role="status">
+                Report started:{' '}
+                <Anchor component={Link} to={`/jobs/${start.data.id}`}>
+                  follow it and download it on its job page
+                </Anchor>
+              </Text>
             )}
           </Group>
         </Stack>
