@@ -37,6 +37,7 @@ export const router = createBrowserRouter(
             { path: 'draft-orders/new', ...screen(() => import('./pages/draft-orders/DraftOrderPage').then((m) => ({ Component: m.DraftOrderPage }))) },
             { path: 'draft-orders/:draftOrderId', ...screen(() => import('./pages/draft-orders/DraftOrderPage').then((m) => ({ Component: m.DraftOrderPage }))) },
             { path: 'products', ...screen(() => import('./pages/products/ProductsList').then((m) => ({ Component: m.ProductsList }))) },
+            { path: 'products/transfer', ...screen(() => import('./pages/products/ProductTransfer').then((m) => ({ Component: m.ProductTransfer }))) },
             { path: 'products/new', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
             { path: 'products/:productId', ...screen(() => import('./pages/products/ProductForm').then((m) => ({ Component: m.ProductForm }))) },
             { path: 'customers', ...screen(() => import('./pages/customers/CustomersList').then((m) => ({ Component: m.CustomersList }))) },
@@ -56,6 +57,9 @@ export const router = createBrowserRouter(
             { path: 'settings/webhooks', ...screen(() => import('./pages/settings/Webhooks').then((m) => ({ Component: m.Webhooks }))) },
             { path: 'settings/email', ...screen(() => import('./pages/settings/EmailSettings').then((m) => ({ Component: m.EmailSettings }))) },
             { path: 'settings/domain-payments', ...screen(() => import('./pages/settings/DomainPayments').then((m) => ({ Component: m.DomainPayments }))) },
+            { path: 'settings/shipping', ...screen(() => import('./pages/shipping/ShippingZones').then((m) => ({ Component: m.ShippingZones }))) },
+            { path: 'settings/taxes', ...screen(() => import('./pages/taxes/Taxes').then((m) => ({ Component: m.Taxes }))) },
+            { path: 'settings/audit-log', ...screen(() => import('./pages/audit/AuditLog').then((m) => ({ Component: m.AuditLog }))) },
             { path: 'settings/team', ...screen(() => import('./pages/settings/Team').then((m) => ({ Component: m.Team }))) }
           ]
         }

@@ -24,12 +24,15 @@ export const MENU: MenuItem[] = [
   { label: 'Lists and audiences', to: '/marketing/audiences', roles: ADMINS },
   { label: 'Jobs', to: '/jobs', roles: ADMINS },
   { label: 'Store settings', to: '/settings/store', roles: ADMINS },
+  { label: 'Shipping', to: '/settings/shipping', roles: ADMINS },
+  { label: 'Taxes', to: '/settings/taxes', roles: ADMINS },
   { label: 'Email', to: '/settings/email', roles: ADMINS },
   { label: 'Domain and payments', to: '/settings/domain-payments', roles: ADMINS },
   { label: 'Team', to: '/settings/team', roles: ADMINS },
   { label: 'Storefront tokens', to: '/settings/storefront-tokens', roles: ADMINS },
   { label: 'API keys', to: '/settings/api-keys', roles: ADMINS },
-  { label: 'Webhooks', to: '/settings/webhooks', roles: ADMINS }
+  { label: 'Webhooks', to: '/settings/webhooks', roles: ADMINS },
+  { label: 'Audit log', to: '/settings/audit-log', roles: ADMINS }
 ];
 
 export const menuFor = (role: Role) => MENU.filter((item) => item.roles.includes(role));

@@ -16,7 +16,7 @@ interface RowError {
   message?: string;
 }
 
-const EXPORTS = new Set(['customers.export', 'products.export', 'audit.export']);
+const EXPORTS = new Set(['customers.export', 'products.export', 'audit.export', 'taxes.report']);
 
 /**
  * A job: its progress (re-read every second while it runs), when it started and finished, its

@@ -1,4 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { createCollectionRoute, getCollectionRoute, listCollectionsRoute, updateCollectionRoute } from './routes.js';
+import { createCollectionRoute, deleteCollectionRoute, getCollectionRoute, listCollectionsRoute, updateCollectionRoute } from './routes.js';
 
-export const adminCollectionRoutes: ServerRoute[] = [listCollectionsRoute, createCollectionRoute, getCollectionRoute, updateCollectionRoute];
+export const adminCollectionRoutes: ServerRoute[] = [listCollectionsRoute, createCollectionRoute, getCollectionRoute, updateCollectionRoute, deleteCollectionRoute];

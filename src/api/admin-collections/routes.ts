@@ -1,12 +1,12 @@
 import Joi from 'joi';
-import { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/index.js';
+import { createCollection, deleteCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from '../../services/catalog/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ANY_MEMBER } from '../../platform/roles.js';
 import { adminHandler } from '../handler.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { collectionListResponse, collectionResponse, createCollectionPayload, updateCollectionPayload } from './schemas.js';
+import { collectionDeletedResponse, collectionListResponse, collectionResponse, createCollectionPayload, updateCollectionPayload } from './schemas.js';
 
 type CollectionParams = { collectionId: string };
 
@@ -73,5 +73,17 @@ export const updateCollectionRoute = adminRoute(ANY_MEMBER, {
     handler: adminHandler<CollectionParams, CollectionInput>(async ({ ctx, storeId, params, payload }) => ({
       collection: await updateCollection(ctx, storeId, params.collectionId, payload)
     }))
+  }
+});
+
+export const deleteCollectionRoute = adminRoute(ANY_MEMBER, {
+  method: 'DELETE',
+  path: '/admin/collections/{collectionId}',
+  options: {
+    description: 'Delete a collection; its products stay (they leave the collection only). Any member, like the rest of the catalog',
+    tags: ['catalog'],
+    validate: { params: idParams('collectionId') },
+    response: { status: { 200: collectionDeletedResponse } },
+    handler: adminHandler<CollectionParams>(({ ctx, storeId, params }) => deleteCollection(ctx, storeId, params.collectionId))
   }
 });

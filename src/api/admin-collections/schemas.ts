@@ -51,3 +51,5 @@ export const collectionResource = responseObject({
 
 export const collectionListResponse = responseObject({ collections: Joi.array().items(collectionListItemResource).required() });
 export const collectionResponse = responseObject({ collection: collectionResource.required() });
+
+export const collectionDeletedResponse = responseObject({ deleted: Joi.boolean().valid(true).required(), id: idValue().required() }).label('CollectionDeleted');

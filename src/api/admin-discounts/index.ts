@@ -1,4 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { createDiscountRoute, getDiscountRoute, listDiscountsRoute, replaceDiscountRoute } from './routes.js';
+import { createDiscountRoute, deleteDiscountRoute, getDiscountRoute, listDiscountsRoute, replaceDiscountRoute } from './routes.js';
 
-export const adminDiscountRoutes: ServerRoute[] = [listDiscountsRoute, createDiscountRoute, getDiscountRoute, replaceDiscountRoute];
+export const adminDiscountRoutes: ServerRoute[] = [listDiscountsRoute, createDiscountRoute, getDiscountRoute, replaceDiscountRoute, deleteDiscountRoute];

@@ -1,12 +1,12 @@
 import Joi from 'joi';
-import { createDiscount, getDiscount, listDiscounts, replaceDiscount, type DiscountInput } from '../../services/discounts/index.js';
+import { createDiscount, deleteDiscount, getDiscount, listDiscounts, replaceDiscount, type DiscountInput } from '../../services/discounts/index.js';
 import { paginationMeta } from '../../platform/pagination.js';
 import { ADMINS } from '../../platform/roles.js';
 import { withMeta } from '../plugins/envelope.js';
 import { adminHandler } from '../handler.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams, paginationQuery } from '../schemas.js';
-import { discountListResponse, discountResponse, upsertDiscountPayload } from './schemas.js';
+import { discountDeletedResponse, discountListResponse, discountResponse, upsertDiscountPayload } from './schemas.js';
 
 type DiscountParams = { discountId: string };
 
@@ -66,5 +66,18 @@ export const replaceDiscountRoute = adminRoute(ADMINS, {
     handler: adminHandler<DiscountParams, DiscountInput>(async ({ ctx, storeId, params, payload }) => ({
       discount: await replaceDiscount(ctx, storeId, params.discountId, payload)
     }))
+  }
+});
+
+export const deleteDiscountRoute = adminRoute(ADMINS, {
+  method: 'DELETE',
+  path: '/admin/discounts/{discountId}',
+  options: {
+    plugins: { openapi: { errors: [409] } },
+    description: 'Delete a discount no order used; one used on an order (or held by a checkout) answers 409 discount_in_use: deactivate it instead (isActive false). Owner or admin',
+    tags: ['discounts'],
+    validate: { params: idParams('discountId') },
+    response: { status: { 200: discountDeletedResponse } },
+    handler: adminHandler<DiscountParams>(({ ctx, storeId, params }) => deleteDiscount(ctx, storeId, params.discountId))
   }
 });

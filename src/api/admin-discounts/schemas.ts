@@ -41,3 +41,5 @@ export const discountResource = responseObject({
 
 export const discountResponse = responseObject({ discount: discountResource.required() });
 export const discountListResponse = responseObject({ discounts: Joi.array().items(discountResource).required() });
+
+export const discountDeletedResponse = responseObject({ deleted: Joi.boolean().valid(true).required(), id: idValue().required() }).label('DiscountDeleted');

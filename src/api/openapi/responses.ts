@@ -22,6 +22,7 @@ export const ERROR_CODES: Record<string, number> = {
   secret_unreadable: 409,
   campaign_not_cancellable: 409,
   product_in_use: 409,
+  discount_in_use: 409,
   order_fulfilled: 409,
   order_not_refundable: 409,
   refund_exceeds_payment: 409,

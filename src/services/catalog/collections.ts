@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, keysetPage, type PageRequest } from '../../
 import { assertStoreMedia, toMediaDto, type MediaRow } from './media.js';
 import { insertWithSlug } from './slugs.js';
 import { withTransaction } from '../../platform/with-transaction.js';
+import { recordAudit } from '../audit/index.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface CollectionInput {
@@ -160,6 +161,23 @@ export async function updateCollection(ctx: AppContext, storeId: string, collect
     emit({ type: 'collection.changed', storeId, collectionId });
   });
   return getCollection(ctx, storeId, collectionId);
+}
+
+/**
+ * Deletes a collection: its product memberships go with it (the products stay), the storefront's
+ * cached catalog is dropped, and the entry keeps what the collection was.
+ */
+export async function deleteCollection(ctx: AppContext, storeId: string, collectionId: string) {
+  await withTransaction(ctx, async (trx, emit) => {
+    const current: CollectionRow | undefined = await trx('collections').where({ storeId, id: collectionId }).forUpdate().first();
+    if (!current) throw notFound('Collection');
+    const productIds = (await trx('collectionProducts').where({ storeId, collectionId }).orderBy('position').pluck('productId')) as string[];
+    await trx('collections').where({ storeId, id: collectionId }).delete();
+    emit({ type: 'collection.changed', storeId, collectionId });
+    const before = { title: current.title, slug: current.slug, isPublished: current.isPublished, productIds };
+    await recordAudit(ctx, trx, { storeId, action: 'collection.deleted', resourceType: 'collection', resourceId: collectionId, before, after: null });
+  });
+  return { deleted: true as const, id: collectionId };
 }
 
 /* Storefront: published collections only. */

@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { bumpStorefrontVersion, storefrontHttpState, type StorefrontHttpState } from './catalog-version.js';
-export { createCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from './collections.js';
+export { createCollection, deleteCollection, getCollectionPage, listCollections, updateCollection, type CollectionInput } from './collections.js';
 export { upsertExternalProducts, type ExternalProductRow } from './external-products.js';
 export { changeInventory, lockVariants, restockUnits, takeUnits, type InventoryChange } from './inventory.js';
 export { ALLOWED_IMAGE_TYPES, MEDIA_MAX_BYTES, createMedia, mediaUrl, openMedia, payloadTooLarge } from './media.js';

@@ -4,6 +4,7 @@ import { conflict, notFound, uniqueViolation, validationFailed } from '../../err
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql } from '../../db/transaction.js';
+import { recordAudit } from '../audit/index.js';
 
 export const DISCOUNT_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const;
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];
@@ -109,6 +110,27 @@ export async function replaceDiscount(ctx: AppContext, storeId: string, discount
     if (uniqueViolation(error) === 'discounts_store_code_key') throw codeTaken();
     throw error;
   }
+}
+
+/**
+ * Deletes a discount no order used. One used on an order (an order carries its code, a completed
+ * checkout named it, or a use is counted: a pending checkout holds one) is refused with 409
+ * discount_in_use: its orders keep pointing at it, so it is deactivated instead. The row is locked
+ * first, so a checkout redeeming it now waits and then finds it gone (unknown code).
+ */
+export async function deleteDiscount(ctx: AppContext, storeId: string, discountId: string) {
+  await withTransaction(ctx, async (trx) => {
+    const current: DiscountRow | undefined = await trx('discounts').where({ storeId, id: discountId }).forUpdate().first();
+    if (!current) throw notFound('Discount');
+    const ordered = await trx('orders').where({ storeId }).whereRaw('lower(discount_code) = lower(?)', [current.code]).first('id');
+    const checkedOut = ordered ? undefined : await trx('checkoutSessions').where({ storeId, discountId, status: 'completed' }).first('id');
+    if (current.usageCount > 0 || ordered || checkedOut) {
+      throw conflict('discount_in_use', 'This discount has been used on an order: deactivate it instead', [{ path: 'discountId', message: 'used on an order' }]);
+    }
+    await trx('discounts').where({ storeId, id: discountId }).delete();
+    await recordAudit(ctx, trx, { storeId, action: 'discount.deleted', resourceType: 'discount', resourceId: discountId, before: toDiscountDto(current), after: null });
+  });
+  return { deleted: true as const, id: discountId };
 }
 
 /** A cancelled order gives its discount's use back (never below zero), so a limited code can be used again. */

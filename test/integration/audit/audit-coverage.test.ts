@@ -106,6 +106,8 @@ t.test('each successful state-changing admin call leaves exactly one entry, with
     { method: 'PATCH', route: '/admin/collections/{collectionId}', url: () => `/admin/collections/${id('collection')}`, payload: { title: 'Summer 2', productIds: [product.id] } },
     { method: 'POST', route: '/admin/discounts', url: '/admin/discounts', payload: { code: 'WALK10', type: 'percentage', value: 10 }, resourceId: null, after: (b) => set('discount', firstId(b)) },
     { method: 'PUT', route: '/admin/discounts/{discountId}', url: () => `/admin/discounts/${id('discount')}`, payload: { code: 'WALK15', type: 'percentage', value: 15 } },
+    { method: 'DELETE', route: '/admin/discounts/{discountId}', url: () => `/admin/discounts/${id('discount')}`, action: 'discount.deleted' },
+    { method: 'DELETE', route: '/admin/collections/{collectionId}', url: () => `/admin/collections/${id('collection')}`, action: 'collection.deleted' },
     { method: 'PATCH', route: '/admin/customers/{customerId}', url: `/admin/customers/${customerIds[0]}`, payload: { firstName: 'Walked', tags: ['vip'] }, byKey: true },
     { method: 'POST', route: '/admin/customers', url: '/admin/customers', payload: { email: 'walked-by-hand@example.com', firstName: 'Hand' }, resourceId: null, after: (b) => set('customer', firstId(b)) },
     { method: 'DELETE', route: '/admin/customers/{customerId}', url: () => `/admin/customers/${id('customer')}` },

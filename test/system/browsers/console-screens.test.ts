@@ -228,7 +228,8 @@ t.test('the console screens at 1360 px and 390 px', { skip }, async (t) => {
         await page.getByRole('button', { name: 'Save discount' }).click();
         await page.getByRole('cell', { name: '15%' }).first().waitFor();
         await page.getByRole('button', { name: `Deactivate SAVE${tag}` }).click();
-        await page.getByRole('button', { name: `Activate SAVE${tag}` }).waitFor();
+        // Exact: "Activate SAVE…" is also inside "Deactivate SAVE…", which would match before the change took.
+        await page.getByRole('button', { name: `Activate SAVE${tag}`, exact: true }).waitFor();
         const listed = (await app.request({ url: '/admin/discounts', ...admin(owner) })).body.data.discounts.find((d: { code: string }) => d.code === `SAVE${tag}`);
         t.match(listed, { value: 15, isActive: false }, 'saved through the API');
         await checkScreen('discounts');

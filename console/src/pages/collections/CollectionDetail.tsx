@@ -2,10 +2,11 @@ import { Button, Card, Checkbox, Group, Stack, Table, Text, Textarea, TextInput,
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { useParams } from 'react-router-dom';
+import { useNavigate, useParams } from 'react-router-dom';
 import { api } from '../../api/client';
 import { fieldError, unwrap } from '../../api/errors';
 import type { components } from '../../api/schema';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { human } from '../../components/labels';
 import { ListState } from '../../components/ListState';
@@ -39,6 +40,15 @@ export function CollectionDetail() {
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['collection', collectionId] });
       void queryClient.invalidateQueries({ queryKey: ['collections'] });
+    }
+  });
+  const navigate = useNavigate();
+  const remove = useMutation({
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/admin/collections/{collectionId}', { params: { path: { collectionId } } })),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['collections'] });
+      queryClient.removeQueries({ queryKey: ['collection', collectionId] });
+      navigate('/collections', { replace: true });
     }
   });
   if (!collection.data)
@@ -127,6 +137,14 @@ export function CollectionDetail() {
           {c.products.length === 0 && <Text data-testid="empty-state">No products yet: find one above and add it.</Text>}
         </Stack>
       </section>
+      <ConfirmButton
+        label="Delete collection"
+        question={`Delete ${c.title}? Its products stay in the store.`}
+        confirm="Yes, delete the collection"
+        onConfirm={() => remove.mutate()}
+        pending={remove.isPending}
+        error={remove.error}
+      />
     </Stack>
   );
 }

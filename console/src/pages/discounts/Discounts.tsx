@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import type { components } from '../../api/schema';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { FormError } from '../../components/FormError';
 import { ListState } from '../../components/ListState';
 import { formatMoney } from '../../components/Money';
@@ -12,7 +13,7 @@ import { DiscountForm, discountBody } from './DiscountForm';
 
 type Discount = components['schemas']['Discount'];
 
-/** Discounts: newest first; create, edit, activate and deactivate (the API keeps used codes: there is no delete). */
+/** Discounts: newest first; create, edit, activate and deactivate; delete an unused code (a used one is refused: deactivate it). */
 export function Discounts() {
   const pager = useCursor();
   const queryClient = useQueryClient();
@@ -26,6 +27,13 @@ export function Discounts() {
     mutationFn: async (d: Discount) =>
       unwrap(await api.PUT('/api/v1/admin/discounts/{discountId}', { params: { path: { discountId: d.id } }, body: { ...discountBody(d), isActive: !d.isActive } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['discounts'] })
+  });
+  const remove = useMutation({
+    mutationFn: async (d: Discount) => unwrap(await api.DELETE('/api/v1/admin/discounts/{discountId}', { params: { path: { discountId: d.id } } })),
+    onSuccess: (_, d) => {
+      if (editing?.id === d.id) setEditing(null);
+      void queryClient.invalidateQueries({ queryKey: ['discounts'] });
+    }
   });
   return (
     <Stack>
@@ -58,13 +66,23 @@ export function Discounts() {
                   {d.usageLimit ? ` of ${d.usageLimit}` : ''}
                 </Table.Td>
                 <Table.Td>
-                  <Group gap="xs" wrap="nowrap">
+                  <Group gap="xs" wrap="nowrap" align="flex-start">
                     <Button size="xs" variant="default" onClick={() => setEditing(d)} aria-label={`Edit ${d.code}`}>
                       Edit
                     </Button>
                     <Button size="xs" variant="default" onClick={() => toggle.mutate(d)} loading={toggle.isPending && toggle.variables?.id === d.id} aria-label={`${d.isActive ? 'Deactivate' : 'Activate'} ${d.code}`}>
                       {d.isActive ? 'Deactivate' : 'Activate'}
                     </Button>
+                    <ConfirmButton
+                      size="xs"
+                      label="Delete"
+                      ariaLabel={`Delete ${d.code}`}
+                      question={`Delete ${d.code}?`}
+                      confirm={`Yes, delete ${d.code}`}
+                      onConfirm={() => remove.mutate(d)}
+                      pending={remove.isPending && remove.variables?.id === d.id}
+                      error={remove.variables?.id === d.id ? remove.error : null}
+                    />
                   </Group>
                 </Table.Td>
               </Table.Tr>

@@ -1,7 +1,7 @@
-import { Anchor, Button, Group, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api } from '../../api/client';
 import { unwrap } from '../../api/errors';
@@ -10,6 +10,7 @@ import { nextCursorOf, Pager, useCursor } from '../../components/Pager';
 import { human } from '../../components/labels';
 import { ListState } from '../../components/ListState';
 import { SortHeader, sortLabel } from '../../components/SortHeader';
+import { BulkActions } from './BulkActions';
 
 const SORTS = { createdAt: 'date added', title: 'title', price: 'price' };
 
@@ -21,7 +22,14 @@ export function ProductsList() {
   const [status, setStatus] = useState<Status | ''>('');
   const [sort, setSort] = useState('-createdAt');
   const pager = useCursor();
+  // The rows ticked for a bulk action (ids; kept across pages, cleared once the action is done).
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const clearSelection = useCallback(() => setSelected(new Set()), []);
+  // Once rows were ticked the bulk bar stays, so the result of deleting the last rows is still read.
+  const [bulkUsed, setBulkUsed] = useState(false);
   const onSort = (next: string) => (setSort(next), pager.reset());
+  // A new search or filter starts a new selection: a bulk action never reaches rows no longer shown.
+  const refilter = () => (pager.reset(), clearSelection());
   const products = useQuery({
     queryKey: ['products', search, status, sort, pager.cursor],
     placeholderData: keepPreviousData,
@@ -30,20 +38,26 @@ export function ProductsList() {
       return unwrap(await api.GET('/api/v1/admin/products', { params: { query } }));
     }
   });
+  const rows = products.data?.data.products ?? [];
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={1}>Products</Title>
-        <Button component={Link} to="/products/new">
-          Add product
-        </Button>
+        <Group gap="xs">
+          <Button component={Link} to="/products/transfer" variant="default">
+            Import or export
+          </Button>
+          <Button component={Link} to="/products/new">
+            Add product
+          </Button>
+        </Group>
       </Group>
       <Group>
-        <TextInput label="Search products" value={q} onChange={(e) => (setQ(e.currentTarget.value), pager.reset())} />
+        <TextInput label="Search products" value={q} onChange={(e) => (setQ(e.currentTarget.value), refilter())} />
         <NativeSelect
           label="Status"
           value={status}
-          onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), pager.reset())}
+          onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), refilter())}
           data={[
             { value: '', label: 'Any' },
             { value: 'draft', label: 'Draft' },
@@ -52,6 +66,7 @@ export function ProductsList() {
           ]}
         />
       </Group>
+      {(rows.length > 0 || bulkUsed) && <BulkActions ids={[...selected]} titles={new Map(rows.map((p) => [p.id, p.title]))} onDone={clearSelection} />}
       <Text size="sm" data-testid="sort-order">
         {sortLabel(sort, SORTS)}
       </Text>
@@ -59,6 +74,22 @@ export function ProductsList() {
       <Table striped aria-label="Products">
         <Table.Thead>
           <Table.Tr>
+            <Table.Th>
+              <Checkbox
+                aria-label="Select every product on this page"
+                checked={rows.length > 0 && rows.every((p) => selected.has(p.id))}
+                indeterminate={rows.some((p) => selected.has(p.id)) && !rows.every((p) => selected.has(p.id))}
+                onChange={(e) => {
+                  const on = e.currentTarget.checked;
+                  setBulkUsed(true);
+                  setSelected((old) => {
+                    const next = new Set(old);
+                    for (const p of rows) on ? next.add(p.id) : next.delete(p.id);
+                    return next;
+                  });
+                }}
+              />
+            </Table.Th>
             <SortHeader label="Product" field="title" sort={sort} onSort={onSort} />
             <Table.Th>Status</Table.Th>
             <Table.Th>Variants</Table.Th>
@@ -67,8 +98,23 @@ export function ProductsList() {
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {products.data?.data.products.map((p) => (
+          {rows.map((p) => (
             <Table.Tr key={p.id}>
+              <Table.Td>
+                <Checkbox
+                  aria-label={`Select ${p.title}`}
+                  checked={selected.has(p.id)}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setBulkUsed(true);
+                    setSelected((old) => {
+                      const next = new Set(old);
+                      on ? next.add(p.id) : next.delete(p.id);
+                      return next;
+                    });
+                  }}
+                />
+              </Table.Td>
               <Table.Td>
                 <Anchor component={Link} to={`/products/${p.id}`}>
                   {p.title}
