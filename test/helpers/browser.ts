@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Debian's chromium (`apt-get install chromium`); Playwright's own browser download cannot run here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -59,4 +59,14 @@ export function watchPageErrors(page: Page): string[] {
   });
   page.on('pageerror', (error) => errors.push(error.message));
   return errors;
+}
+
+/**
+ * Clicks `target` once it is scrolled into view. Seen here (CI and this machine): Playwright's own
+ * scroll-then-click on an element at the viewport's edge, or right after the layout moved, landed on
+ * what had taken its place (a preview iframe, the page itself); bringing it into view first does not.
+ */
+export async function press(target: Locator): Promise<void> {
+  await target.scrollIntoViewIfNeeded();
+  await target.click();
 }

@@ -1,9 +1,9 @@
 import t from 'tap';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { admin } from '../../helpers/catalog.js';
 import { sellable, setupShop } from '../../helpers/checkout.js';
 import { buildApp, signupOwner, type Owner } from '../../helpers/app.js';
-import { axeViolations, hasChromium, launchBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
+import { axeViolations, hasChromium, launchBrowser, press, screenshot, watchPageErrors } from '../../helpers/browser.js';
 import { orderOps } from '../../helpers/order-ops.js';
 
 /**
@@ -28,12 +28,6 @@ async function signIn(page: Page, base: string, owner: Owner) {
     },
     [owner.accessToken, owner.store.id]
   );
-}
-
-/** At 390 px a click right after a layout change can land on what moved into its place: bring it into view first. */
-async function press(target: Locator) {
-  await target.scrollIntoViewIfNeeded();
-  await target.click();
 }
 
 t.test('orders by hand in the console at 1360 px and 390 px', { skip }, async (t) => {
@@ -212,7 +206,7 @@ t.test('orders by hand in the console at 1360 px and 390 px', { skip }, async (t
         t.match(await preview.textContent(), /owes \$30\.00 more/);
         await checkScreen('order-edit-preview');
         t.ok(await page.getByRole('button', { name: 'Save changes' }).isDisabled(), 'a paid order’s higher total must be collected first');
-        await press(page.getByLabel('I collected $30.00 by hand (mark it paid)'));
+        await press(page.getByLabel('I collected it by hand (mark it paid)'));
         await press(page.getByRole('button', { name: 'Save changes' }));
         await page.getByTestId('edit-saved').waitFor();
         const edited = (await api(`/admin/orders/${order.id}`)).body.data.order;
@@ -231,7 +225,7 @@ t.test('orders by hand in the console at 1360 px and 390 px', { skip }, async (t
         await preview.waitFor();
         const elsewhere = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits`, payload: { change: [{ orderItemId: edited.items[0].id, quantity: 2 }] }, ...admin(owner) });
         t.equal(elsewhere.status, 201, 'someone else changed the order');
-        await press(page.getByLabel('I collected $15.00 by hand (mark it paid)'));
+        await press(page.getByLabel('I collected it by hand (mark it paid)'));
         await press(page.getByRole('button', { name: 'Save changes' }));
         const refused = page.getByRole('alert').filter({ hasText: /The order changed since version/ });
         await refused.waitFor();
@@ -255,6 +249,25 @@ t.test('orders by hand in the console at 1360 px and 390 px', { skip }, async (t
         const exchanged = (await api(`/admin/orders/${order.id}`)).body.data.order;
         t.equal(exchanged.items.find((item: { title: string }) => item.title === 'Mug').returnedQuantity, 1, 'the mug came back');
         t.equal((await api(`/admin/products/${mug.id}`)).body.data.product.variants[0].inventoryQuantity, mugStock + 1, 'and went back in stock');
+      });
+
+      await t.test('a higher total collected through a payment link emailed to the customer', async (t) => {
+        const order = await ops.paidOrder([{ variantId: mug.variants[0]!.id, quantity: 1 }], `link-${tag}@example.com`);
+        await page.goto(`${base}/app/orders/${order.id}`);
+        const { number } = (await api(`/admin/orders/${order.id}`)).body.data.order;
+        await page.getByRole('heading', { level: 1, name: `Order #${number}` }).waitFor();
+        await page.getByLabel('New quantity of Mug').fill('2');
+        await press(page.getByRole('button', { name: 'Preview changes' }));
+        await page.getByTestId('change-preview').waitFor();
+        await press(page.getByLabel('Email the customer a payment link'));
+        await press(page.getByRole('button', { name: 'Save changes' }));
+        await page.getByTestId('edit-saved').waitFor();
+        const link = await page.getByTestId('balance-invoice').getByRole('link').getAttribute('href');
+        t.match(link, /\/public\/invoices\/[^/]+$/, 'the payment link the customer was emailed, shown once');
+        const invoicePage = await app.request({ url: new URL(link!).pathname.replace(/^\/api\/v1/, '') });
+        t.equal(invoicePage.status, 200, invoicePage.raw);
+        t.match(invoicePage.body.data.invoice, { kind: 'order_balance', status: 'open', total: 1500 }, 'the link asks for the difference: one more mug');
+        await checkScreen('order-edit-invoice');
       });
 
       await t.test('stock adjusted on the product page, its history read', async (t) => {

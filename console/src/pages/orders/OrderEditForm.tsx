@@ -4,8 +4,8 @@ import { fieldError } from '../../api/errors';
 import { FormError } from '../../components/FormError';
 import { useShippingRates } from '../draft-orders/shipping-rates';
 import { VariantSearch, type PickedVariant } from '../draft-orders/VariantSearch';
-import { ChangePreviewBox } from './ChangePreviewBox';
-import { changeable, useOrderChange, type Order } from './order-change';
+import { BalanceInvoiceLink, ChangePreviewBox } from './ChangePreviewBox';
+import { changeable, useOrderChange, type Collect, type Order } from './order-change';
 
 type ShippingMode = 'keep' | 'rate' | 'custom';
 
@@ -24,9 +24,9 @@ export function OrderEditForm({ order }: { order: Order }) {
   const [customPrice, setCustomPrice] = useState<number | string>('');
   const [reason, setReason] = useState('');
   const [notifyCustomer, setNotify] = useState(false);
-  const [collected, setCollected] = useState(false);
-  const reset = () => (setQuantities({}), setRemoved({}), setAdded([]), setShippingMode('keep'), setReason(''), setCollected(false));
-  const { preview, commit, error } = useOrderChange(order, 'edits', reset);
+  const [collect, setCollect] = useState<Collect | null>(null);
+  const reset = () => (setQuantities({}), setRemoved({}), setAdded([]), setShippingMode('keep'), setReason(''), setCollect(null));
+  const { preview, commit, invoice, error } = useOrderChange(order, 'edits', reset);
   const editable = order.items.filter(changeable);
   const body = () => ({
     ...(added.length ? { add: added.map((line) => ({ variantId: line.variantId, quantity: line.quantity })) } : {}),
@@ -37,10 +37,10 @@ export function OrderEditForm({ order }: { order: Order }) {
     ...(editable.some((item) => removed[item.id]) ? { remove: editable.filter((item) => removed[item.id]).map((item) => item.id) } : {}),
     ...(shippingMode === 'rate' ? { shippingRateId: rateId } : shippingMode === 'custom' ? { customShipping: { title: customTitle, price: Math.round(Number(customPrice || 0) * 100) } } : {}),
     ...(reason.trim() ? { reason: reason.trim() } : {}),
-    ...(collected ? { collect: 'mark_paid' } : {}),
+    ...(collect ? { collect } : {}),
     notifyCustomer
   });
-  const changed = () => (preview.reset(), commit.reset(), setCollected(false));
+  const changed = () => (preview.reset(), commit.reset(), setCollect(null));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     preview.mutate(body());
@@ -116,13 +116,14 @@ export function OrderEditForm({ order }: { order: Order }) {
             Preview changes
           </Button>
           {preview.data && (
-            <ChangePreviewBox order={order} preview={preview.data} collected={collected} onCollected={setCollected} onCommit={() => commit.mutate(body())} pending={commit.isPending} commitLabel="Save changes" />
+            <ChangePreviewBox order={order} preview={preview.data} collect={collect} onCollect={setCollect} onCommit={() => commit.mutate(body())} pending={commit.isPending} commitLabel="Save changes" />
           )}
           {commit.isSuccess && (
             <Text size="sm" role="status" data-testid="edit-saved">
               Changes saved.
             </Text>
           )}
+          {commit.isSuccess && <BalanceInvoiceLink invoice={invoice} currency={order.currency} />}
           <FormError error={error} fields={['reason', 'shippingRateId', 'customShipping.title']} />
         </Stack>
       </form>

@@ -3,8 +3,8 @@ import { useState, type FormEvent } from 'react';
 import { fieldError } from '../../api/errors';
 import { FormError } from '../../components/FormError';
 import { VariantSearch, type PickedVariant } from '../draft-orders/VariantSearch';
-import { ChangePreviewBox } from './ChangePreviewBox';
-import { useOrderChange, type Order } from './order-change';
+import { BalanceInvoiceLink, ChangePreviewBox } from './ChangePreviewBox';
+import { useOrderChange, type Collect, type Order } from './order-change';
 
 /**
  * An exchange (a wrong size swapped): units taken back, each line with its restock choice, and new
@@ -15,17 +15,17 @@ export function OrderExchangeForm({ order }: { order: Order }) {
   const [restock, setRestock] = useState<Record<string, boolean>>({});
   const [added, setAdded] = useState<Array<PickedVariant & { quantity: number }>>([]);
   const [reason, setReason] = useState('');
-  const [collected, setCollected] = useState(false);
-  const reset = () => (setQuantities({}), setRestock({}), setAdded([]), setReason(''), setCollected(false));
-  const { preview, commit, error } = useOrderChange(order, 'exchanges', reset);
+  const [collect, setCollect] = useState<Collect | null>(null);
+  const reset = () => (setQuantities({}), setRestock({}), setAdded([]), setReason(''), setCollect(null));
+  const { preview, commit, invoice, error } = useOrderChange(order, 'exchanges', reset);
   const returnable = order.items.filter((item) => item.quantity - item.returnedQuantity - item.refundedQuantity > 0);
   const body = () => ({
     returnItems: returnable.filter((item) => (quantities[item.id] ?? 0) > 0).map((item) => ({ orderItemId: item.id, quantity: quantities[item.id]!, restock: restock[item.id] ?? true })),
     newItems: added.map((line) => ({ variantId: line.variantId, quantity: line.quantity })),
     ...(reason.trim() ? { reason: reason.trim() } : {}),
-    ...(collected ? { collect: 'mark_paid' } : {})
+    ...(collect ? { collect } : {})
   });
-  const changed = () => (preview.reset(), commit.reset(), setCollected(false));
+  const changed = () => (preview.reset(), commit.reset(), setCollect(null));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     preview.mutate(body());
@@ -88,13 +88,14 @@ export function OrderExchangeForm({ order }: { order: Order }) {
             Preview exchange
           </Button>
           {preview.data && (
-            <ChangePreviewBox order={order} preview={preview.data} collected={collected} onCollected={setCollected} onCommit={() => commit.mutate(body())} pending={commit.isPending} commitLabel="Make the exchange" />
+            <ChangePreviewBox order={order} preview={preview.data} collect={collect} onCollect={setCollect} onCommit={() => commit.mutate(body())} pending={commit.isPending} commitLabel="Make the exchange" />
           )}
           {commit.isSuccess && (
             <Text size="sm" role="status" data-testid="exchange-saved">
               Exchange made.
             </Text>
           )}
+          {commit.isSuccess && <BalanceInvoiceLink invoice={invoice} currency={order.currency} />}
           <FormError error={error} fields={['reason']} />
         </Stack>
       </form>

@@ -13,7 +13,10 @@ export interface ChangePreview {
   version: number;
 }
 
-/** A paid order's difference is settled: collected by hand when it grows, refunded when it shrinks. */
+/** How a paid order's higher total is collected: a payment link emailed to the customer, or by hand. */
+export type Collect = 'invoice' | 'mark_paid';
+
+/** A paid order's difference is settled: collected (link or by hand) when it grows, refunded when it shrinks. */
 export const isPaid = (order: Order) => order.paymentStatus === 'paid' || order.paymentStatus === 'partially_refunded';
 
 /** A line an edit may change or remove: nothing of it fulfilled, refunded or returned (else 409 already_fulfilled). */
@@ -27,6 +30,8 @@ export const changeable = (item: Order['items'][number]) => item.fulfilledQuanti
 export function useOrderChange(order: Order, kind: 'edits' | 'exchanges', onCommitted: () => void) {
   const queryClient = useQueryClient();
   const [key, setKey] = useState(() => crypto.randomUUID());
+  // The payment link of the last commit that collects by link: shown once (the API keeps only its hash).
+  const [invoice, setInvoice] = useState<{ url: string; amount: number } | null>(null);
   const path = kind === 'edits' ? '/api/v1/admin/orders/{orderId}/edits' : '/api/v1/admin/orders/{orderId}/exchanges';
   const preview = useMutation({
     mutationFn: async (body: object) =>
@@ -40,8 +45,9 @@ export function useOrderChange(order: Order, kind: 'edits' | 'exchanges', onComm
           body: { ...body, version: preview.data?.version } as never,
           headers: { 'idempotency-key': key }
         })
-      ).data as { order: Order; edit: { difference: number; refund: { amount: number; status: string } | null } },
+      ).data as { order: Order; edit: { difference: number; refund: { amount: number; status: string } | null; invoice?: { url: string; amount: number } | null } },
     onSuccess: (result) => {
+      setInvoice(result.edit.invoice ?? null);
       queryClient.setQueryData(['order', order.id], result.order);
       void queryClient.invalidateQueries({ queryKey: ['timeline', order.id] });
       void queryClient.invalidateQueries({ queryKey: ['orders'] });
@@ -50,5 +56,5 @@ export function useOrderChange(order: Order, kind: 'edits' | 'exchanges', onComm
       onCommitted();
     }
   });
-  return { preview, commit, error: preview.error ?? commit.error };
+  return { preview, commit, invoice, error: preview.error ?? commit.error };
 }
