@@ -245,6 +245,9 @@ t.test('a pending entry is append-only too; the sweep seals what a stopped proce
   const owner = await signupOwner(app);
   t.equal((await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'first', variants: [{ price: 1 }] }, ...admin(owner) })).status, 201);
   await sealAudit(app, owner.store.id);
+  // The seal that request scheduled (50 ms after its commit) has run and ended: nothing but the
+  // sweep below can seal the row inserted next.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   // As a process would leave it had it stopped between its COMMIT and its seal.
   await app.ctx.db('auditPending').insert({ storeId: owner.store.id, id: '00000000-0000-4000-8000-000000000001', createdAt: new Date(), actorType: 'system', actorEmail: 'test', action: 'product.updated', resourceType: 'product', changes: JSON.stringify({ title: { before: 'a', after: 'b' } }) });
   await t.rejects(app.ctx.db.raw(`update audit_pending set action = 'x' where store_id = ?`, [owner.store.id]), /append-only/, 'UPDATE refused');
