@@ -26,7 +26,7 @@ export const listScheduledJobsRoute = adminRoute(ADMINS, {
   path: '/admin/jobs/scheduled',
   options: {
     description:
-      "The platform's scheduled job kinds (the same for every store) with their interval (every, ms) or cron pattern and their next run from the queue's job scheduler; nextRunAt is null when it is not known (no worker has registered the schedule yet). An API key needs read_jobs",
+      "The platform's scheduled job kinds (the same for every store), in the order they are declared, with their interval (every, ms) or cron pattern and their next run from the queue's job scheduler; nextRunAt is null when it is not known (no worker has registered the schedule yet). An API key needs read_jobs",
     tags: ['jobs'],
     response: { status: { 200: scheduledJobListResponse } },
     handler: adminHandler(async ({ ctx }) => ({ scheduledJobs: await listScheduledJobs(ctx) }))
