@@ -7,6 +7,7 @@ import { unwrap } from '../api/errors';
 import { human } from '../components/labels';
 import { ListState } from '../components/ListState';
 import { nextCursorOf, Pager, useCursor } from '../components/Pager';
+import { ScheduledJobs } from './ScheduledJobs';
 
 const TYPES = ['customers.import', 'customers.export', 'products.import', 'products.export', 'products.bulk', 'audit.export', 'domains.check', 'external_system.backfill'] as const;
 type JobType = (typeof TYPES)[number];
@@ -70,6 +71,7 @@ export function Jobs() {
       </div>
       <ListState query={jobs} count={jobs.data?.data.jobs.length} empty={type ? 'No job of this kind.' : 'No jobs yet: imports and exports show here.'} label="jobs" />
       <Pager pager={pager} nextCursor={nextCursorOf(jobs.data?.meta)} />
+      <ScheduledJobs />
     </Stack>
   );
 }

@@ -14,7 +14,7 @@ export const listCollectionsRoute = adminRoute(ANY_MEMBER, {
   method: 'GET',
   path: '/admin/collections',
   options: {
-    description: 'List collections (newest first)',
+    description: 'List collections (newest first); q matches anywhere in the title or slug (handle), case-insensitively (% and _ match themselves)',
     tags: ['catalog'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(200).allow(''), isPublished: Joi.boolean() }) },
     response: { status: { 200: collectionListResponse } },

@@ -14,7 +14,7 @@ export const listDiscountsRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/discounts',
   options: {
-    description: 'List discounts (newest first)',
+    description: 'List discounts (newest first); q matches anywhere in the code, case-insensitively (% and _ match themselves)',
     tags: ['discounts'],
     validate: { query: Joi.object({ ...paginationQuery, q: Joi.string().trim().max(100).allow(''), isActive: Joi.boolean() }) },
     response: { status: { 200: discountListResponse } },

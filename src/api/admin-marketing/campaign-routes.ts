@@ -92,15 +92,21 @@ export const listCampaignsRoute = adminRoute(ADMINS, {
   method: 'GET',
   path: '/admin/marketing/campaigns',
   options: {
-    description: 'List campaigns (newest first) with status and exact counts; ?status=&type=',
+    description:
+      'List campaigns (newest first) with status and exact counts; ?status=&type=; q matches anywhere in the subject, case-insensitively (% and _ match themselves)',
     tags,
     validate: {
-      query: Joi.object({ ...paginationQuery, status: Joi.string().valid(...CAMPAIGN_STATUSES), type: Joi.string().valid(...CAMPAIGN_TYPES) })
+      query: Joi.object({
+        ...paginationQuery,
+        status: Joi.string().valid(...CAMPAIGN_STATUSES),
+        type: Joi.string().valid(...CAMPAIGN_TYPES),
+        q: Joi.string().trim().max(200).allow('')
+      })
     },
     response: { status: { 200: campaignListResponse } },
-    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; status?: string; type?: string }>(async ({ ctx, storeId, query }) => {
-      const { limit, cursor, status, type } = query;
-      const result = await listCampaigns(ctx, storeId, { status, type }, { limit, cursor });
+    handler: adminHandler<{}, undefined, { limit: number; cursor?: string; status?: string; type?: string; q?: string }>(async ({ ctx, storeId, query }) => {
+      const { limit, cursor, status, type, q } = query;
+      const result = await listCampaigns(ctx, storeId, { status, type, q }, { limit, cursor });
       return withMeta({ campaigns: result.campaigns }, paginationMeta(limit, result.nextCursor));
     })
   }

@@ -81,7 +81,8 @@ async function checkMedia(trx: Transaction, storeId: string, mediaId: string | n
 export async function listCollections(ctx: AppContext, storeId: string, filters: { q?: string; isPublished?: boolean }, page: PageRequest) {
   const query = ctx.db('collections').where({ storeId }).select('collections.*', withProductsCount(ctx.db));
   if (filters.isPublished !== undefined) query.where({ isPublished: filters.isPublished });
-  if (filters.q) query.whereRaw('lower(title) like ?', [containsPattern(filters.q)]);
+  // The slug is the collection's handle: operators search by either.
+  if (filters.q) query.whereRaw('(lower(title) like ? or lower(slug) like ?)', [containsPattern(filters.q), containsPattern(filters.q)]);
   const result = await keysetPage<CollectionRow>(query, { column: 'createdAt', direction: 'desc' }, page);
   const media = await mediaById(ctx.db, storeId, result.items.map((row) => row.mediaId));
   return { collections: result.items.map((row) => toCollectionDto(ctx, row, media)), nextCursor: result.nextCursor };

@@ -1,3 +1,4 @@
+import { containsPattern } from '../../db/like-patterns.js';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context.js';
 import { conflict, notFound, validationFailed } from '../../errors.js';
@@ -142,10 +143,12 @@ export async function getCampaignsByIds(ctx: AppContext, storeId: string, campai
   return new Map(rows.map((row) => [row.id, toCampaignDto(row, counts.get(row.id)!)]));
 }
 
-export async function listCampaigns(ctx: AppContext, storeId: string, filters: { status?: string; type?: string }, page: PageRequest) {
+export async function listCampaigns(ctx: AppContext, storeId: string, filters: { status?: string; type?: string; q?: string }, page: PageRequest) {
   const query = ctx.db('campaigns').where({ storeId });
   if (filters.status) query.where({ status: filters.status });
   if (filters.type) query.where({ type: filters.type });
+  // A campaign has no name of its own: its subject is what the operator knows it by.
+  if (filters.q) query.whereRaw('lower(subject) like ?', [containsPattern(filters.q)]);
   const result = await keysetPage<CampaignRow>(query, { column: 'createdAt', direction: 'desc' }, page);
   const counts = await campaignCounts(ctx.db, storeId, result.items.map((r) => r.id));
   return { campaigns: result.items.map((r) => toCampaignDto(r, counts.get(r.id)!)), nextCursor: result.nextCursor };

@@ -232,6 +232,11 @@ t.test('the console screens at 1360 px and 390 px', { skip }, async (t) => {
         await page.getByRole('button', { name: `Activate SAVE${tag}`, exact: true }).waitFor();
         const listed = (await app.request({ url: '/admin/discounts', ...admin(owner) })).body.data.discounts.find((d: { code: string }) => d.code === `SAVE${tag}`);
         t.match(listed, { value: 15, isActive: false }, 'saved through the API');
+        // The search (issue #37) asks the API once typing pauses: no match, then the code again.
+        await page.getByLabel('Search discounts').fill('no-such-code');
+        await page.getByTestId('empty-state').filter({ hasText: 'No discount code matches' }).waitFor();
+        await page.getByLabel('Search discounts').fill(`save${tag}`);
+        await page.getByRole('button', { name: `Edit SAVE${tag}` }).waitFor();
         await checkScreen('discounts');
       });
 
@@ -280,6 +285,8 @@ t.test('the console screens at 1360 px and 390 px', { skip }, async (t) => {
         t.equal(store.shippingMethods[0].price, 650, 'saved through the API');
         await checkScreen('store-settings');
         await go('Jobs');
+        // The platform's schedules (issue #37): each kind with its interval in words.
+        await page.getByRole('table', { name: 'Scheduled jobs' }).getByRole('cell', { name: 'Every minute' }).first().waitFor();
         await checkScreen('jobs');
       });
 

@@ -1,4 +1,5 @@
 import { Anchor, Button, Checkbox, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { Link } from 'react-router-dom';
 import { ListState } from '../../components/ListState';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,10 +15,14 @@ export function Collections() {
   const queryClient = useQueryClient();
   const [title, setTitle] = useState('');
   const [isPublished, setPublished] = useState(true);
+  const [q, setQ] = useState('');
+  // Debounced like the customers list: one request once typing pauses, not one per key.
+  const [search] = useDebouncedValue(q.trim(), 250);
   const collections = useQuery({
-    queryKey: ['collections', pager.cursor],
+    queryKey: ['collections', search, pager.cursor],
     placeholderData: keepPreviousData,
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/collections', { params: { query: { limit: 20, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } }))
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/admin/collections', { params: { query: { limit: 20, ...(search ? { q: search } : {}), ...(pager.cursor ? { cursor: pager.cursor } : {}) } } }))
   });
   const create = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/admin/collections', { body: { title, isPublished } })).data,
@@ -43,6 +48,7 @@ export function Collections() {
       <Title order={2} size="h4">
         Newest first
       </Title>
+      <TextInput label="Search collections" description="Title or handle" maw={360} value={q} onChange={(e) => (setQ(e.currentTarget.value), pager.reset())} />
       <div className="table-scroll">
       <Table striped aria-label="Collections">
         <Table.Thead>
@@ -67,7 +73,7 @@ export function Collections() {
         </Table.Tbody>
       </Table>
       </div>
-      <ListState query={collections} count={collections.data?.data.collections.length} empty="No collections yet: give the first one a title above." label="collections" />
+      <ListState query={collections} count={collections.data?.data.collections.length} empty={search ? 'No collection matches this search.' : 'No collections yet: give the first one a title above.'} label="collections" />
       <Pager pager={pager} nextCursor={nextCursorOf(collections.data?.meta)} />
     </Stack>
   );

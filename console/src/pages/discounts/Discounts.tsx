@@ -1,4 +1,5 @@
-import { Button, Group, Stack, Table, Title } from '@mantine/core';
+import { Button, Group, Stack, Table, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
@@ -18,10 +19,14 @@ export function Discounts() {
   const pager = useCursor();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Discount | null>(null);
+  const [q, setQ] = useState('');
+  // Debounced like the customers list: one request once typing pauses, not one per key.
+  const [search] = useDebouncedValue(q.trim(), 250);
   const discounts = useQuery({
-    queryKey: ['discounts', pager.cursor],
+    queryKey: ['discounts', search, pager.cursor],
     placeholderData: keepPreviousData,
-    queryFn: async () => unwrap(await api.GET('/api/v1/admin/discounts', { params: { query: { limit: 20, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } }))
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/admin/discounts', { params: { query: { limit: 20, ...(search ? { q: search } : {}), ...(pager.cursor ? { cursor: pager.cursor } : {}) } } }))
   });
   const toggle = useMutation({
     mutationFn: async (d: Discount) =>
@@ -42,6 +47,7 @@ export function Discounts() {
       <Title order={2} size="h4">
         Newest first
       </Title>
+      <TextInput label="Search discounts" description="Part of the code" maw={360} value={q} onChange={(e) => (setQ(e.currentTarget.value), pager.reset())} />
       <div className="table-scroll">
         <Table striped aria-label="Discounts">
           <Table.Thead>
@@ -91,7 +97,7 @@ export function Discounts() {
         </Table>
       </div>
       <FormError error={toggle.error} />
-      <ListState query={discounts} count={discounts.data?.data.discounts.length} empty="No discounts yet: create a code above." label="discounts" />
+      <ListState query={discounts} count={discounts.data?.data.discounts.length} empty={search ? 'No discount code matches this search.' : 'No discounts yet: create a code above.'} label="discounts" />
       <Pager pager={pager} nextCursor={nextCursorOf(discounts.data?.meta)} />
     </Stack>
   );

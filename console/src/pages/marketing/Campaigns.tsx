@@ -1,4 +1,5 @@
-import { Anchor, Grid, Group, NativeSelect, Stack, Table, Title } from '@mantine/core';
+import { Anchor, Grid, Group, NativeSelect, Stack, Table, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
@@ -18,10 +19,17 @@ export function Campaigns() {
   const [selected, setSelected] = useState<string | null>(null);
   const [status, setStatus] = useState<Status | ''>('');
   const [type, setType] = useState<Kind | ''>('');
+  const [q, setQ] = useState('');
+  // Debounced like the customers list: one request once typing pauses, not one per key.
+  const [search] = useDebouncedValue(q.trim(), 250);
   const campaigns = useQuery({
-    queryKey: ['campaigns', status, type],
+    queryKey: ['campaigns', status, type, search],
     queryFn: async () =>
-      unwrap(await api.GET('/api/v1/admin/marketing/campaigns', { params: { query: { limit: 20, ...(status ? { status } : {}), ...(type ? { type } : {}) } } })).data.campaigns
+      unwrap(
+        await api.GET('/api/v1/admin/marketing/campaigns', {
+          params: { query: { limit: 20, ...(status ? { status } : {}), ...(type ? { type } : {}), ...(search ? { q: search } : {}) } }
+        })
+      ).data.campaigns
   });
   return (
     <Stack>
@@ -38,7 +46,8 @@ export function Campaigns() {
       <Title order={2} size="h3">
         Campaigns, newest first
       </Title>
-      <Group>
+      <Group align="flex-end">
+        <TextInput label="Search campaigns" placeholder="Part of the subject" value={q} onChange={(e) => setQ(e.currentTarget.value)} />
         <NativeSelect label="Campaign status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status | '')} data={[{ value: '', label: 'Any' }, ...STATUSES.map((value) => ({ value, label: human(value) }))]} />
         <NativeSelect label="Campaign kind" value={type} onChange={(e) => setType(e.currentTarget.value as Kind | '')} data={[{ value: '', label: 'Any' }, ...KINDS.map((value) => ({ value, label: human(value.replace(/-/g, ' ')) }))]} />
       </Group>
@@ -68,7 +77,7 @@ export function Campaigns() {
         </Table.Tbody>
       </Table>
       </div>
-      <ListState query={campaigns} count={campaigns.data?.length} empty={status || type ? "No campaign matches these filters." : "No campaigns yet: send a newsletter above."} label="campaigns" />
+      <ListState query={campaigns} count={campaigns.data?.length} empty={status || type || search ? "No campaign matches these filters." : "No campaigns yet: send a newsletter above."} label="campaigns" />
     </Stack>
   );
 }
