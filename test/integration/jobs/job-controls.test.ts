@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
+import { sealAudit } from '../../helpers/audit.js';
 import { addMember, buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 import { importCsv, waitForJob } from '../../helpers/jobs.js';
@@ -30,6 +31,7 @@ t.test('a queued job is cancelled (out of the outbox and the queue), then retrie
   const again = await post(app, owner, `/admin/jobs/${jobId}/cancel`);
   t.equal(again.status, 409);
   t.equal(again.body.error.code, 'job_not_cancellable');
+  await sealAudit(app, owner.store.id);
   const entry = await app.ctx.db('auditLog').where({ storeId: owner.store.id, action: 'job.cancelled', resourceId: jobId }).first();
   t.ok(entry, 'the cancel is in the audit log');
 
