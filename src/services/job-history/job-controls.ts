@@ -3,7 +3,7 @@ import { AppError, conflict, notFound } from '../../errors.js';
 import { TRACKED_JOB_KINDS } from '../../jobs/registry.js';
 import type { QueueName } from '../../jobs/queues.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
-import { enqueueJob } from '../../platform/outbox/enqueue.js';
+import { enqueueJob, withdrawJob } from '../../platform/outbox/enqueue.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { recordAudit } from '../audit/index.js';
 import { toJobDto, type JobDto, type JobRow } from './job-runs.js';
@@ -79,7 +79,7 @@ export async function cancelJob(ctx: AppContext, storeId: string, jobId: string)
     const row = await lockedRun(trx, storeId, jobId);
     if (row.status !== 'queued') throw notQueued(row.status);
     // Waits for a relay moving it right now; once that commits, the BullMQ job below exists.
-    await trx('outbox').where({ jobId }).delete();
+    await withdrawJob(trx, jobId);
     const { job, state } = await queuedJobOf(ctx, row.queue, jobId);
     if (job) {
       if (state === 'active') throw notQueued('running');
