@@ -70,3 +70,16 @@ export async function press(target: Locator): Promise<void> {
   await target.scrollIntoViewIfNeeded();
   await target.click();
 }
+
+/** Signs the console in as a member without the form: their token and store in the console's storage. */
+export async function signIn(page: Page, base: string, member: { accessToken: string; store: { id: string } }): Promise<void> {
+  await page.goto(`${base}/app/sign-in`);
+  await page.evaluate(
+    ([token, storeId]) => {
+      const storage = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
+      storage.setItem('sw.accessToken', token!);
+      storage.setItem('sw.storeId', storeId!);
+    },
+    [member.accessToken, member.store.id]
+  );
+}

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { admin } from '../../helpers/catalog.js';
 import { sellable, setupShop } from '../../helpers/checkout.js';
 import { buildApp, signupOwner, type Owner } from '../../helpers/app.js';
-import { axeViolations, hasChromium, launchBrowser, press, screenshot, watchPageErrors } from '../../helpers/browser.js';
+import { axeViolations, hasChromium, launchBrowser, press, screenshot, watchPageErrors, signIn } from '../../helpers/browser.js';
 import { orderOps } from '../../helpers/order-ops.js';
 
 /**
@@ -17,18 +17,6 @@ import { orderOps } from '../../helpers/order-ops.js';
 t.setTimeout(480_000);
 
 const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
-
-async function signIn(page: Page, base: string, owner: Owner) {
-  await page.goto(`${base}/app/sign-in`);
-  await page.evaluate(
-    ([token, storeId]) => {
-      const storage = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
-      storage.setItem('sw.accessToken', token!);
-      storage.setItem('sw.storeId', storeId!);
-    },
-    [owner.accessToken, owner.store.id]
-  );
-}
 
 t.test('orders by hand in the console at 1360 px and 390 px', { skip }, async (t) => {
   const app = await buildApp(t, { listen: true });

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { buildApp, signupOwner, type Owner } from '../../helpers/app.js';
-import { axeViolations, hasChromium, launchBrowser, screenshot, watchPageErrors } from '../../helpers/browser.js';
+import { axeViolations, hasChromium, launchBrowser, screenshot, watchPageErrors, signIn } from '../../helpers/browser.js';
 
 /**
  * Issue #37 in chromium: the screens an operator needs beyond the first flow (order detail with
@@ -19,18 +19,6 @@ t.setTimeout(420_000);
 
 const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
 const FIRST_LOAD_BUDGET = 200 * 1024;
-
-async function signIn(page: Page, base: string, owner: Owner) {
-  await page.goto(`${base}/app/sign-in`);
-  await page.evaluate(
-    ([token, storeId]) => {
-      const storage = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
-      storage.setItem('sw.accessToken', token!);
-      storage.setItem('sw.storeId', storeId!);
-    },
-    [owner.accessToken, owner.store.id]
-  );
-}
 
 /** The gzip size of what the browser fetched from the console (HTML, scripts, styles) to show a page the first time. */
 async function firstLoadBytes(browser: Browser, url: string, before?: (page: Page) => Promise<void>): Promise<{ bytes: number; files: number }> {
