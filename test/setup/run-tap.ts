@@ -66,13 +66,44 @@ process.env.TEST_RUN_DIR = runDir;
 // and then reports those few files as "incomplete coverage": noise. Nothing records it then.
 if (process.argv.includes('--disable-coverage')) process.env._TAPJS_PROCESSINFO_COVERAGE_ = '0';
 
+/**
+ * `--files-runner` (the tiers, setup/run-tier.ts): the files in plain node processes
+ * (./run-files.ts) instead of tap's runner, with the same template, statement log and run directory,
+ * and .taprc's `before`/`after` steps run here. Arguments: the files or folders, `--jobs=N`.
+ */
+async function runWithoutTap(args: string[]): Promise<number> {
+  const jobsArg = args.find((arg) => arg.startsWith('--jobs='));
+  const targets = args.filter((arg) => !arg.startsWith('-'));
+  const { collectTestFiles, defaultJobs, runFiles } = await import('./run-files.js');
+  const files = collectTestFiles(targets);
+  const started = Date.now();
+  // Unit files use no database (test/unit: no database, no process), so a unit-only run makes no template.
+  const needsDatabase = files.some((file) => !file.split(path.sep).includes('unit'));
+  if (needsDatabase) await import('./template-db.js');
+  const results = await runFiles(files, {
+    jobs: jobsArg ? Number(jobsArg.slice('--jobs='.length)) : defaultJobs(),
+    timeoutSeconds: 120,
+    timesFile: path.join('.data', 'test-times.json'),
+    env: process.env
+  });
+  if (needsDatabase) await import('./drop-template-db.js');
+  const failed = results.filter((result) => !result.ok);
+  console.log(`# ${results.length - failed.length}/${results.length} files passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  for (const result of failed) console.log(`#   not ok ${result.file}`);
+  return failed.length ? 1 : 0;
+}
+
+const runner = process.argv.includes('--files-runner')
+  ? runWithoutTap(process.argv.slice(2).filter((arg) => arg !== '--files-runner'))
+  : null;
+
 const require = createRequire(import.meta.url);
 const tapManifest = require.resolve('tap/package.json');
 const tapBin = path.join(path.dirname(tapManifest), (require(tapManifest) as { bin: { tap: string } }).bin.tap);
 
-const tap = spawn(process.execPath, [tapBin, ...process.argv.slice(2)], { stdio: 'inherit' });
+const tap = runner ? null : spawn(process.execPath, [tapBin, ...process.argv.slice(2)], { stdio: 'inherit' });
 // Passed on, so that tap still runs its `after` step (and reports) when the run is stopped.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => tap.kill(signal));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => (tap ? tap.kill(signal) : process.exit(130)));
 
 /** The run's statements against the Citus rules, printed: a passing run fails on a violation. */
 async function checkStatements(code: number | null): Promise<number | null> {
@@ -99,7 +130,7 @@ async function dropDatabases(): Promise<void> {
   }
 }
 
-tap.on('exit', async (tapCode, signal) => {
+async function finish(tapCode: number | null, signal: NodeJS.Signals | null): Promise<void> {
   const checked = await checkStatements(tapCode).catch((error: Error) => (console.log(`# statement check failed: ${error.message}`), 1));
   const code = await dropDatabases().then(
     () => checked,
@@ -110,4 +141,7 @@ tap.on('exit', async (tapCode, signal) => {
   if (chosen) return done();
   // tap's `after` drops the template; a run killed before it would leave this run's behind.
   adminQuery(`DROP DATABASE IF EXISTS ${quoteIdentifier(template)} WITH (FORCE)`).then(done, done);
-});
+}
+
+if (tap) tap.on('exit', (code, signal) => void finish(code, signal));
+else runner!.then((code) => finish(code, null), (error: Error) => (console.error(error), finish(1, null)));

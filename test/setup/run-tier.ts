@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 
 /**
@@ -11,8 +12,9 @@ import os from 'node:os';
  *   system       processes, browsers, clusters, hardening, the embedded server
  *
  * Runs them through run-tap.ts (so with this run's own template database and the statement check)
- * without coverage: the coverage floor is for the whole suite, which `npm test` measures. Arguments
- * after the tier names go to tap.
+ * with its files runner (./run-files.ts: plain node processes, no coverage hooks): the coverage floor
+ * is for the whole suite, which `npm test` measures through tap. Arguments after the tier names:
+ * `--jobs=N`.
  */
 const TIERS = ['unit', 'integration', 'system'] as const;
 
@@ -30,6 +32,28 @@ if (absent.length) {
   process.exit(2);
 }
 
-const run = spawn(process.execPath, ['dist/test/setup/run-tap.js', '--disable-coverage', '--allow-incomplete-coverage', '--coverage-report=none', ...extra, ...folders], { stdio: 'inherit' });
+/**
+ * The tiers build incrementally (`build:incremental`, without emptying dist/ first): a module whose
+ * source was deleted or renamed would stay in dist/ and could still run (a test file) or load (a
+ * migration folder), so its output goes here.
+ */
+function pruneOrphans(folder: string): number {
+  let pruned = 0;
+  for (const name of readdirSync(folder)) {
+    const entry = path.join(folder, name);
+    if (statSync(entry).isDirectory()) pruned += pruneOrphans(entry);
+    else if (/\.js(\.map)?$/.test(name)) {
+      const source = path.relative('dist', entry).replace(/\.js(\.map)?$/, '.ts');
+      if (!existsSync(source)) {
+        rmSync(entry);
+        pruned += 1;
+      }
+    }
+  }
+  return pruned;
+}
+for (const root of ['src', 'test', 'migrations', 'bench']) if (existsSync(path.join('dist', root))) pruneOrphans(path.join('dist', root));
+
+const run = spawn(process.execPath, ['dist/test/setup/run-tap.js', '--files-runner', ...extra, ...folders], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => run.kill(signal));
 run.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? os.constants.signals[signal] : 0)));

@@ -9,12 +9,15 @@ t.test("two worker pools share one store's send rate (measured within 10% of the
     closeCampaignTransports();
     await smtp.stop();
   });
-  const app = await buildApp(t, { env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '20' } });
+  const app = await buildApp(t, { env: { SMTP_URL: smtp.url, MARKETING_BATCH_SIZE: '10' } });
   const owner = await signupOwner(app);
-  const rate = 50;
+  // 20/s over 120 messages (6 s): a rate a loaded two-core machine still keeps up with, so a
+  // shortfall means the limiter held back, not that the workers could not go faster (at 50/s a busy
+  // run measured 33).
+  const rate = 20;
   const patched = await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate: rate });
   t.equal(patched, 1);
-  const ids = await seedCustomers(app, owner.store.id, 300, { prefix: 'rate' });
+  const ids = await seedCustomers(app, owner.store.id, 120, { prefix: 'rate' });
 
   const pools = [await app.startWorkers(['campaigns']), await app.startWorkers(['campaigns'])];
   const batchesByPool = [0, 0];
@@ -30,7 +33,7 @@ t.test("two worker pools share one store's send rate (measured within 10% of the
 
   const created = await app.request({ method: 'POST', url: '/admin/marketing/campaigns/newsletter', token: owner.accessToken, storeId: owner.store.id, payload: { subject: 'Hi', text: 'Hello' } });
   const done = await waitForCampaign(app, owner, created.body.data.campaign.id, ['sent'], 60_000);
-  t.equal(done.sent, 300, JSON.stringify(done));
+  t.equal(done.sent, 120, JSON.stringify(done));
   t.ok(batchesByPool[0]! > 0 && batchesByPool[1]! > 0, `both pools sent batches (${batchesByPool.join(' + ')})`);
 
   const times = smtp.accepted.map((m) => m.at).sort((a, b) => a - b);
