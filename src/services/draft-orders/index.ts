@@ -39,6 +39,7 @@ export {
   noteBalanceRefund,
   openBalanceInvoice,
   openBalanceOf,
+  voidBalanceInvoice,
   voidBalanceInvoices,
   type BalanceInvoiceRow
 } from './balance-invoices.js';
