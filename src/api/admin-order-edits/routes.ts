@@ -58,7 +58,7 @@ export const voidBalanceInvoiceRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [409] } },
       description:
-        "Void an edit's open balance payment link (collect: invoice): its public page answers 410 invoice_void and its pay button refuses; a payment already under way is refunded in full when it succeeds. 409 when the balance is already paid (refund the order instead); a void invoice answers again unchanged. The timeline records balance_voided and order.updated is sent; the order may be edited again",
+        "Void an edit's open balance payment link (collect: invoice): its public page and pay button then refuse it (invoice_void, Gone); a payment already under way is refunded in full when it succeeds. 409 when the balance is already paid (refund the order instead); a void invoice answers again unchanged. The timeline records balance_voided and order.updated is sent; the order may be edited again",
       tags: ['orders'],
       validate: { params: idParams('orderId', 'invoiceId') },
       response: { status: { 200: balanceVoidedResponse } },

@@ -92,3 +92,13 @@ export async function voidBalanceInvoice(trx: Sql, row: BalanceInvoiceRow): Prom
 export async function voidBalanceInvoices(trx: Sql, storeId: string, orderId: string) {
   await trx('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).update({ status: 'void', updatedAt: trx.fn.now() });
 }
+
+/** The order's balances paid by link (each a payment of its own), newest first. */
+export async function paidBalancesOf(db: Sql, storeId: string, orderId: string): Promise<Array<{ paymentIntentId: string; amount: number }>> {
+  const rows = (await db('orderBalanceInvoices')
+    .where({ storeId, orderId, status: 'paid' })
+    .whereNotNull('paymentIntentId')
+    .orderBy([{ column: 'paidAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .select('paymentIntentId', 'amount')) as Array<{ paymentIntentId: string; amount: string | number }>;
+  return rows.map((row) => ({ paymentIntentId: row.paymentIntentId, amount: Number(row.amount) }));
+}

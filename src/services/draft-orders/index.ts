@@ -39,6 +39,7 @@ export {
   noteBalanceRefund,
   openBalanceInvoice,
   openBalanceOf,
+  paidBalancesOf,
   voidBalanceInvoice,
   voidBalanceInvoices,
   type BalanceInvoiceRow
