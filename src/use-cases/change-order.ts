@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js';
 import { changeAnswer, commitOrderChange, findRefund, stripeParts, type Actor, type EditInput, type ExchangeInput } from '../services/orders/index.js';
+import { taxProviderOf } from '../services/taxes/index.js';
 import { refundThroughStripe } from './refund-order.js';
+import { syncTaxWithProvider } from './tax-transactions.js';
 
 /**
  * An order edit or exchange (orders/edits.ts): previewed, or committed by orders in one transaction;
@@ -26,6 +28,12 @@ export async function changeOrder(
   if (refund && refund.status === 'pending' && stripeParts(refund, outcome.order).length) {
     await refundThroughStripe(ctx, storeId, outcome.order, refund, actor).catch(() => undefined);
     refund = (await findRefund(ctx.db, storeId, refund.id)) ?? null;
+  }
+  // An order taxed by a provider that records transactions (Stripe Tax) and edited into a new
+  // calculation: its transaction is replaced now, or by the tax-sync job when the provider fails.
+  const { taxProvider, taxReference, taxTransactionCalculation } = outcome.order;
+  if (taxReference && taxReference !== taxTransactionCalculation && taxProviderOf(taxProvider).replace) {
+    await syncTaxWithProvider(ctx, { storeId, orderId, calculation: taxReference });
   }
   return changeAnswer(ctx, storeId, orderId, outcome, refund);
 }

@@ -32,6 +32,8 @@ export interface OrderRow {
   taxProvider: string | null;
   taxReference: string | null;
   taxTransactionId: string | null;
+  /** The calculation the transaction was recorded from: an edit's new `taxReference` differs until tax-sync replaces it. */
+  taxTransactionCalculation?: string | null;
   discountCode: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
   shippingAddress: Record<string, unknown>;

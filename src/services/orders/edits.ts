@@ -273,6 +273,8 @@ async function commitPlan(
     .update({
       ...totals,
       shippingTaxLines: JSON.stringify(priced.shippingTaxLines),
+      // A remote provider's new calculation: tax-sync records it in place of the order's transaction.
+      ...(quote?.result.reference ? { taxReference: quote.result.reference } : {}),
       shippingMethod: shippingMethod ? JSON.stringify(shippingMethod) : null,
       fulfillmentStatus,
       status,
