@@ -1,13 +1,15 @@
 import Joi from 'joi';
 import { defineJob } from './job-kind.js';
 
-/** An order's tax to record with the provider (Stripe Tax), or a refund's share of it to reverse. */
+/** An order's tax to record with the provider (Stripe Tax), a refund's share of it to reverse, or an edited order's to record again. */
 export interface TaxSyncPayload {
   storeId: string;
   orderId: string;
   /** With `amount`: reverse this refund's amount of the order's tax transaction. */
   refundId?: string;
   amount?: number;
+  /** An edit's new calculation to record in place of the order's transaction (names the job: one per edit). */
+  calculation?: string;
 }
 
 /**
@@ -22,7 +24,8 @@ export const taxSyncJob = defineJob<TaxSyncPayload>({
     storeId: Joi.string().uuid().required(),
     orderId: Joi.string().uuid().required(),
     refundId: Joi.string().uuid(),
-    amount: Joi.number().integer().min(1)
+    amount: Joi.number().integer().min(1),
+    calculation: Joi.string().max(255)
   }).and('refundId', 'amount'),
   options: { attempts: 10, backoff: { type: 'exponential', delay: 30_000 }, removeOnComplete: { count: 1_000 }, removeOnFail: { age: 30 * 24 * 3600 } }
 });

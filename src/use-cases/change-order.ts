@@ -1,13 +1,14 @@
 import type { AppContext } from '../context.js';
-import { changeAnswer, commitOrderChange, failPendingRefund, findRefund, type Actor, type EditInput, type ExchangeInput } from '../services/orders/index.js';
-import { refundStripePayment } from '../services/payments/index.js';
-import { settlePendingRefund } from './refund-order.js';
+import { changeAnswer, commitOrderChange, findRefund, stripeParts, type Actor, type EditInput, type ExchangeInput } from '../services/orders/index.js';
+import { taxProviderOf } from '../services/taxes/index.js';
+import { refundThroughStripe } from './refund-order.js';
+import { syncTaxWithProvider } from './tax-transactions.js';
 
 /**
  * An order edit or exchange (orders/edits.ts): previewed, or committed by orders in one transaction;
- * then, for a Stripe order whose total went down, the difference's pending refund is asked of Stripe
- * (after the commit, never under a lock) and settled through the refund workflow, or released with
- * the timeline saying why if Stripe refuses.
+ * then, when the total went down, the difference's pending refund is asked of Stripe for its parts
+ * on Stripe payments (after the commit, never under a lock) and settled through the refund workflow,
+ * or released with the timeline saying why if Stripe refuses.
  */
 export async function changeOrder(
   ctx: AppContext,
@@ -22,20 +23,17 @@ export async function changeOrder(
   if ('preview' in result) return result.preview;
   const { outcome } = result;
   let refund = outcome.refund;
-  if (refund && refund.status === 'pending' && outcome.order.paymentProvider === 'stripe') {
-    try {
-      const stripeRefund = await refundStripePayment(ctx, storeId, {
-        paymentIntentId: outcome.order.paymentIntentId,
-        amount: Number(refund.amount),
-        metadata: { storeId, orderId, refundId: refund.id },
-        idempotencyKey: `order-refund:${refund.id}`
-      });
-      if (stripeRefund.status === 'failed' || stripeRefund.status === 'canceled') await failPendingRefund(ctx, storeId, refund.id, actor, `Stripe answered ${stripeRefund.status}`);
-      else await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
-    } catch (error) {
-      await failPendingRefund(ctx, storeId, refund.id, actor, (error as Error).message);
-    }
+  // The difference's refund goes to the payments that hold the money (newest first), through Stripe
+  // for its Stripe parts; the edit stands either way (a refusal is on the timeline, the refund released or left pending).
+  if (refund && refund.status === 'pending' && stripeParts(refund, outcome.order).length) {
+    await refundThroughStripe(ctx, storeId, outcome.order, refund, actor).catch(() => undefined);
     refund = (await findRefund(ctx.db, storeId, refund.id)) ?? null;
+  }
+  // An order taxed by a provider that records transactions (Stripe Tax) and edited into a new
+  // calculation: its transaction is replaced now, or by the tax-sync job when the provider fails.
+  const { taxProvider, taxReference, taxTransactionCalculation } = outcome.order;
+  if (taxReference && taxReference !== taxTransactionCalculation && taxProviderOf(taxProvider).replace) {
+    await syncTaxWithProvider(ctx, { storeId, orderId, calculation: taxReference });
   }
   return changeAnswer(ctx, storeId, orderId, outcome, refund);
 }

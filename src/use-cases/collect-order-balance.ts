@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import Joi from 'joi';
 import type { StripeEvent } from '../adapters/payments/index.js';
 import type { AppContext } from '../context.js';
-import { conflict } from '../errors.js';
-import { balanceOfToken, describeInvoice, lockBalanceInvoice, markBalancePaid, noteBalanceRefund, type BalanceInvoiceRow } from '../services/draft-orders/index.js';
-import { recordOrderEvent, WEBHOOK } from '../services/orders/index.js';
+import { AppError, conflict, notFound } from '../errors.js';
+import { recordAudit } from '../services/audit/index.js';
+import { balanceOfToken, describeInvoice, lockBalanceInvoice, markBalancePaid, noteBalanceRefund, voidBalanceInvoice, type BalanceInvoiceRow } from '../services/draft-orders/index.js';
+import { getOrder, recordOrderEvent, WEBHOOK, type Actor } from '../services/orders/index.js';
 import { applied, connectedStripeAccount, ignored, refundStripePayment, startStripePayment, type EventOutcome } from '../services/payments/index.js';
 import { cachedStore } from '../services/stores/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
@@ -15,12 +16,18 @@ import { startInvoicePayment } from './complete-draft-order.js';
  * invoice page and pay button serve a draft's invoice or an order's balance, whichever the token
  * names; the balance's PaymentIntent succeeding marks it paid once (timeline `paid`, webhook
  * `order.updated`); a later payment of a paid (or voided) balance is refunded in full, as a draft's.
+ * A member voids an open link by hand (voidOrderBalance): its page answers 410 invoice_void and its
+ * pay button refuses, exactly as for a cancelled order's.
  */
+
+/** 410 invoice_void: the link was voided (by hand, or with its order's cancel); nothing can be paid through it. */
+const invoiceVoid = () => new AppError(410, 'invoice_void', 'This payment link was voided by the store: nothing is owed through it', [{ path: 'token', message: 'the invoice is void' }]);
 
 /** GET /public/invoices/{token}: a balance's page, else the draft's (404 for neither). */
 export async function describePublicInvoice(ctx: AppContext, token: string) {
   const balance = await balanceOfToken(ctx.db, token);
   if (!balance) return describeInvoice(ctx, token);
+  if (balance.status === 'void') throw invoiceVoid();
   const store = await cachedStore(ctx, balance.storeId);
   const order = (await ctx.db('orders').where({ storeId: balance.storeId, id: balance.orderId }).first('number')) as { number: number };
   const amount = Number(balance.amount);
@@ -49,7 +56,8 @@ export async function describePublicInvoice(ctx: AppContext, token: string) {
 export async function startPublicInvoicePayment(ctx: AppContext, token: string) {
   const balance = await balanceOfToken(ctx.db, token);
   if (!balance) return startInvoicePayment(ctx, token);
-  if (balance.status !== 'open') throw conflict('conflict', `This invoice is ${balance.status === 'paid' ? 'already paid' : 'void'}`, [{ path: 'token', message: `the invoice is ${balance.status}` }]);
+  if (balance.status === 'void') throw invoiceVoid();
+  if (balance.status !== 'open') throw conflict('conflict', 'This invoice is already paid', [{ path: 'token', message: `the invoice is ${balance.status}` }]);
   const amount = Number(balance.amount);
   const intent = await startStripePayment(ctx, balance.storeId, {
     amount,
@@ -115,4 +123,42 @@ async function refundDuplicate(ctx: AppContext, row: BalanceInvoiceRow, intent: 
   });
   await noteBalanceRefund(ctx.db, row, intent.id);
   await recordOrderEvent(ctx.db, row.storeId, row.orderId, 'duplicate_payment_refunded', WEBHOOK, { paymentIntentId: intent.id, amount: intent.amount, stripeRefundId: refund.id, balanceInvoiceId: row.id });
+}
+
+/** An order balance invoice as the admin API shows it. */
+const balanceDto = (row: BalanceInvoiceRow) => ({
+  id: row.id,
+  orderId: row.orderId,
+  status: row.status,
+  amount: Number(row.amount),
+  currency: row.currency,
+  paymentIntentId: row.paymentIntentId,
+  paidAt: row.paidAt ? new Date(row.paidAt).toISOString() : null,
+  createdAt: new Date(row.createdAt).toISOString()
+});
+
+/**
+ * POST /admin/orders/{id}/balance-invoices/{invoiceId}/void: an open balance link stops asking.
+ * Under the invoice's row lock, the lock its payment's Stripe event takes too, so a void racing a
+ * payment has one winner: voided first, the payment is refunded in full when its event arrives
+ * (onBalancePaymentEvent); paid first, the void is 409 (the money is the order's: refund it). A
+ * repeat answers the void invoice again and changes nothing (no second timeline entry or webhook).
+ * Voided: timeline `balance_voided`, audit `order.balance_voided`, `order.updated`; the order may
+ * change again (one open link at a time) and its total still counts the edit (the merchant collects
+ * it another way, or edits it back).
+ */
+export async function voidOrderBalance(ctx: AppContext, storeId: string, orderId: string, invoiceId: string, actor: Actor) {
+  const row = await withTransaction(ctx, async (trx, emit) => {
+    const invoice = await lockBalanceInvoice(trx, storeId, invoiceId);
+    if (invoice.orderId !== orderId) throw notFound('Invoice');
+    if (invoice.status === 'paid') {
+      throw conflict('conflict', 'This balance is already paid: refund the order instead', [{ path: 'invoiceId', message: 'the invoice is paid' }]);
+    }
+    if (!(await voidBalanceInvoice(trx, invoice))) return invoice;
+    await recordOrderEvent(trx, storeId, orderId, 'balance_voided', actor, { balanceInvoiceId: invoice.id, amount: Number(invoice.amount) });
+    await recordAudit(ctx, trx, { storeId, action: 'order.balance_voided', resourceType: 'order', resourceId: orderId, details: { balanceInvoiceId: invoice.id, amount: Number(invoice.amount), currency: invoice.currency } });
+    emit({ type: 'order.changed', storeId, orderId, change: 'updated' });
+    return { ...invoice, status: 'void' as const };
+  });
+  return { invoice: balanceDto(row), ...(await getOrder(ctx, storeId, orderId)) };
 }

@@ -12,6 +12,7 @@ import {
   findRefund,
   findReportedRefund,
   lockPendingRefund,
+  noteRefundPart,
   orderItemsOf,
   orderMailStore,
   orderRefundedEmail,
@@ -22,9 +23,11 @@ import {
   requestedRestockVariantIds,
   reserveRefund,
   settleRefund,
+  stripeParts,
   trackingUrlFor,
   WEBHOOK,
   type Actor,
+  type OrderRow,
   type RefundInput,
   type RefundRow,
   type ReportedRefund
@@ -48,7 +51,8 @@ export async function refundOrder(ctx: AppContext, storeId: string, orderId: str
   const reserved = await withTransaction(ctx, async (trx, emit) => {
     await lockVariants(trx, storeId, variantIds);
     const { refund, order, calculation } = await reserveRefund(trx, storeId, orderId, input, actor, options);
-    if (order.paymentProvider !== 'stripe') await settle(ctx, trx, emit, store, refund, actor, null);
+    // Settled now when no part of it goes through Stripe (a manual order's, of its first payment).
+    if (!stripeParts(refund, order).length) await settle(ctx, trx, emit, store, refund, actor, null);
     await recordAudit(ctx, trx, {
       storeId,
       action: 'order.refunded',
@@ -59,31 +63,47 @@ export async function refundOrder(ctx: AppContext, storeId: string, orderId: str
     return { refund, order };
   });
 
-  if (reserved.order.paymentProvider === 'stripe') {
-    const { refund, order } = reserved;
-    let stripeRefund: { id: string; status: string | null };
-    try {
-      stripeRefund = await refundStripePayment(ctx, storeId, {
-        paymentIntentId: order.paymentIntentId,
-        amount: Number(refund.amount),
-        metadata: { storeId, orderId, refundId: refund.id },
-        idempotencyKey: `order-refund:${refund.id}`
-      });
-    } catch (error) {
-      await failPendingRefund(ctx, storeId, refund.id, actor, (error as Error).message);
-      throw error;
-    }
-    if (stripeRefund.status === 'failed' || stripeRefund.status === 'canceled') {
-      await failPendingRefund(ctx, storeId, refund.id, actor, `Stripe answered ${stripeRefund.status}`);
-      throw conflict('refund_failed', `Stripe could not refund the payment (${stripeRefund.status})`, [{ path: 'amount', message: `refund ${stripeRefund.status}` }]);
-    }
-    await settlePendingRefund(ctx, storeId, refund.id, stripeRefund.id, actor);
-  }
+  if (stripeParts(reserved.refund, reserved.order).length) await refundThroughStripe(ctx, storeId, reserved.order, reserved.refund, actor);
   const answer = await refundAnswer(ctx, storeId, orderId, reserved.refund.id);
   // A refund of an order whose tax the provider records (Stripe Tax) reverses that much of its
   // transaction; the refund stands either way, a failed call is retried by the tax-sync job.
   if (answer.refund.status === 'succeeded') await syncTaxWithProvider(ctx, { storeId, orderId, refundId: reserved.refund.id, amount: answer.refund.amount });
   return answer;
+}
+
+/**
+ * A refund's Stripe parts asked of Stripe in turn (refund-payments.ts: newest payment first), each
+ * with its own idempotency key derived from the refund's (`order-refund:<refund>:<PaymentIntent>`;
+ * a row from before parts were kept: `order-refund:<refund>`), so a retry asks no payment twice;
+ * each part's Stripe refund is kept on the row, and the refund settles once every part is accepted.
+ * Stripe refusing the first part releases the refund (502, or 409 refund_failed); refusing a later
+ * one leaves it pending with the timeline saying which part failed (the earlier parts are paid
+ * back: the money moved), and answers the same error.
+ */
+export async function refundThroughStripe(ctx: AppContext, storeId: string, order: Pick<OrderRow, 'id' | 'paymentProvider' | 'paymentIntentId'>, refund: RefundRow, actor: Actor): Promise<void> {
+  const parts = stripeParts(refund, order);
+  let first: string | null = null;
+  for (const [index, part] of parts.entries()) {
+    try {
+      const stripeRefund = await refundStripePayment(ctx, storeId, {
+        paymentIntentId: part.paymentIntentId,
+        amount: part.amount,
+        metadata: { storeId, orderId: order.id, refundId: refund.id, part: `${index + 1}/${parts.length}` },
+        idempotencyKey: part.legacy ? `order-refund:${refund.id}` : `order-refund:${refund.id}:${part.paymentIntentId}`
+      });
+      if (stripeRefund.status === 'failed' || stripeRefund.status === 'canceled') {
+        throw conflict('refund_failed', `Stripe could not refund the payment (${stripeRefund.status})`, [{ path: 'amount', message: `refund ${stripeRefund.status}` }]);
+      }
+      if (!part.legacy) await noteRefundPart(ctx.db, storeId, refund.id, part.paymentIntentId!, stripeRefund.id);
+      first ??= stripeRefund.id;
+    } catch (error) {
+      const why = (error as Error).message;
+      if (index === 0) await failPendingRefund(ctx, storeId, refund.id, actor, why);
+      else await recordOrderEvent(ctx.db, storeId, order.id, 'refund_failed', actor, { refundId: refund.id, amount: part.amount, paymentIntentId: part.paymentIntentId, partsRefunded: index, error: why.slice(0, 500) });
+      throw error;
+    }
+  }
+  await settlePendingRefund(ctx, storeId, refund.id, first!, actor);
 }
 
 /** Orders settles the refund; the customer hears of it (order_refunded) when the refund asked so. */
@@ -124,6 +144,12 @@ export async function reconcileStripeRefund(ctx: AppContext, storeId: string, or
   const own = await findReportedRefund(ctx, storeId, orderId, reported);
   if (own) {
     if (own.status !== 'pending') return { changed: false, outcome: `refund ${reported.id} already recorded (${own.status})` };
+    // A refund in several payments settles with its last part (asked last, so the others were asked), and fails with its first.
+    const parts = (own.payments ?? []).filter((part) => part.provider === 'stripe').length;
+    const part = reported.metadata?.part;
+    if (parts > 1 && part && part !== `${COUNTS.has(reported.status ?? '') ? parts : 1}/${parts}`) {
+      return { changed: false, outcome: `refund ${reported.id} is part ${part} of refund ${own.id}: it settles with its last part` };
+    }
     if (COUNTS.has(reported.status ?? '')) {
       const settled = await settlePendingRefund(ctx, storeId, own.id, reported.id, WEBHOOK);
       return { changed: settled, outcome: settled ? `refund ${reported.id} settled` : `refund ${reported.id} already settled` };

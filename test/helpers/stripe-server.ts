@@ -82,7 +82,7 @@ export class StripeServer {
   /** Stripe Tax's rates by `country` or `country-state` (basis points) and the name of each tax, for /v1/tax/calculations. */
   readonly taxRates = new Map<string, { rate: number; name: string }>();
   readonly taxCalculations = new Map<string, unknown>();
-  readonly taxTransactions = new Map<string, { id: string; calculation: string; reference: string; reversals: Array<{ id: string; flatAmount: number; reference: string }> }>();
+  readonly taxTransactions = new Map<string, { id: string; calculation: string; reference: string; reversals: Array<{ id: string; flatAmount: number | null; mode: 'full' | 'partial'; reference: string }> }>();
   private readonly hanging = new Set<http.ServerResponse>();
   private readonly replays = new Map<string, { status: number; body: unknown }>();
   private server: http.Server | null = null;
@@ -205,7 +205,10 @@ export class StripeServer {
     if (method === 'POST' && path === '/v1/tax/transactions/create_reversal') {
       const original = this.taxTransactions.get(String(body.original_transaction));
       if (!original) return [404, { error: { type: 'invalid_request_error', message: 'No such tax transaction' } }];
-      const reversal = { id: id('tax_txn'), flatAmount: Number(body.flat_amount), reference: String(body.reference) };
+      // mode=full reverses what the transaction still holds; nothing is left to reverse after it.
+      if (original.reversals.some((r) => r.mode === 'full')) return [400, { error: { type: 'invalid_request_error', message: 'This transaction has already been fully reversed' } }];
+      const mode = body.mode === 'full' ? ('full' as const) : ('partial' as const);
+      const reversal = { id: id('tax_txn'), mode, flatAmount: mode === 'full' ? null : Number(body.flat_amount), reference: String(body.reference) };
       original.reversals.push(reversal);
       return [200, { id: reversal.id, object: 'tax.transaction', type: 'reversal', reference: reversal.reference, reversal: { original_transaction: original.id }, livemode: false }];
     }

@@ -1,11 +1,12 @@
 import { userActor, type EditInput, type ExchangeInput } from '../../services/orders/index.js';
 import { changeOrder } from '../../use-cases/change-order.js';
+import { voidOrderBalance } from '../../use-cases/collect-order-balance.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { adminHandler } from '../handler.js';
 import { idempotent } from '../idempotency.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
-import { editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
+import { balanceVoidedResponse, editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
 
 export const editOrderRoute = idempotent(
   adminRoute(ANY_MEMBER, {
@@ -41,6 +42,29 @@ export const exchangeOrderRoute = idempotent(
         const result = await changeOrder(ctx, storeId, params.orderId, 'exchange', payload, userActor(actor.userId), { dryRun: query.dryRun, mayRefund: ADMINS.includes(actor.role) });
         return query.dryRun ? result : h.response(result).code(201);
       })
+    }
+  })
+);
+
+/**
+ * Voiding a balance link moves no money (it stops asking for it), so whoever may edit the order may
+ * void what an edit asks: every member, as edits. Idempotent by nature (a repeat answers the void
+ * invoice) and with an Idempotency-Key.
+ */
+export const voidBalanceInvoiceRoute = idempotent(
+  adminRoute(ANY_MEMBER, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/balance-invoices/{invoiceId}/void',
+    options: {
+      plugins: { openapi: { errors: [409] } },
+      description:
+        "Void an edit's open balance payment link (collect: invoice): its public page and pay button then refuse it (invoice_void, Gone); a payment already under way is refunded in full when it succeeds. 409 when the balance is already paid (refund the order instead); a void invoice answers again unchanged. The timeline records balance_voided and order.updated is sent; the order may be edited again",
+      tags: ['orders'],
+      validate: { params: idParams('orderId', 'invoiceId') },
+      response: { status: { 200: balanceVoidedResponse } },
+      handler: adminHandler<{ orderId: string; invoiceId: string }>(({ ctx, storeId, actor, params }) =>
+        voidOrderBalance(ctx, storeId, params.orderId, params.invoiceId, userActor(actor.userId))
+      )
     }
   })
 );

@@ -92,3 +92,16 @@ export const editCommittedResponse = responseObject({
   }).required(),
   order: orderResource.required()
 });
+
+export const balanceInvoiceResource = responseObject({
+  id: Joi.string().uuid().required(),
+  orderId: Joi.string().uuid().required(),
+  status: Joi.string().valid('open', 'paid', 'void').required(),
+  amount: Joi.number().integer().required(),
+  currency: Joi.string().required(),
+  paymentIntentId: Joi.string().allow(null).required(),
+  paidAt: Joi.string().isoDate().allow(null).required(),
+  createdAt: Joi.string().isoDate().required()
+}).label('OrderBalanceInvoice');
+
+export const balanceVoidedResponse = responseObject({ invoice: balanceInvoiceResource.required(), order: orderResource.required() });

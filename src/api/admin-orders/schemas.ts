@@ -105,7 +105,18 @@ export const refundResource = responseObject({
     )
     .required(),
   reason: Joi.string().allow(null).required(),
-  stripeRefundId: Joi.string().allow(null).required(),
+  stripeRefundId: Joi.string().allow(null).required().description("the Stripe refund (the first one when it went to several payments: see payments)"),
+  payments: Joi.array()
+    .items(
+      responseObject({
+        provider: Joi.string().valid('stripe', 'manual').required(),
+        paymentIntentId: Joi.string().allow(null).required(),
+        amount: Joi.number().integer().required(),
+        stripeRefundId: Joi.string().allow(null).required()
+      })
+    )
+    .required()
+    .description("the payments the refund went to, newest first (a balance paid by link is a payment of its own), one Stripe refund each; empty on refunds from before"),
   returnId: idValue().allow(null).required(),
   createdAt: timestamp().required()
 }).label('Refund');

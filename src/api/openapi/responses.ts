@@ -33,6 +33,7 @@ export const ERROR_CODES: Record<string, number> = {
   job_not_retryable: 409,
   job_not_cancellable: 409,
   job_input_gone: 409,
+  invoice_void: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
@@ -73,7 +74,7 @@ export const SUCCESS_RESPONSE = {
 
 export const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted (work continues in a job)', 204: 'No content', 400: 'Bad request', 401: 'Unauthenticated',
-  403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 413: 'Payload too large', 415: 'Unsupported media type',
+  403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 410: 'Gone', 413: 'Payload too large', 415: 'Unsupported media type',
   422: 'Validation failed', 429: 'Rate limited', 502: 'Upstream failed', 503: 'Service unavailable'
 };
 

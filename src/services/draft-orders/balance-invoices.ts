@@ -79,7 +79,26 @@ export async function noteBalanceRefund(db: Sql, row: BalanceInvoiceRow, payment
     .update({ refundedIntents: db.raw('array_append(refunded_intents, ?)', [paymentIntentId]), updatedAt: db.fn.now() });
 }
 
+/**
+ * The locked invoice voided by hand (POST /admin/orders/{id}/balance-invoices/{invoiceId}/void):
+ * answers whether it was open (false: already void, or paid; the caller says which).
+ */
+export async function voidBalanceInvoice(trx: Sql, row: BalanceInvoiceRow): Promise<boolean> {
+  const changed = await trx('orderBalanceInvoices').where({ storeId: row.storeId, id: row.id, status: 'open' }).update({ status: 'void', updatedAt: trx.fn.now() });
+  return Number(changed) > 0;
+}
+
 /** An order cancelled: its open balance links stop asking (a payment made anyway is refunded in full). */
 export async function voidBalanceInvoices(trx: Sql, storeId: string, orderId: string) {
   await trx('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).update({ status: 'void', updatedAt: trx.fn.now() });
+}
+
+/** The order's balances paid by link (each a payment of its own), newest first. */
+export async function paidBalancesOf(db: Sql, storeId: string, orderId: string): Promise<Array<{ paymentIntentId: string; amount: number }>> {
+  const rows = (await db('orderBalanceInvoices')
+    .where({ storeId, orderId, status: 'paid' })
+    .whereNotNull('paymentIntentId')
+    .orderBy([{ column: 'paidAt', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .select('paymentIntentId', 'amount')) as Array<{ paymentIntentId: string; amount: string | number }>;
+  return rows.map((row) => ({ paymentIntentId: row.paymentIntentId, amount: Number(row.amount) }));
 }

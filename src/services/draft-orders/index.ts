@@ -39,6 +39,8 @@ export {
   noteBalanceRefund,
   openBalanceInvoice,
   openBalanceOf,
+  paidBalancesOf,
+  voidBalanceInvoice,
   voidBalanceInvoices,
   type BalanceInvoiceRow
 } from './balance-invoices.js';

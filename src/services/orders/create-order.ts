@@ -254,9 +254,15 @@ export async function subtractRevenue(db: Sql, storeId: string, createdAt: Date,
   );
 }
 
-/** The tax provider's transaction of a placed order (Stripe Tax), recorded after the order committed. */
-export async function setOrderTaxTransaction(db: Sql, storeId: string, orderId: string, transactionId: string): Promise<void> {
-  await db('orders').where({ storeId, id: orderId }).update({ taxTransactionId: transactionId });
+/**
+ * The tax provider's transaction of a placed order (Stripe Tax), recorded after the order committed
+ * from `calculation`; `replacing`: only while the order still holds that transaction (an edit's
+ * replacement racing another keeps the one that read the current state; the other retries).
+ */
+export async function setOrderTaxTransaction(db: Sql, storeId: string, orderId: string, transactionId: string, calculation: string, replacing: string | null = null): Promise<void> {
+  const query = db('orders').where({ storeId, id: orderId });
+  if (replacing) query.where({ taxTransactionId: replacing });
+  await query.update({ taxTransactionId: transactionId, taxTransactionCalculation: calculation });
 }
 
 /** The tax provider and its transaction (Stripe Tax) a placed order recorded, with the calculation it came from; null for another store's order. */
@@ -264,9 +270,12 @@ export async function orderTaxTransaction(
   db: Sql,
   storeId: string,
   orderId: string
-): Promise<{ taxProvider: string | null; taxTransactionId: string | null; taxReference: string | null; number: number } | null> {
-  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId', 'taxReference', 'number')) as
-    | { taxProvider: string | null; taxTransactionId: string | null; taxReference: string | null; number: string | number }
+): Promise<{ taxProvider: string | null; taxTransactionId: string | null; taxTransactionCalculation: string | null; taxReference: string | null; number: number; refunded: number } | null> {
+  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId', 'taxTransactionCalculation', 'taxReference', 'number')) as
+    | { taxProvider: string | null; taxTransactionId: string | null; taxTransactionCalculation: string | null; taxReference: string | null; number: string | number }
     | undefined;
-  return row ? { ...row, number: Number(row.number) } : null;
+  if (!row) return null;
+  // What refunds gave back of the lines the order still bills (an edit's refund took its lines off the calculation).
+  const refunded = (await db('orderRefunds').where({ storeId, orderId, status: 'succeeded' }).whereNot({ source: 'edit' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
+  return { ...row, number: Number(row.number), refunded: Number(refunded ?? 0) };
 }

@@ -32,6 +32,8 @@ export interface OrderRow {
   taxProvider: string | null;
   taxReference: string | null;
   taxTransactionId: string | null;
+  /** The calculation the transaction was recorded from: an edit's new `taxReference` differs until tax-sync replaces it. */
+  taxTransactionCalculation?: string | null;
   discountCode: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
   shippingAddress: Record<string, unknown>;
@@ -111,6 +113,15 @@ export const toOrderItemDto = (row: OrderItemRow) => ({
 
 export const taxLinesDto = (lines: TaxLine[] | null | undefined) => (lines ?? []).map(({ name, rate, amount, jurisdiction }) => ({ name, rate, amount, jurisdiction }));
 
+/** The share of a refund one payment gives back (refund-payments.ts); `legacy`: a row from before parts were kept. */
+export interface RefundPart {
+  provider: 'stripe' | 'manual';
+  paymentIntentId: string | null;
+  amount: number;
+  stripeRefundId: string | null;
+  legacy?: boolean;
+}
+
 /** An `order_refunds` row. */
 export interface RefundRow {
   id: string;
@@ -128,6 +139,8 @@ export interface RefundRow {
   reason: string | null;
   notifyCustomer: boolean;
   stripeRefundId: string | null;
+  /** The payments it went to, newest first (`[]` on rows from before: the order's first payment). */
+  payments: RefundPart[];
   returnId: string | null;
   userId: string | null;
   createdAt: Date;
@@ -150,6 +163,7 @@ export const toRefundDto = (row: RefundRow) => ({
   })),
   reason: row.reason,
   stripeRefundId: row.stripeRefundId,
+  payments: (row.payments ?? []).map((part) => ({ provider: part.provider, paymentIntentId: part.paymentIntentId, amount: Number(part.amount), stripeRefundId: part.stripeRefundId })),
   returnId: row.returnId,
   createdAt: row.createdAt
 });

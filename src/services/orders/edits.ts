@@ -18,6 +18,7 @@ import { loadOrder } from './orders.js';
 import { REFUNDABLE_STATES } from './refund-amounts.js';
 import { editRefundTax, priceOf, totalsOf, type CollectChoice, type Plan, type PlannedLine } from './edit-pricing.js';
 import { committedRefunds, failPendingRefund, settleRefund } from './refunds.js';
+import { allocateRefund } from './refund-payments.js';
 import { restockOrderLines } from './restock.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { orderMailStore, trackingUrlFor } from './tracking-url.js';
@@ -272,6 +273,8 @@ async function commitPlan(
     .update({
       ...totals,
       shippingTaxLines: JSON.stringify(priced.shippingTaxLines),
+      // A remote provider's new calculation: tax-sync records it in place of the order's transaction.
+      ...(quote?.result.reference ? { taxReference: quote.result.reference } : {}),
       shippingMethod: shippingMethod ? JSON.stringify(shippingMethod) : null,
       fulfillmentStatus,
       status,
@@ -299,6 +302,7 @@ async function commitPlan(
     const amount = Math.min(-difference, Math.max(left, 0));
     if (amount > 0) {
       const tax = editRefundTax(items, order, { lineTax: priced.lineTax, shippingTaxLines: priced.shippingTaxLines, taxTotal: totals.taxTotal }, amount, difference);
+      const payments = await allocateRefund(trx, order, amount);
       const [row] = (await trx('orderRefunds')
         .insert({
           storeId,
@@ -310,13 +314,15 @@ async function commitPlan(
           taxAmount: tax.taxAmount,
           taxLines: JSON.stringify(tax.taxLines),
           items: JSON.stringify([]),
+          payments: JSON.stringify(payments),
           reason: plan.reason ?? label,
           notifyCustomer: false,
           userId
         })
         .returning('*')) as RefundRow[];
       refund = row!;
-      if (order.paymentProvider !== 'stripe') {
+      // Settled now when no part goes through Stripe; else after the commit (change-order).
+      if (!payments.some((part) => part.provider === 'stripe')) {
         await settleRefund(trx, emit, refund, actor, null);
         refund = (await trx('orderRefunds').where({ storeId, id: refund.id }).first()) as RefundRow;
       }

@@ -4,7 +4,7 @@
  */
 export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, pendingRefundTotal, type CancelInput } from './cancel.js';
 export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, orderTaxTransaction, setOrderTaxTransaction, type NewOrder } from './create-order.js';
-export { toOrderDto, type RefundRow } from './dto.js';
+export { toOrderDto, type OrderRow, type RefundPart, type RefundRow } from './dto.js';
 export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
 export { cancelOverdueOrderRow, markOrderPaid, overdueManualOrders, unitsOf } from './manual-payments.js';
 export { ordersModule } from './module.js';
@@ -27,6 +27,7 @@ export {
   settleRefund
 } from './refunds.js';
 export { RETURN_STATUSES, cancelReturn, closeReturn, closeReturnRow, findReturn, getReturn, markReturnReceived, requestReturn, returnVariantIds, toReturnDto, type ReturnLine } from './returns.js';
+export { noteRefundPart, stripeParts } from './refund-payments.js';
 export { findReportedRefund, recordStripeRefund, type ReportedRefund } from './stripe-refunds.js';
 export { ACTOR_TYPES, ORDER_EVENT_TYPES, SYSTEM, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';

@@ -5,6 +5,7 @@ import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { toRefundDto } from './dto.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
+import { allocateRefund } from './refund-payments.js';
 import { restockOrderLines } from './restock.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundCalculation, type RefundInput } from './refund-amounts.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
@@ -91,6 +92,8 @@ export async function reserveRefund(
 ): Promise<{ refund: RefundRow; order: OrderRow; calculation: RefundCalculation }> {
   const { order, items } = await lockRefundable(trx, storeId, orderId);
   const calculation = calculateRefund(order, items, await committedRefunds(trx, storeId, orderId), input);
+  // The payments it goes to, newest first, each within what it still holds (refund-payments.ts).
+  const payments = await allocateRefund(trx, order, calculation.amount);
   const [refund] = (await trx('orderRefunds')
     .insert({
       storeId,
@@ -98,6 +101,7 @@ export async function reserveRefund(
       status: 'pending',
       source: 'admin',
       amount: calculation.amount,
+      payments: JSON.stringify(payments),
       shipping: calculation.shipping,
       taxAmount: calculation.taxAmount,
       taxLines: JSON.stringify(calculation.taxLines),

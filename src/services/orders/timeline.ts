@@ -29,7 +29,8 @@ export const ORDER_EVENT_TYPES = [
   'duplicate_payment_refunded',
   'edited',
   'exchanged',
-  'balance_invoiced'
+  'balance_invoiced',
+  'balance_voided'
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const ACTOR_TYPES = ['user', 'system', 'webhook'] as const;

@@ -29,6 +29,8 @@ export interface TaxProvider {
   calculate(ctx: AppContext, request: TaxRequest): Promise<TaxResult>;
   record?(ctx: AppContext, storeId: string, order: { id: string; number: number; taxReference: string }): Promise<string | null>;
   reverse?(ctx: AppContext, storeId: string, refund: { id: string; orderTransactionId: string; amount: number }): Promise<string | null>;
+  /** An edited order: its transaction replaced by one from its new calculation, less what refunds gave back since. */
+  replace?(ctx: AppContext, storeId: string, order: { id: string; number: number; taxReference: string; orderTransactionId: string; refunded: number }): Promise<string>;
 }
 
 export const taxProviderUnavailable = (provider: string, why: string) =>
@@ -134,6 +136,32 @@ export const stripeTaxProvider: TaxProvider = {
       { ...(stripeAccount ? { stripeAccount } : {}), idempotencyKey: `tax-reversal:${refund.id}` }
     );
     return reversal.id;
+  },
+  /**
+   * An edit changed the order's taxed amounts: the transaction it holds is reversed in full, a new
+   * one recorded from the edit's calculation, and what refunds gave back of the lines it still
+   * bills (reversed on the old transaction) reversed again on the new one, as one flat amount. Each
+   * call keyed by the order and the new calculation, so a retry (the tax-sync job) repeats nothing.
+   */
+  async replace(ctx, storeId, order) {
+    const stripeAccount = (await connectedStripeAccount(ctx.db, storeId)) ?? undefined;
+    const on = (key: string) => ({ ...(stripeAccount ? { stripeAccount } : {}), idempotencyKey: key });
+    const calculation = order.taxReference;
+    await ctx.stripe.createTaxReversal(
+      { mode: 'full', original_transaction: order.orderTransactionId, reference: `order-${order.id}-replaced-${calculation}`, metadata: { storeId, orderId: order.id } },
+      on(`tax-replace:${order.id}:${calculation}:reversal`)
+    );
+    const transaction = await ctx.stripe.createTaxTransactionFromCalculation(
+      { calculation, reference: `order-${order.id}-${calculation}`, metadata: { storeId, orderId: order.id, orderNumber: String(order.number) } },
+      on(`tax-transaction:${order.id}:${calculation}`)
+    );
+    if (order.refunded > 0) {
+      await ctx.stripe.createTaxReversal(
+        { mode: 'partial', original_transaction: transaction.id, reference: `order-${order.id}-${calculation}-refunds`, flat_amount: -order.refunded },
+        on(`tax-replace:${order.id}:${calculation}:refunds`)
+      );
+    }
+    return transaction.id;
   }
 };
 

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import t from 'tap';
-import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+import { sealAudit } from '../../helpers/audit.js';
 import { admin } from '../../helpers/catalog.js';
 import { sellable, setupShop } from '../../helpers/checkout.js';
 import { orderOps } from '../../helpers/order-ops.js';
@@ -118,4 +119,87 @@ t.test('an edit’s higher total collected by payment link: emailed, paid twice,
   t.equal(byHand.status, 201, byHand.raw);
   t.match(byHand.body.data.edit, { difference: 2000, invoice: null });
   t.equal((await post(`/admin/orders/${order.id}/edits`, { add: [{ variantId: s0!.id, quantity: 1 }], collect: 'later' })).status, 422);
+});
+
+t.test('a balance link voided by hand: the page is 410, paying is refused, a payment already made is refunded; a void racing a payment has one winner', async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0', ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true' } });
+  const owner = await signupOwner(app, { storeName: 'Void Shop' });
+  await setupShop(app, owner);
+  const hook = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: 'http://127.0.0.1:9/hook', topics: ['order.updated'] }, ...admin(owner) });
+  t.equal(hook.status, 201, hook.raw);
+  const product = await sellable(app, owner, 'Glove', [
+    { price: 1000, stock: 50 },
+    { price: 1200, stock: 50 }
+  ]);
+  const [g0, g1] = product.variants;
+  const staff = await addMember(app, owner.store.id, 'staff');
+  const asStaff = { token: staff.accessToken, storeId: owner.store.id };
+  const ops = orderOps(app, owner);
+  // Manual orders, marked paid, made before the store connects Stripe (the links pay through it).
+  const order = await ops.paidOrder([{ variantId: g0!.id, quantity: 1 }], 'void@example.com');
+  const other = await ops.paidOrder([{ variantId: g0!.id, quantity: 1 }], 'other@example.com');
+  const racedOrders = [];
+  for (let round = 0; round < 4; round += 1) racedOrders.push(await ops.paidOrder([{ variantId: g0!.id, quantity: 1 }], `race${round}@example.com`));
+  const accountId = await connectStripe(app, stripe, owner);
+  const edited = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits`, payload: { add: [{ variantId: g1!.id, quantity: 1 }], collect: 'invoice' }, ...admin(owner) });
+  t.equal(edited.status, 201, edited.raw);
+  const invoiceId = edited.body.data.edit.invoice.id as string;
+  const token = tokenOf(edited.body.data.edit.invoice.url);
+  // A payment started before the void (the customer's tab is open).
+  const started = await app.request({ method: 'POST', url: `/public/invoices/${token}/pay` });
+  t.equal(started.status, 200, started.raw);
+
+  const voidUrl = (orderId: string, id: string) => `/admin/orders/${orderId}/balance-invoices/${id}/void`;
+  // Another order's id with this invoice is 404; staff (who may edit orders) may void.
+  t.equal((await app.request({ method: 'POST', url: voidUrl(other.id, invoiceId), ...admin(owner) })).status, 404);
+  const voided = await app.request({ method: 'POST', url: voidUrl(order.id, invoiceId), headers: { 'idempotency-key': 'void-1' }, ...asStaff });
+  t.equal(voided.status, 200, voided.raw);
+  t.match(voided.body.data, { invoice: { id: invoiceId, status: 'void', amount: 1200 }, order: { id: order.id } });
+  const again = await app.request({ method: 'POST', url: voidUrl(order.id, invoiceId), ...admin(owner) });
+  t.equal(again.status, 200, 'a repeat answers the void invoice');
+  t.equal(again.body.data.invoice.status, 'void');
+
+  const page = await app.request({ url: `/public/invoices/${token}` });
+  t.equal(page.status, 410, page.raw);
+  t.equal(page.body.error.code, 'invoice_void');
+  t.equal((await app.request({ method: 'POST', url: `/public/invoices/${token}/pay` })).status, 410, 'no new payment');
+  // The payment started before the void succeeds anyway: refunded in full, the balance stays void.
+  const late = stripe.setIntentStatus(started.body.data.payment.paymentIntentId, 'succeeded');
+  const lateEvent = event('payment_intent.succeeded', { ...late }, accountId);
+  await deliver(app, lateEvent);
+  await processed(app, lateEvent.id);
+  t.equal(stripe.refundedOf(late.id), 1200, 'the late payment is refunded in full');
+  t.equal((await app.ctx.db('orderBalanceInvoices').where({ storeId: owner.store.id, id: invoiceId }).first()).status, 'void');
+
+  const timeline = (await app.request({ url: `/admin/orders/${order.id}/timeline?limit=50`, ...admin(owner) })).body.data.events as Array<{ type: string; data: any; actor: any }>;
+  t.equal(timeline.filter((e) => e.type === 'balance_voided' && e.data.balanceInvoiceId === invoiceId).length, 1, 'voided once on the timeline');
+  const hooks = await app.ctx.db('webhookEvents').where({ storeId: owner.store.id, topic: 'order.updated', resourceId: order.id });
+  t.equal(hooks.length, 2, 'order.updated for the edit and for the void (not for the repeat)');
+  await sealAudit(app, owner.store.id);
+  const audit = await app.ctx.db('auditLog').where({ storeId: owner.store.id, action: 'order.balance_voided', resourceId: order.id });
+  t.equal(audit.length, 1, 'audited once (the repeat changed nothing)');
+  // The order may change again: no link is open.
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits?dryRun=true`, payload: { add: [{ variantId: g0!.id, quantity: 1 }] }, ...admin(owner) })).status, 200);
+
+  // A void racing the payment's event: exactly one wins, whichever it is.
+  for (const [round, raced] of racedOrders.entries()) {
+    const edit = await app.request({ method: 'POST', url: `/admin/orders/${raced.id}/edits`, payload: { add: [{ variantId: g1!.id, quantity: 1 }], collect: 'invoice' }, ...admin(owner) });
+    t.equal(edit.status, 201, edit.raw);
+    const id = edit.body.data.edit.invoice.id as string;
+    const pay = await app.request({ method: 'POST', url: `/public/invoices/${tokenOf(edit.body.data.edit.invoice.url)}/pay` });
+    const intent = stripe.setIntentStatus(pay.body.data.payment.paymentIntentId, 'succeeded');
+    const paidEvent = event('payment_intent.succeeded', { ...intent }, accountId);
+    const [, voidAnswer] = await Promise.all([deliver(app, paidEvent), app.request({ method: 'POST', url: voidUrl(raced.id, id), ...admin(owner) })]);
+    await processed(app, paidEvent.id);
+    const row = await app.ctx.db('orderBalanceInvoices').where({ storeId: owner.store.id, id }).first();
+    if (voidAnswer.status === 200) {
+      t.equal(row.status, 'void', `round ${round}: the void won`);
+      t.equal(stripe.refundedOf(intent.id), 1200, 'the payment is refunded in full');
+    } else {
+      t.equal(voidAnswer.status, 409, voidAnswer.raw);
+      t.equal(row.status, 'paid', `round ${round}: the payment won`);
+      t.equal(stripe.refundedOf(intent.id), 0, 'the payment is kept');
+    }
+  }
 });

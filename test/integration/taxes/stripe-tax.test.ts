@@ -147,3 +147,86 @@ t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the t
   await until('the reversal is recorded', async () => transaction.reversals.length > 0);
   t.same(transaction.reversals.map((reversal) => reversal.flatAmount), [-5443], 'the refund reversed its amount, once');
 });
+
+t.test('stripe_tax: an edit records the order again: the old transaction reversed in full, a new one from the edit\'s calculation less the refunds, retried by tax-sync, once', async (t) => {
+  const stripe = await startStripeServer(t);
+  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
+  const app = await buildApp(t, { workers: ['sync'], env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '2000' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
+  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
+  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
+  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
+  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
+  const cartId = cart.body.data.cart.id as string;
+  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
+  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
+  t.equal(opened.status, 201, opened.raw);
+  const queue = app.ctx.queues.get('sync');
+  // Waits until the job has failed an attempt and waits out its backoff, runs it now, and answers
+  // how that attempt ended: 'delayed' (refused again, a retry to come) or 'completed'.
+  const retryNow = async (jobId: string) => {
+    const deadline = Date.now() + 20_000;
+    const stateOf = async () => {
+      const job = await queue.getJob(jobId);
+      return { job, state: job ? await job.getState() : 'absent', attempts: job?.attemptsMade ?? 0 };
+    };
+    let current = await stateOf();
+    while (current.state !== 'delayed') {
+      if (Date.now() > deadline) throw new Error(`job ${jobId} never waited for a retry (${current.state})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      current = await stateOf();
+    }
+    await current.job!.promote();
+    const before = current.attempts;
+    for (;;) {
+      current = await stateOf();
+      if (current.attempts > before && ['delayed', 'completed'].includes(current.state)) return current.state;
+      if (Date.now() > deadline) throw new Error(`job ${jobId}'s retry never ended (${current.state})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`never: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
+  t.equal(confirmed.status, 200, confirmed.raw);
+  const order = confirmed.body.data.order;
+  const stateOf = async () => (await app.ctx.db('orders').where({ storeId: owner.store.id, id: order.id }).first('taxTransactionId', 'taxReference')) as { taxTransactionId: string | null; taxReference: string };
+  const placed = await stateOf();
+  t.ok(placed.taxTransactionId, 'recorded when placed');
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${order.id}/mark-paid`, payload: {}, ...admin(owner) })).status, 200);
+  const refund = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { items: [{ orderItemId: order.items[0].id, quantity: 1 }], reason: 'one broke', notifyCustomer: false }, ...admin(owner) });
+  t.equal(refund.status, 201, refund.raw);
+  const first = stripe.taxTransactions.get(placed.taxTransactionId!)!;
+  t.same(first.reversals.map((r) => r.flatAmount), [-5443]);
+
+  // The edit adds a lamp (a new calculation); Stripe Tax refuses transactions for now: the edit stands.
+  stripe.failingTaxTransactions = true;
+  const edited = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits`, payload: { add: [{ variantId, quantity: 1 }], collect: 'mark_paid' }, ...admin(owner) });
+  t.equal(edited.status, 201, edited.raw);
+  const after = await stateOf();
+  t.not(after.taxReference, placed.taxReference, 'the order keeps the edit\'s calculation');
+  t.equal(after.taxTransactionId, placed.taxTransactionId, 'still the old transaction while Stripe refuses');
+  const jobId = `tax-transaction-${order.id}-${after.taxReference}`;
+  t.equal(await retryNow(jobId), 'delayed', 'retried while Stripe refuses');
+  stripe.failingTaxTransactions = false;
+  t.equal(await retryNow(jobId), 'completed');
+  await until('the new transaction is recorded', async () => (await stateOf()).taxTransactionId !== placed.taxTransactionId);
+  const now = await stateOf();
+  const second = stripe.taxTransactions.get(now.taxTransactionId!)!;
+  t.equal(second.calculation, after.taxReference, 'recorded from the edit\'s calculation');
+  t.same(first.reversals.map((r) => r.mode), ['partial', 'full'], 'the old transaction: the refund, then reversed in full once');
+  t.same(second.reversals.map((r) => r.flatAmount), [-5443], 'the refund given back again on the new one');
+  t.equal([...stripe.taxTransactions.values()].filter((txn) => txn.reference === `order-${order.id}-${after.taxReference}`).length, 1, 'one new transaction after a refused attempt and one that went through');
+  // Syncing again changes nothing; a later refund reverses the new transaction.
+  const again = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { amount: 100, reason: 'goodwill', notifyCustomer: false }, ...admin(owner) });
+  t.equal(again.status, 201, again.raw);
+  t.same(second.reversals.map((r) => r.flatAmount), [-5443, -100]);
+  t.equal(first.reversals.length, 2, 'the old one is left alone');
+});

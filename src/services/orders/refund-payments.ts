@@ -1,0 +1,63 @@
+import type { Sql } from '../../db/transaction.js';
+import { paidBalancesOf } from '../draft-orders/index.js';
+import type { OrderRow, RefundPart, RefundRow } from './dto.js';
+
+/**
+ * Which payments a refund goes to (docs/orders-by-hand.md, Refunds). An order's money is held by
+ * its first payment (Stripe or by hand) and by each balance an edit collected through a payment
+ * link (a Stripe PaymentIntent of its own). A refund is split newest payment first (the last money
+ * in goes back first: a refund of what an edit added reaches the link that paid for it), never above
+ * what a payment still holds: a balance's amount less its parts in refunds not failed. What is left
+ * goes to the first payment, which holds the rest of what the order was paid (the caller checked,
+ * under the order's lock, that the refund fits in what is left of the whole). Pending parts count,
+ * so concurrent refunds, each reserved under the order's lock, never ask one payment for more than
+ * it holds.
+ */
+export async function allocateRefund(db: Sql, order: OrderRow, amount: number): Promise<RefundPart[]> {
+  const balances = await paidBalancesOf(db, order.storeId, order.id);
+  const parts: RefundPart[] = [];
+  let remaining = amount;
+  if (balances.length) {
+    const used = await refundedByPayment(db, order.storeId, order.id);
+    for (const balance of balances) {
+      const take = Math.min(remaining, balance.amount - (used.get(balance.paymentIntentId) ?? 0));
+      if (take <= 0) continue;
+      parts.push({ provider: 'stripe', paymentIntentId: balance.paymentIntentId, amount: take, stripeRefundId: null });
+      remaining -= take;
+      if (remaining === 0) break;
+    }
+  }
+  if (remaining > 0) {
+    const stripe = order.paymentProvider === 'stripe' && order.paymentIntentId;
+    parts.push({ provider: stripe ? 'stripe' : 'manual', paymentIntentId: stripe ? order.paymentIntentId : null, amount: remaining, stripeRefundId: null });
+  }
+  return parts;
+}
+
+/** What each payment (by its PaymentIntent) gave back or holds for refunds in flight. */
+async function refundedByPayment(db: Sql, storeId: string, orderId: string): Promise<Map<string, number>> {
+  const rows = (await db('orderRefunds').where({ storeId, orderId }).whereNot({ status: 'failed' }).select('payments')) as Array<Pick<RefundRow, 'payments'>>;
+  const used = new Map<string, number>();
+  for (const part of rows.flatMap((row) => row.payments ?? [])) {
+    if (part.paymentIntentId) used.set(part.paymentIntentId, (used.get(part.paymentIntentId) ?? 0) + Number(part.amount));
+  }
+  return used;
+}
+
+/** The parts of a refund that Stripe pays back (a row from before parts were kept: the whole on the order's first payment). */
+export function stripeParts(refund: RefundRow, order: Pick<OrderRow, 'paymentProvider' | 'paymentIntentId'>): RefundPart[] {
+  if (refund.payments?.length) return refund.payments.filter((part) => part.provider === 'stripe');
+  return order.paymentProvider === 'stripe' ? [{ provider: 'stripe', paymentIntentId: order.paymentIntentId, amount: Number(refund.amount), stripeRefundId: refund.stripeRefundId, legacy: true }] : [];
+}
+
+/** A part's Stripe refund is known: kept on the refund row (by its position in `payments`). */
+export async function noteRefundPart(db: Sql, storeId: string, refundId: string, paymentIntentId: string, stripeRefundId: string): Promise<void> {
+  await db.raw(
+    `update order_refunds set payments = (
+       select coalesce(jsonb_agg(case when part->>'paymentIntentId' = ? then jsonb_set(part, '{stripeRefundId}', to_jsonb(?::text)) else part end order by position), '[]'::jsonb)
+       from jsonb_array_elements(payments) with ordinality as parts(part, position)
+     ), updated_at = now()
+     where store_id = ? and id = ?`,
+    [paymentIntentId, stripeRefundId, storeId, refundId]
+  );
+}
