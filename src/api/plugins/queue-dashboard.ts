@@ -1,7 +1,4 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { HapiAdapter } from '@bull-board/hapi';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { unauthenticated } from '../../errors.js';
 import { QUEUE_NAMES } from '../../jobs/queues.js';
@@ -58,6 +55,13 @@ export const queueDashboardPlugin: Plugin<void> = {
       ctx.log.info('queue dashboard not mounted: QUEUE_DASHBOARD_PASSWORD is not set');
       return;
     }
+    // Loaded only when mounted: bull-board is ~60 modules that every other process start (and every
+    // test file's app) would load for nothing.
+    const [{ createBullBoard }, { BullMQAdapter }, { HapiAdapter }] = await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/hapi')
+    ]);
     server.auth.scheme('queue-dashboard-basic', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {
         const header = request.headers.authorization as string | undefined;
