@@ -55,6 +55,7 @@ export async function createTestDatabase(name: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
       await adminQuery(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(TEMPLATE_DATABASE)}`);
+      if (process.env.TEST_SYNC_COMMIT !== 'on') await adminQuery(`ALTER DATABASE ${quoteIdentifier(name)} SET synchronous_commit TO off`);
       return databaseUrl(name);
     } catch (error) {
       // 55006: another file is cloning the template at this instant.
