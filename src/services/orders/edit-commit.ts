@@ -17,7 +17,7 @@ import { REFUNDABLE_STATES } from './refund-amounts.js';
 import { committedRefunds, settleRefund } from './refunds.js';
 import { allocateRefund } from './refund-payments.js';
 import { restockOrderLines } from './restock.js';
-import { recordOrderEvent, type Actor } from './timeline.js';
+import { recordOrderEvents, type Actor } from './timeline.js';
 
 /**
  * A planned edit or exchange (edit-plan.ts) applied in the caller's transaction, under the
@@ -33,6 +33,8 @@ export type Outcome = {
   version: number;
   refund: RefundRow | null;
   order: OrderRow;
+  /** The order's lines as the change left them. */
+  items: OrderItemRow[];
   /** The payment link of a balance collected by invoice. */
   invoice: { id: string; url: string; amount: number } | null;
 };
@@ -68,10 +70,13 @@ export async function commitPlan(
   changed.push(...(await takeUnits(trx, storeId, taken, { userId, reason: label, code: 'sale', orderId: order.id })));
   changed.push(...(await restockUnits(trx, storeId, given, { userId, reason: label, code: 'cancel', orderId: order.id })));
 
-  // Lines.
+  // Lines: the new ones in one insert; a kept line written only when its quantity, discount share or
+  // tax moved (a line's share moves when others change); `rows` follows every write, so the
+  // order's state below needs no second read of its items.
   const before = new Map(items.map((item) => [item.id, item]));
+  const rows = new Map(before);
   let position = items.reduce((max, item) => Math.max(max, item.position), -1);
-  const added: Array<{ id: string; title: string; quantity: number }> = [];
+  const inserts: Array<Record<string, unknown>> = [];
   const changes: Array<Record<string, unknown>> = [];
   for (const [index, line] of plan.lines.entries()) {
     const { discountAmount, taxLines } = priced.lineTax[index]!;
@@ -79,7 +84,7 @@ export async function commitPlan(
     if (!line.itemId) {
       const id = randomUUID();
       position += 1;
-      await trx('orderItems').insert({
+      inserts.push({
         id,
         orderId: order.id,
         storeId,
@@ -93,25 +98,36 @@ export async function commitPlan(
         position,
         ...tax
       });
-      added.push({ id, title: line.title, quantity: line.quantity });
       changes.push({ action: 'added', orderItemId: id, variantId: line.variantId, title: line.title, quantity: line.quantity, unitPrice: line.unitPrice });
       continue;
     }
     const item = before.get(line.itemId)!;
     if (plan.removed.includes(line.itemId)) {
       await trx('orderItems').where({ storeId, id: line.itemId }).delete();
+      rows.delete(line.itemId);
       changes.push({ action: 'removed', orderItemId: line.itemId, title: item.title, quantity: item.quantity });
-    } else {
-      // Every kept line's discount share and tax follow the new pricing (a line's share moves when others change).
-      await trx('orderItems').where({ storeId, id: line.itemId }).update({ quantity: line.quantity, lineTotal: line.unitPrice * line.quantity, ...tax });
-      if (line.quantity !== item.quantity) changes.push({ action: 'quantity', orderItemId: line.itemId, title: item.title, from: item.quantity, to: line.quantity });
+      continue;
     }
+    const moved =
+      line.quantity !== item.quantity ||
+      line.unitPrice * line.quantity !== Number(item.lineTotal) ||
+      discountAmount !== Number(item.discountAmount ?? 0) ||
+      tax.taxAmount !== Number(item.taxAmount ?? 0) ||
+      tax.taxLines !== JSON.stringify(item.taxLines ?? []);
+    if (moved) {
+      const [row] = (await trx('orderItems').where({ storeId, id: line.itemId }).update({ quantity: line.quantity, lineTotal: line.unitPrice * line.quantity, ...tax }).returning('*')) as OrderItemRow[];
+      rows.set(line.itemId, row!);
+    }
+    if (line.quantity !== item.quantity) changes.push({ action: 'quantity', orderItemId: line.itemId, title: item.title, from: item.quantity, to: line.quantity });
   }
+  if (inserts.length) for (const row of (await trx('orderItems').insert(inserts).returning('*')) as OrderItemRow[]) rows.set(row.id, row);
   // Exchange returns: returned (and exchanged) as returns mark them, restocked once through the capped path.
   for (const entry of plan.returns) {
-    await trx('orderItems')
+    const [row] = (await trx('orderItems')
       .where({ storeId, id: entry.orderItemId })
-      .update({ returnedQuantity: trx.raw('returned_quantity + ?', [entry.quantity]), exchangedQuantity: trx.raw('exchanged_quantity + ?', [entry.quantity]) });
+      .update({ returnedQuantity: trx.raw('returned_quantity + ?', [entry.quantity]), exchangedQuantity: trx.raw('exchanged_quantity + ?', [entry.quantity]) })
+      .returning('*')) as OrderItemRow[];
+    rows.set(entry.orderItemId, row!);
     changes.push({ action: 'returned', orderItemId: entry.orderItemId, title: before.get(entry.orderItemId)!.title, quantity: entry.quantity, restock: entry.restock });
   }
   const restock = plan.returns.filter((entry) => entry.restock);
@@ -128,7 +144,10 @@ export async function commitPlan(
   if (plan.shippingRateId || plan.customShipping) changes.push({ action: 'shipping', from: order.shippingMethod, to: shippingMethod });
 
   // The order: totals, shipping, fulfilment state (new lines reopen a shipped order), version.
-  const after = (await trx('orderItems').where({ storeId, orderId: order.id })) as OrderItemRow[];
+  // The restock-once path of returns writes the lines itself: read them again only then.
+  const after = restock.length
+    ? ((await trx('orderItems').where({ storeId, orderId: order.id }).orderBy('position')) as OrderItemRow[])
+    : [...rows.values()].sort((a, b) => a.position - b.position);
   const fulfillmentStatus = deriveFulfillmentStatus(after);
   const status = order.status === 'completed' && fulfillmentStatus !== 'fulfilled' ? 'open' : order.status;
   const [updated] = (await trx('orders')
@@ -150,14 +169,16 @@ export async function commitPlan(
   // Money: a higher total collected by hand, a lower one refunded (never more than is left of what was paid).
   let refund: RefundRow | null = null;
   let invoice: Outcome['invoice'] = null;
+  // The change's own timeline entries go in with its `edited` entry, one statement.
+  const timeline: Array<{ type: 'paid' | 'balance_invoiced' | 'edited' | 'exchanged'; data: Record<string, unknown> }> = [];
   if (difference > 0 && paid && plan.collect === 'mark_paid') {
-    await recordOrderEvent(trx, storeId, order.id, 'paid', actor, { amount: difference, reference: `${label}: difference collected` });
+    timeline.push({ type: 'paid', data: { amount: difference, reference: `${label}: difference collected` } });
   }
   if (difference > 0 && paid && plan.collect === 'invoice') {
     // A payment link for the difference, emailed with the edit (below); paying it records the payment.
     const opened = await openBalanceInvoice(trx, { storeId, orderId: order.id, orderVersion: updated!.version, amount: difference, currency: order.currency, email: order.email, userId });
     invoice = { id: opened.id, url: invoiceUrl(ctx, opened.token), amount: difference };
-    await recordOrderEvent(trx, storeId, order.id, 'balance_invoiced', actor, { amount: difference, balanceInvoiceId: opened.id });
+    timeline.push({ type: 'balance_invoiced', data: { amount: difference, balanceInvoiceId: opened.id } });
   }
   if (difference < 0 && paid) {
     const committed = await committedRefunds(trx, storeId, order.id);
@@ -192,7 +213,7 @@ export async function commitPlan(
     }
   }
 
-  await recordOrderEvent(trx, storeId, order.id, plan.kind === 'edit' ? 'edited' : 'exchanged', actor, {
+  timeline.push({ type: plan.kind === 'edit' ? 'edited' : 'exchanged', data: {
     version: updated!.version,
     changes,
     difference,
@@ -201,11 +222,12 @@ export async function commitPlan(
     ...(refund ? { refundId: refund.id, refundTax: Number(refund.taxAmount ?? 0) } : {}),
     ...(invoice ? { balanceInvoiceId: invoice.id } : {}),
     ...(plan.reason ? { reason: plan.reason } : {})
-  });
+  } });
+  await recordOrderEvents(trx, storeId, order.id, actor, timeline);
   emit({ type: 'order.changed', storeId, orderId: order.id, change: 'updated' });
   if (changed.length) emit({ type: 'inventory.changed', storeId, variantIds: [...new Set(changed)] });
 
   // A balance to pay by link is always emailed: the link is how the customer pays it.
   if (plan.notifyCustomer || invoice) await emailEditSummary(ctx, trx, updated!, after, { difference, total: totals.total, paymentUrl: invoice?.url ?? '' }, actor);
-  return { difference, totals, version: updated!.version, refund, order: updated!, invoice };
+  return { difference, totals, version: updated!.version, refund, order: updated!, items: after, invoice };
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/transaction.js';
 import { conflict, validationFailed } from '../../errors.js';
-import { resolveHandLines, variantsForPricing, type HandLineInput } from '../catalog/index.js';
+import { resolveHandLines, variantsForPricing, type HandLineInput, type VariantPricing } from '../catalog/index.js';
 import type { OrderItemRow } from './dto.js';
 import type { CollectChoice, Plan, PlannedLine } from './edit-pricing.js';
 
@@ -36,21 +36,17 @@ export interface ExchangeInput {
   reason?: string;
 }
 
-/** New lines (catalog's reading of variant lines, shared with drafts). */
-async function newLines(db: Sql, storeId: string, lines: EditLineInput[], path: string): Promise<PlannedLine[]> {
-  return (await resolveHandLines(db, storeId, lines, path)).map((line) => ({ ...line, itemId: null, billed: line.quantity }));
+/** New lines (catalog's reading of variant lines, shared with drafts), from the variants read with the order's. */
+async function newLines(db: Sql, storeId: string, lines: EditLineInput[], path: string, variants: Map<string, VariantPricing>): Promise<PlannedLine[]> {
+  return (await resolveHandLines(db, storeId, lines, path, variants)).map((line) => ({ ...line, itemId: null, billed: line.quantity }));
 }
 
 /** The order's lines after the edit or exchange, checked against what may change (409 for shipped or refunded lines). */
 export async function planOf(db: Sql, storeId: string, items: OrderItemRow[], kind: 'edit' | 'exchange', input: EditInput | ExchangeInput): Promise<Plan> {
   const byId = new Map(items.map((item) => [item.id, item]));
-  // The kept lines price with their variant's tax class and weight as they are now (an archived variant's too).
-  const variants = await variantsForPricing(
-    db,
-    storeId,
-    items.flatMap((item) => (item.variantId ? [item.variantId] : [])),
-    { archived: true }
-  );
+  // The kept lines price with their variant's tax class and weight as they are now (an archived
+  // variant's too); the new lines' variants come in the same read (an archived one is refused for them).
+  const variants = await variantsForPricing(db, storeId, variantsOf(items, input), { archived: true });
   const lines: PlannedLine[] = items.map((item) => ({
     itemId: item.id,
     variantId: item.variantId,
@@ -93,7 +89,7 @@ export async function planOf(db: Sql, storeId: string, items: OrderItemRow[], ki
       line.billed = 0;
       removed.push(id);
     });
-    lines.push(...(await newLines(db, storeId, edit.add ?? [], 'add')));
+    lines.push(...(await newLines(db, storeId, edit.add ?? [], 'add', variants)));
   } else {
     const exchange = input as ExchangeInput;
     exchange.returnItems.forEach((entry, index) => {
@@ -105,7 +101,7 @@ export async function planOf(db: Sql, storeId: string, items: OrderItemRow[], ki
       line.billed -= entry.quantity;
       returns.push(entry);
     });
-    lines.push(...(await newLines(db, storeId, exchange.newItems, 'newItems')));
+    lines.push(...(await newLines(db, storeId, exchange.newItems, 'newItems', variants)));
   }
   if (lines.every((line) => line.billed === 0)) throw validationFailed([{ path: kind === 'edit' ? 'remove' : 'returnItems', message: 'an order keeps at least one line: cancel it instead' }]);
   const edit = input as EditInput;

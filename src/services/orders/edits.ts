@@ -11,7 +11,7 @@ import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { commitPlan, type Outcome } from './edit-commit.js';
 import { planOf, variantsOf, type EditInput, type ExchangeInput } from './edit-plan.js';
 import { priceOf, totalsOf } from './edit-pricing.js';
-import { loadOrder } from './orders.js';
+import { loadOrder, orderDtoOf } from './orders.js';
 import type { Actor } from './timeline.js';
 
 /**
@@ -57,9 +57,9 @@ export async function commitOrderChange(
     }
   };
   refuse(current);
-  await unpaid(ctx.db);
   const currentItems = (await ctx.db('orderItems').where({ storeId, orderId }).orderBy('position')) as OrderItemRow[];
   if (options.dryRun) {
+    await unpaid(ctx.db);
     if (input.version !== undefined && input.version !== current.version) throw stale(current, input.version);
     const plan = await planOf(ctx.db, storeId, currentItems, kind, input);
     const { totals } = await priceOf(ctx, ctx.db, current, plan);
@@ -86,15 +86,21 @@ export async function commitOrderChange(
   return { outcome };
 }
 
-/** The answer to a committed change: the edit (with its refund as it stands now) and the order. */
+/**
+ * The answer to a committed change: the edit (with its refund as it stands now) and the order.
+ * `asCommitted`: the order and its lines as the change's transaction left them, when nothing
+ * changed them since (no refund asked of Stripe, no tax transaction replaced): only its
+ * fulfilments and refunds are read then, not the order again.
+ */
 export async function changeAnswer(
   ctx: AppContext,
   storeId: string,
   orderId: string,
   outcome: { difference: number; totals: unknown; version: number; invoice?: Outcome['invoice'] },
-  refund: RefundRow | null
+  refund: RefundRow | null,
+  asCommitted: { order: OrderRow; items: OrderItemRow[] } | null = null
 ) {
-  const order = (await loadOrder(ctx, ctx.db, storeId, orderId)).dto;
+  const order = asCommitted ? await orderDtoOf(ctx, asCommitted.order, asCommitted.items) : (await loadOrder(ctx, ctx.db, storeId, orderId)).dto;
   return {
     edit: {
       difference: outcome.difference,
