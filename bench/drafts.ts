@@ -2,6 +2,7 @@ import { benchSql, checkoutStore, type CheckoutStore } from './lib/bench-store.j
 import { freshBenchDatabase } from './lib/database.js';
 import { startBenchServer, type BenchServer } from './lib/http.js';
 import { adminThroughput } from './lib/admin-throughput.js';
+import { draftsRoundTrips, formatDraftsRoundTrips } from './lib/drafts-round-trips.js';
 
 /**
  * Issue 35 bench: draft orders created, completed (mark_paid: stock held, order made) and order
@@ -44,4 +45,6 @@ export async function run(): Promise<void> {
   } finally {
     await server.stop();
   }
+  // Statements per operation: a count, steady however busy the machine is.
+  console.log(formatDraftsRoundTrips(await draftsRoundTrips()));
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as auditLog from './20261126180000_audit_log.js';
 import * as refundPayments from './20261129020000_refund_payments.js';
 import * as taxTransactionCalculation from './20261129021000_tax_transaction_calculation.js';
+import * as taxTransactionRefunds from './20261129050000_tax_transaction_refunds.js';
 import * as auditPending from './20261128040000_audit_pending.js';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
@@ -98,5 +99,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261128010000_taxed_hand_orders', module: taxedHandOrders },
   { name: '20261128040000_audit_pending', module: auditPending },
   { name: '20261129020000_refund_payments', module: refundPayments },
-  { name: '20261129021000_tax_transaction_calculation', module: taxTransactionCalculation }
+  { name: '20261129021000_tax_transaction_calculation', module: taxTransactionCalculation },
+  { name: '20261129050000_tax_transaction_refunds', module: taxTransactionRefunds }
 ];

@@ -23,6 +23,9 @@ export async function changeOrder(
   if ('preview' in result) return result.preview;
   const { outcome } = result;
   let refund = outcome.refund;
+  // Whether the order row moved past what the commit returned (a refund settles on it, in the transaction or
+  // through Stripe after it; a tax transaction replaced): then the answer reads it again.
+  let changedSince = Boolean(refund);
   // The difference's refund goes to the payments that hold the money (newest first), through Stripe
   // for its Stripe parts; the edit stands either way (a refusal is on the timeline, the refund released or left pending).
   if (refund && refund.status === 'pending' && stripeParts(refund, outcome.order).length) {
@@ -33,7 +36,8 @@ export async function changeOrder(
   // calculation: its transaction is replaced now, or by the tax-sync job when the provider fails.
   const { taxProvider, taxReference, taxTransactionCalculation } = outcome.order;
   if (taxReference && taxReference !== taxTransactionCalculation && taxProviderOf(taxProvider).replace) {
+    changedSince = true;
     await syncTaxWithProvider(ctx, { storeId, orderId, calculation: taxReference });
   }
-  return changeAnswer(ctx, storeId, orderId, outcome, refund);
+  return changeAnswer(ctx, storeId, orderId, outcome, refund, changedSince ? null : { order: outcome.order, items: outcome.items });
 }

@@ -32,6 +32,8 @@ import {
   orderInsert,
   orderMailStore,
   recordOrderEvent,
+  recordOrderEvents,
+  toOrderDto,
   trackingUrlFor,
   WEBHOOK,
   type Actor,
@@ -60,7 +62,7 @@ async function orderFromDraft(
   sequence: string,
   payment: { provider: 'manual' | 'stripe'; status: 'pending' | 'paid'; paymentIntentId: string | null },
   actor: Actor
-): Promise<{ id: string; number: number }> {
+): Promise<{ id: string; number: number; dto: ReturnType<typeof toOrderDto> }> {
   const storeId = row.storeId;
   const newOrder: NewOrder = {
     storeId,
@@ -105,13 +107,15 @@ async function orderFromDraft(
   const keys = { orderId, customerId: customer.id, trackingToken, emailOutboxId: email.outboxId, itemIds: newOrder.lines.map(() => randomUUID()) };
   const topics: WebhookTopic[] = payment.status === 'paid' ? ['order.created', 'order.paid'] : ['order.created'];
   const [, inserted] = await runStatements(trx, [email.call, orderInsert(newOrder, { ...keys, sequence }), orderEventsCall(orderId, topics, orderDtoBeforeInsert(newOrder, keys, trackingUrl))]);
-  const { order } = insertedOrder(inserted!);
+  const { order, items } = insertedOrder(inserted!);
   await markDraftCompleted(trx, row, order.id);
-  await recordOrderEvent(trx, storeId, order.id, 'draft_completed', actor, { draftOrderId: row.id, payment: payment.provider === 'stripe' ? 'invoice' : payment.status === 'paid' ? 'mark_paid' : 'pending' });
-  if (payment.status === 'paid') {
-    await recordOrderEvent(trx, storeId, order.id, 'paid', actor, payment.paymentIntentId ? { paymentIntentId: payment.paymentIntentId } : { reference: `draft order ${row.id}` });
-  }
-  return { id: order.id, number: order.number };
+  // The timeline's entries in one statement: completed, and paid when it was.
+  await recordOrderEvents(trx, storeId, order.id, actor, [
+    { type: 'draft_completed', data: { draftOrderId: row.id, payment: payment.provider === 'stripe' ? 'invoice' : payment.status === 'paid' ? 'mark_paid' : 'pending' } },
+    ...(payment.status === 'paid' ? [{ type: 'paid' as const, data: payment.paymentIntentId ? { paymentIntentId: payment.paymentIntentId } : { reference: `draft order ${row.id}` } }] : [])
+  ]);
+  // The answer is the order as inserted (nothing else in this transaction changes it; a new order has no fulfilment or refund), as a checkout's.
+  return { id: order.id, number: order.number, dto: toOrderDto(order, items, [], trackingUrl) };
 }
 
 /** A remote provider's calculation (Stripe Tax) becomes the order's tax transaction after the commit, as a checkout's does. */
@@ -165,6 +169,8 @@ export async function completeDraftOrder(ctx: AppContext, storeId: string, draft
     return { order, row };
   });
   if ('invoice' in result) return result;
+  // A provider's transaction (Stripe Tax) is recorded on the order after the commit: read it again then.
+  if (!(result.row.taxProvider && result.row.taxReference)) return { order: result.order.dto };
   await recordDraftTax(ctx, result.row, result.order);
   return { order: (await loadOrder(ctx, ctx.db, storeId, result.order.id)).dto };
 }

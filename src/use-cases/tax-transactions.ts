@@ -29,6 +29,9 @@ export async function runTaxSync(ctx: AppContext, payload: TaxSyncPayload): Prom
   if (!order) return;
   const provider = taxProviderOf(order.taxProvider);
   let transactionId = order.taxTransactionId;
+  // The refunds the transaction in force already gives back: a replacement takes off every refund
+  // settled when it was made, a queued reversal among them included (it must not be taken off twice).
+  let givenBack = order.taxTransactionRefunds;
   if (!transactionId && provider.record && order.taxReference) {
     // Also before a reversal: a refund of an order whose record failed reverses what is recorded now.
     transactionId = await provider.record(ctx, payload.storeId, { id: payload.orderId, number: order.number, taxReference: order.taxReference });
@@ -36,9 +39,11 @@ export async function runTaxSync(ctx: AppContext, payload: TaxSyncPayload): Prom
   } else if (transactionId && provider.replace && order.taxReference && order.taxTransactionCalculation && order.taxReference !== order.taxTransactionCalculation) {
     // Edited since it was recorded (a new calculation): the transaction is replaced, also before a reversal.
     const replaced = await provider.replace(ctx, payload.storeId, { id: payload.orderId, number: order.number, taxReference: order.taxReference, orderTransactionId: transactionId, refunded: order.refunded });
-    await setOrderTaxTransaction(ctx.db, payload.storeId, payload.orderId, replaced, order.taxReference, transactionId);
+    await setOrderTaxTransaction(ctx.db, payload.storeId, payload.orderId, replaced, order.taxReference, { transactionId, refunds: order.refundIds });
     transactionId = replaced;
+    givenBack = order.refundIds;
   }
   if (!payload.refundId || !transactionId || !provider.reverse) return;
+  if (givenBack.includes(payload.refundId)) return;
   await provider.reverse(ctx, payload.storeId, { id: payload.refundId, orderTransactionId: transactionId, amount: payload.amount! });
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError, conflict, notFound } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import { lockStockHolds } from './stock-holds.js';
 import type { InventoryPolicy, VariantRow } from './product-rows.js';
 import { withTransaction } from '../../platform/with-transaction.js';
@@ -175,9 +175,9 @@ export async function lockVariants(trx: Transaction, storeId: string, variantIds
 
 /**
  * Units leaving the shelf for an order made by hand (a draft completed, lines added by an edit or
- * an exchange): each variant's stock goes down through adjustInventory (the one conditional
- * UPDATE: a `deny` variant never goes below zero), with its ledger row, variants in id order (the
- * lock order of every stock move). A line whose stock is not there, or whose variant is gone, is a
+ * an exchange): each variant's stock goes down by one conditional UPDATE (a `deny` variant never
+ * goes below zero) with its ledger row in the same statement, variants in id order (the lock order
+ * of every stock move). A line whose stock is not there, or whose variant is gone, is a
  * 409 `insufficient_inventory` naming it. Returns the variants this sold out (for `inventory.changed`).
  */
 export async function takeUnits(trx: Transaction, storeId: string, lines: Array<{ variantId: string; quantity: number; title: string }>, change: InventoryChange): Promise<string[]> {
@@ -188,17 +188,34 @@ export async function takeUnits(trx: Transaction, storeId: string, lines: Array<
     merged.set(line.variantId, { quantity: (entry?.quantity ?? 0) + line.quantity, title: entry?.title ?? line.title });
   }
   const soldOut: string[] = [];
+  const ledger = ledgerColumns({ ...change, code: change.code ?? 'sale' });
+  // Id order, one variant a statement: the lock order of every stock move. Each statement takes the
+  // units and writes their ledger row at once (adjustInventory's two writes; the checkout holds it
+  // would also read are not needed here), and refuses, by its WHERE under the row lock, to take a
+  // `deny` variant below zero: no interleaving oversells.
   for (const variantId of [...merged.keys()].sort()) {
     const { quantity, title } = merged.get(variantId)!;
-    try {
-      const { variant } = await adjustInventory(trx, storeId, variantId, -quantity, { ...change, code: change.code ?? 'sale' });
-      if (variant.inventoryPolicy === 'deny' && variant.inventoryQuantity + quantity > 0 && variant.inventoryQuantity <= 0) soldOut.push(variantId);
-    } catch (error) {
-      const status = error instanceof AppError ? error.status : 0;
-      if (status !== 409 && status !== 404) throw error;
-      const left = status === 404 ? 0 : Math.max(0, ((await trx('productVariants').where({ storeId, id: variantId }).first('inventoryQuantity')) as { inventoryQuantity: number }).inventoryQuantity);
-      throw conflict('insufficient_inventory', `Not enough stock for ${title}`, [{ path: `lines.${variantId}`, message: status === 404 ? `${title} is no longer sold` : `only ${left} left of ${title}` }]);
+    const result = await trx.raw(
+      `with v as (
+         update product_variants set inventory_quantity = inventory_quantity - :quantity, updated_at = now()
+          where id = :variantId and store_id = :storeId and archived_at is null
+            and (inventory_policy = 'continue' or inventory_quantity::bigint - :quantity >= 0)
+            and abs(inventory_quantity::bigint - :quantity) <= :max
+          returning id, inventory_quantity, inventory_policy
+       ), l as (
+         insert into inventory_ledger (store_id, variant_id, delta, quantity_after, user_id, reason, reason_code, actor, order_id, job_id)
+         select :storeId, v.id, -(:quantity)::int, v.inventory_quantity, :userId, :reason, :reasonCode, :actor, :orderId, :jobId from v returning 1
+       )
+       select inventory_quantity, inventory_policy from v`,
+      { quantity, variantId, storeId, max: MAX_STOCK, ...ledger }
+    );
+    const variant = result.rows[0] as { inventoryQuantity: number; inventoryPolicy: InventoryPolicy } | undefined;
+    if (!variant) {
+      const existing = (await trx('productVariants').where({ storeId, id: variantId }).whereNull('archivedAt').first('inventoryQuantity')) as { inventoryQuantity: number } | undefined;
+      const message = existing ? `only ${Math.max(0, existing.inventoryQuantity)} left of ${title}` : `${title} is no longer sold`;
+      throw conflict('insufficient_inventory', `Not enough stock for ${title}`, [{ path: `lines.${variantId}`, message }]);
     }
+    if (variant.inventoryPolicy === 'deny' && variant.inventoryQuantity + quantity > 0 && variant.inventoryQuantity <= 0) soldOut.push(variantId);
   }
   return soldOut;
 }

@@ -33,6 +33,8 @@ export interface VariantPricing {
   taxClass: string | null;
   weightGrams: number | null;
   requiresShipping: boolean;
+  /** Archived (read only with `archived: true`): no new line may sell it. */
+  archived: boolean;
 }
 
 /** "Shirt - M", or the product's title alone for a default variant. */
@@ -48,7 +50,7 @@ export async function variantsForPricing(db: Sql, storeId: string, ids: string[]
   if (!unique.length) return new Map();
   const rows = (
     await db.raw(
-      `select v.id, v.product_id, v.sku, v.title as variant_title, v.price, v.tax_class, v.weight_grams, v.requires_shipping, p.title as product_title
+      `select v.id, v.product_id, v.sku, v.title as variant_title, v.price, v.tax_class, v.weight_grams, v.requires_shipping, v.archived_at is not null as archived, p.title as product_title
          from product_variants v join products p on p.id = v.product_id and p.store_id = v.store_id
         where v.store_id = ? and v.id = any(?::uuid[])${options.archived ? '' : ' and v.archived_at is null'}`,
       [storeId, unique]
@@ -62,6 +64,7 @@ export async function variantsForPricing(db: Sql, storeId: string, ids: string[]
     taxClass: string | null;
     weightGrams: number | null;
     requiresShipping: boolean;
+    archived: boolean;
     productTitle: string;
   }>;
   return new Map(
@@ -75,25 +78,23 @@ export async function variantsForPricing(db: Sql, storeId: string, ids: string[]
         price: Number(row.price),
         taxClass: row.taxClass ?? null,
         weightGrams: row.weightGrams ?? null,
-        requiresShipping: row.requiresShipping ?? true
+        requiresShipping: row.requiresShipping ?? true,
+        archived: Boolean(row.archived)
       }
     ])
   );
 }
 
 /** Variant lines at the variants' current prices, custom lines as given; 422 at `path.N.variantId` for a variant the store does not sell. */
-export async function resolveHandLines(db: Sql, storeId: string, input: HandLineInput[], path: string): Promise<HandLine[]> {
-  const byId = await variantsForPricing(
-    db,
-    storeId,
-    input.flatMap((line) => ('variantId' in line ? [line.variantId] : []))
-  );
+export async function resolveHandLines(db: Sql, storeId: string, input: HandLineInput[], path: string, known?: Map<string, VariantPricing>): Promise<HandLine[]> {
+  // `known`: the caller already read these variants (variantsForPricing, archived ones included), in one read with others.
+  const byId = known ?? (await variantsForPricing(db, storeId, input.flatMap((line) => ('variantId' in line ? [line.variantId] : []))));
   return input.map((line, index) => {
     if (!('variantId' in line)) {
       return { variantId: null, productId: null, title: line.title, sku: line.sku ?? null, quantity: line.quantity, unitPrice: line.price, taxClass: null, weightGrams: null, requiresShipping: true };
     }
     const variant = byId.get(line.variantId);
-    if (!variant) throw validationFailed([{ path: `${path}.${index}.variantId`, message: 'not a variant of this store' }]);
+    if (!variant || variant.archived) throw validationFailed([{ path: `${path}.${index}.variantId`, message: 'not a variant of this store' }]);
     return {
       variantId: variant.id,
       productId: variant.productId,

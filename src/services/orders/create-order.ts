@@ -257,25 +257,48 @@ export async function subtractRevenue(db: Sql, storeId: string, createdAt: Date,
 /**
  * The tax provider's transaction of a placed order (Stripe Tax), recorded after the order committed
  * from `calculation`; `replacing`: only while the order still holds that transaction (an edit's
- * replacement racing another keeps the one that read the current state; the other retries).
+ * replacement racing another keeps the one that read the current state; the other retries), with
+ * `refunds`, the refunds the replacement already gives back (their queued reversals then reverse nothing).
  */
-export async function setOrderTaxTransaction(db: Sql, storeId: string, orderId: string, transactionId: string, calculation: string, replacing: string | null = null): Promise<void> {
+export async function setOrderTaxTransaction(
+  db: Sql,
+  storeId: string,
+  orderId: string,
+  transactionId: string,
+  calculation: string,
+  replacing: { transactionId: string; refunds: string[] } | null = null
+): Promise<void> {
   const query = db('orders').where({ storeId, id: orderId });
-  if (replacing) query.where({ taxTransactionId: replacing });
-  await query.update({ taxTransactionId: transactionId, taxTransactionCalculation: calculation });
+  if (replacing) query.where({ taxTransactionId: replacing.transactionId });
+  await query.update({ taxTransactionId: transactionId, taxTransactionCalculation: calculation, taxTransactionRefunds: replacing?.refunds ?? [] });
+}
+
+export interface OrderTaxTransaction {
+  taxProvider: string | null;
+  taxTransactionId: string | null;
+  taxTransactionCalculation: string | null;
+  /** The refunds the current transaction already gives back (a replacement's). */
+  taxTransactionRefunds: string[];
+  taxReference: string | null;
+  number: number;
+  /** What refunds gave back of the lines the order still bills, and which refunds those are. */
+  refunded: number;
+  refundIds: string[];
 }
 
 /** The tax provider and its transaction (Stripe Tax) a placed order recorded, with the calculation it came from; null for another store's order. */
-export async function orderTaxTransaction(
-  db: Sql,
-  storeId: string,
-  orderId: string
-): Promise<{ taxProvider: string | null; taxTransactionId: string | null; taxTransactionCalculation: string | null; taxReference: string | null; number: number; refunded: number } | null> {
-  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId', 'taxTransactionCalculation', 'taxReference', 'number')) as
-    | { taxProvider: string | null; taxTransactionId: string | null; taxTransactionCalculation: string | null; taxReference: string | null; number: string | number }
+export async function orderTaxTransaction(db: Sql, storeId: string, orderId: string): Promise<OrderTaxTransaction | null> {
+  const row = (await db('orders').where({ storeId, id: orderId }).first('taxProvider', 'taxTransactionId', 'taxTransactionCalculation', 'taxTransactionRefunds', 'taxReference', 'number')) as
+    | (Omit<OrderTaxTransaction, 'number' | 'refunded' | 'refundIds'> & { number: string | number })
     | undefined;
   if (!row) return null;
   // What refunds gave back of the lines the order still bills (an edit's refund took its lines off the calculation).
-  const refunded = (await db('orderRefunds').where({ storeId, orderId, status: 'succeeded' }).whereNot({ source: 'edit' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum;
-  return { ...row, number: Number(row.number), refunded: Number(refunded ?? 0) };
+  const refunds = (await db('orderRefunds').where({ storeId, orderId, status: 'succeeded' }).whereNot({ source: 'edit' }).select('id', 'amount')) as Array<{ id: string; amount: string | number }>;
+  return {
+    ...row,
+    taxTransactionRefunds: row.taxTransactionRefunds ?? [],
+    number: Number(row.number),
+    refunded: refunds.reduce((sum, refund) => sum + Number(refund.amount), 0),
+    refundIds: refunds.map((refund) => refund.id)
+  };
 }

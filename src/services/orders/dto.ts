@@ -34,6 +34,7 @@ export interface OrderRow {
   taxTransactionId: string | null;
   /** The calculation the transaction was recorded from: an edit's new `taxReference` differs until tax-sync replaces it. */
   taxTransactionCalculation?: string | null;
+  taxTransactionRefunds?: string[];
   discountCode: string | null;
   shippingMethod: { id: string; name: string; price: number } | null;
   shippingAddress: Record<string, unknown>;

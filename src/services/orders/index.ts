@@ -29,7 +29,7 @@ export {
 export { RETURN_STATUSES, cancelReturn, closeReturn, closeReturnRow, findReturn, getReturn, markReturnReceived, requestReturn, returnVariantIds, toReturnDto, type ReturnLine } from './returns.js';
 export { noteRefundPart, stripeParts } from './refund-payments.js';
 export { findReportedRefund, recordStripeRefund, type ReportedRefund } from './stripe-refunds.js';
-export { ACTOR_TYPES, ORDER_EVENT_TYPES, SYSTEM, WEBHOOK, listTimeline, recordOrderEvent, userActor, type Actor } from './timeline.js';
+export { ACTOR_TYPES, ORDER_EVENT_TYPES, SYSTEM, WEBHOOK, listTimeline, recordOrderEvent, recordOrderEvents, userActor, type Actor } from './timeline.js';
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';
 export { restockOrderLines } from './restock.js';
 export { ORDER_DEFAULT_SORT, ORDER_SORTS } from './orders.js';

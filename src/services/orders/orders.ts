@@ -70,6 +70,16 @@ export async function loadOrder(ctx: AppContext, db: Sql, storeId: string, order
   return { row: order, items, fulfillments, dto: toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken), refunds) };
 }
 
+/** An order's DTO from its row and lines in hand: its fulfilments and refunds read (together). */
+export async function orderDtoOf(ctx: AppContext, order: OrderRow, items: OrderItemRow[]) {
+  const [fulfillments, refunds, base] = await Promise.all([
+    ctx.db('fulfillments').where({ storeId: order.storeId, orderId: order.id }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
+    ctx.db('orderRefunds').where({ storeId: order.storeId, orderId: order.id }).orderBy('createdAt') as Promise<RefundRow[]>,
+    trackingUrlBase(ctx, order.storeId)
+  ]);
+  return toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken), refunds);
+}
+
 export async function getOrder(ctx: AppContext, storeId: string, orderId: string) {
   return { order: (await loadOrder(ctx, ctx.db, storeId, orderId)).dto };
 }

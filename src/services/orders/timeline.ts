@@ -86,6 +86,13 @@ export async function recordOrderEvent(
   return row!;
 }
 
+/** Several entries of one order by one actor in one statement (one round trip), in this order. */
+export async function recordOrderEvents(db: Sql, storeId: string, orderId: string, actor: Actor, entries: Array<{ type: OrderEventType; data?: Record<string, unknown> }>): Promise<void> {
+  if (!entries.length) return;
+  const userId = actor.type === 'user' ? actor.userId : null;
+  await db('orderEvents').insert(entries.map((entry) => ({ storeId, orderId, type: entry.type, actorType: actor.type, userId, data: JSON.stringify(entry.data ?? {}), body: null, isPublic: false })));
+}
+
 /** The order's timeline, newest first (keyset pages); another store's order is 404. */
 export async function listTimeline(ctx: AppContext, storeId: string, orderId: string, page: PageRequest) {
   const order = await ctx.db('orders').where({ storeId, id: orderId }).first('id');

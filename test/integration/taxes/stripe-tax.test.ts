@@ -230,3 +230,63 @@ t.test('stripe_tax: an edit records the order again: the old transaction reverse
   t.same(second.reversals.map((r) => r.flatAmount), [-5443, -100]);
   t.equal(first.reversals.length, 2, 'the old one is left alone');
 });
+
+t.test('stripe_tax: a refund whose reversal is still queued when the order is edited is taken off the new transaction once', async (t) => {
+  const stripe = await startStripeServer(t);
+  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
+  const app = await buildApp(t, { workers: ['sync'], env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '2000' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
+  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
+  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
+  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
+  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
+  const cartId = cart.body.data.cart.id as string;
+  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
+  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
+  t.equal(opened.status, 201, opened.raw);
+  const queue = app.ctx.queues.get('sync');
+  const waitFor = async (what: string, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`never: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
+  t.equal(confirmed.status, 200, confirmed.raw);
+  const order = confirmed.body.data.order;
+  const stateOf = async () => (await app.ctx.db('orders').where({ storeId: owner.store.id, id: order.id }).first('taxTransactionId', 'taxReference')) as { taxTransactionId: string | null; taxReference: string };
+  const placed = await stateOf();
+  t.ok(placed.taxTransactionId, 'recorded when placed');
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${order.id}/mark-paid`, payload: {}, ...admin(owner) })).status, 200);
+
+  // The refund's reversal is refused: it waits in the tax-sync job (30 s backoff).
+  stripe.failingTaxTransactions = true;
+  const refund = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { items: [{ orderItemId: order.items[0].id, quantity: 1 }], reason: 'one broke', notifyCustomer: false }, ...admin(owner) });
+  t.equal(refund.status, 201, refund.raw);
+  const reversalJob = `tax-reversal-${refund.body.data.refund.id}`;
+  await waitFor('the reversal waits for a retry', async () => (await (await queue.getJob(reversalJob))?.getState()) === 'delayed');
+  const first = stripe.taxTransactions.get(placed.taxTransactionId!)!;
+  t.same(first.reversals, [], 'nothing reversed yet');
+
+  // Stripe answers again; the order is edited before the queued reversal runs: the transaction is
+  // replaced at once, the refund taken off the new one.
+  stripe.failingTaxTransactions = false;
+  const edited = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits`, payload: { add: [{ variantId, quantity: 1 }], collect: 'mark_paid' }, ...admin(owner) });
+  t.equal(edited.status, 201, edited.raw);
+  const now = await stateOf();
+  t.not(now.taxTransactionId, placed.taxTransactionId, 'the transaction was replaced with the edit');
+  const second = stripe.taxTransactions.get(now.taxTransactionId!)!;
+  t.same(second.reversals.map((r) => r.flatAmount), [-5443], 'the refund is taken off the new transaction');
+
+  // Then the queued reversal runs: the new transaction already gives the refund back.
+  await (await queue.getJob(reversalJob))!.promote();
+  await waitFor('the queued reversal ran', async () => (await (await queue.getJob(reversalJob))?.getState()) === 'completed');
+  t.same(second.reversals.map((r) => r.flatAmount), [-5443], 'the refund is subtracted once, not twice');
+  t.same(first.reversals.map((r) => r.mode), ['full'], 'the old transaction: reversed in full, once');
+  // A later refund still reverses the new transaction.
+  const again = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { amount: 100, reason: 'goodwill', notifyCustomer: false }, ...admin(owner) });
+  t.equal(again.status, 201, again.raw);
+  t.same(second.reversals.map((r) => r.flatAmount), [-5443, -100]);
+});
