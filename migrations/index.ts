@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as auditLog from './20261126180000_audit_log.js';
 import * as auditPending from './20261128040000_audit_pending.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
+import * as variantWritePath from './20261129011000_variant_write_path.js';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
@@ -96,5 +97,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261127060000_inventory_low_variant_fields', module: inventoryLowVariantFields },
   { name: '20261128010000_taxed_hand_orders', module: taxedHandOrders },
   { name: '20261128040000_audit_pending', module: auditPending },
-  { name: '20261129010000_storefront_json_fast_path', module: storefrontJsonFastPath }
+  { name: '20261129010000_storefront_json_fast_path', module: storefrontJsonFastPath },
+  { name: '20261129011000_variant_write_path', module: variantWritePath }
 ];
