@@ -18,12 +18,13 @@ import { settle } from './lib/settle.js';
  * same 100,000 variants (variants/s); and the storefront list (another store of the same database
  * and machine, 20 connections) during the import within 20% of its idle req/s. Each job runs in its
  * own child process (what a worker does), with the worker's capped heap. `BENCH_PRODUCTS` sets the
- * number of products (4 variants each). The bare hapi route of the same server, measured first, and
+ * number of products (4 variants each), `BENCH_PRODUCT_ROWS` the number of variant rows. The bare hapi route of the same server, measured first, and
  * the load average say how busy the machine was.
  */
 export async function run(): Promise<void> {
-  const products = Number(process.env.BENCH_PRODUCTS ?? 25_000);
   const variants = 4;
+  // BENCH_PRODUCT_ROWS (variant rows) or BENCH_PRODUCTS (products of 4 variants) size the run.
+  const products = process.env.BENCH_PRODUCT_ROWS ? Math.ceil(Number(process.env.BENCH_PRODUCT_ROWS) / variants) : Number(process.env.BENCH_PRODUCTS ?? 25_000);
   console.log(`\n# products: Shopify CSV import, export, bulk price change (${(products * variants).toLocaleString('en-US')} variants)`);
   console.log(`load average at start: ${loadAverage()}`);
   const databaseUrl = await freshBenchDatabase('products');
@@ -52,7 +53,7 @@ export async function run(): Promise<void> {
       `import ${rows.toLocaleString('en-US')} variant rows (${(bytes / 1024 / 1024).toFixed(1)} MB): ${Math.round(rows / (imported.ms / 1000)).toLocaleString('en-US')} rows/s (target >= 5,000), ` +
         `${(imported.ms / 1000).toFixed(1)} s; created ${imported.summary.created}, failed ${imported.summary.failedProducts}`
     );
-    console.log(`  worker RSS ${rssLine(imported)}`);
+    console.log(`  worker RSS ${rssLine(imported)}: ${flatness(imported)}`);
     console.log(`  ${cpuLine(imported, rows, 'rows')} (the storefront load's PostgreSQL CPU included while it ran)`);
     console.log(`storefront during import: ${((during.reqPerSec / idle.reqPerSec) * 100).toFixed(1)}% of idle (target >= 80%); idle list ${ratio(idle, bare)} of bare`);
 
@@ -126,17 +127,19 @@ const rssLine = ({ rssMb: r }: ChildOutcome) => `start ${r.start} MB, 1/4 ${r.qu
 /** CPU per unit: a load-independent figure beside the wall-clock rate (2 shared cores here). */
 const cpuLine = ({ cpuMs }: ChildOutcome, units: number, unit: string) =>
   `CPU: worker ${(cpuMs.worker / 1000).toFixed(1)} s + PostgreSQL ${(cpuMs.postgres / 1000).toFixed(1)} s = ${Math.round(units / ((cpuMs.worker + cpuMs.postgres) / 1000)).toLocaleString('en-US')} ${unit} per CPU-second`;
+/** Flat: the end within 64 MB of the first quarter, whatever the number of rows. */
+const flatness = ({ rssMb: r }: ChildOutcome) => `${r.end - r.quarter <= 64 ? 'flat' : 'GROWING'} (end - 1/4 = ${r.end - r.quarter} MB)`;
 const loadAverage = () => os.loadavg().map((n) => n.toFixed(2)).join(', ');
 
 /**
- * Flat memory (issue 33): a file of `BENCH_MEMORY_ROWS` variant rows (default 1,000,000: 250,000
+ * Flat memory (issue 33): a file of `BENCH_MEMORY_ROWS` (or `BENCH_PRODUCT_ROWS`) variant rows (default 1,000,000: 250,000
  * products × 4) written as a stream (never held whole), imported by a worker-like child with the
  * worker's capped heap; its RSS is sampled through the import and printed at the start, the
  * quarters and the end. Flat means the end is within 64 MB of the first quarter, whatever N.
  * `npm run bench -- products-memory`.
  */
 export async function runMemory(): Promise<void> {
-  const rows = Number(process.env.BENCH_MEMORY_ROWS ?? 1_000_000);
+  const rows = Number(process.env.BENCH_MEMORY_ROWS ?? process.env.BENCH_PRODUCT_ROWS ?? 1_000_000);
   const variants = 4;
   const products = Math.ceil(rows / variants);
   console.log(`\n# products-memory: import of ${(products * variants).toLocaleString('en-US')} variant rows, worker RSS through it`);
@@ -159,8 +162,7 @@ export async function runMemory(): Promise<void> {
       `import ${total.toLocaleString('en-US')} rows (${(bytes / 1024 / 1024).toFixed(1)} MB): ${Math.round(total / (imported.ms / 1000)).toLocaleString('en-US')} rows/s, ` +
         `${(imported.ms / 1000).toFixed(1)} s; created ${imported.summary.created}, failed ${imported.summary.failedProducts}`
     );
-    const growth = imported.rssMb.end - imported.rssMb.quarter;
-    console.log(`  worker RSS ${rssLine(imported)}: ${growth <= 64 ? 'flat' : 'GROWING'} (end - 1/4 = ${growth} MB)`);
+    console.log(`  worker RSS ${rssLine(imported)}: ${flatness(imported)}`);
     console.log(`  ${cpuLine(imported, total, 'rows')}`);
     console.log(`load average at end: ${loadAverage()}`);
   } finally {

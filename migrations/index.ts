@@ -4,6 +4,8 @@ import * as refundPayments from './20261129020000_refund_payments.js';
 import * as taxTransactionCalculation from './20261129021000_tax_transaction_calculation.js';
 import * as taxTransactionRefunds from './20261129050000_tax_transaction_refunds.js';
 import * as auditPending from './20261128040000_audit_pending.js';
+import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
+import * as variantWritePath from './20261129011000_variant_write_path.js';
 import * as foundation from './20261122000100_foundation.js';
 import * as catalog from './20261122000200_catalog.js';
 import * as customers from './20261122000300_customers.js';
@@ -98,6 +100,8 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261127060000_inventory_low_variant_fields', module: inventoryLowVariantFields },
   { name: '20261128010000_taxed_hand_orders', module: taxedHandOrders },
   { name: '20261128040000_audit_pending', module: auditPending },
+  { name: '20261129010000_storefront_json_fast_path', module: storefrontJsonFastPath },
+  { name: '20261129011000_variant_write_path', module: variantWritePath },
   { name: '20261129020000_refund_payments', module: refundPayments },
   { name: '20261129021000_tax_transaction_calculation', module: taxTransactionCalculation },
   { name: '20261129050000_tax_transaction_refunds', module: taxTransactionRefunds }

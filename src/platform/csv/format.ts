@@ -30,7 +30,8 @@ const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 
 /** One CSV field (RFC 4180 quoting), formula-guarded. */
 export function csvCell(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return '';
+  // Empty cells (most of a product export's) need neither the formula guard nor quotes.
+  if (value === null || value === undefined || value === '') return '';
   const text = neutraliseFormula(String(value));
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -137,12 +137,12 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
   let batchRowCount = 0;
   let analyzeAt = FIRST_ANALYZE_AT;
 
-  const flush = async (bytesRead: number) => {
-    if (!batch.length) return;
-    if (options.signal?.aborted) throw new Error('import aborted');
-    const drafts = batch;
-    batch = [];
-    batchRowCount = 0;
+  /**
+   * One batch: its images, then its transaction (with its checkpoint), then the ANALYZE when due.
+   * Batches are applied one at a time in file order (`flush` waits for the one before), while the
+   * parser reads and validates the next batch: the worker's CSV work overlaps PostgreSQL's.
+   */
+  const applyBatch = async (drafts: ProductDraft[], bytesRead: number) => {
     const { media, fetched } = await storeImages(ctx, storeId, drafts);
     const previous = checkpoint;
     const next = await withTransaction(ctx, async (trx, emit) => {
@@ -185,6 +185,20 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
       await analyzeCatalog(ctx);
     }
   };
+  /** The batch being applied; at most one, so the worker holds two batches at most (memory flat). */
+  // Assigned inside callbacks: typed by hand so that TypeScript does not narrow it to null.
+  let applying = null as Promise<void> | null;
+  const flush = async (bytesRead: number) => {
+    if (!batch.length) return;
+    if (applying) await applying;
+    if (options.signal?.aborted) throw new Error('import aborted');
+    const drafts = batch;
+    batch = [];
+    batchRowCount = 0;
+    applying = applyBatch(drafts, bytesRead);
+    // Its failure is thrown by the next flush or the end of the file; never unhandled meanwhile.
+    applying.catch(() => undefined);
+  };
 
   const closeGroup = () => {
     if (!group.length) return;
@@ -218,8 +232,11 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
     if (!columns) throw badRequest('The CSV file is empty');
     closeGroup();
     await flush(totalBytes);
+    await applying;
   } finally {
     upload.body.destroy();
+    // A parse error while a batch is applied: that batch still commits or fails before the job does.
+    await applying?.catch(() => undefined);
   }
 
   // A bulk load leaves the planner's statistics stale (lists and exports would pick bad plans).
