@@ -22,6 +22,8 @@ const POOL = process.env.BENCH_QUEUE_POOL ? Number(process.env.BENCH_QUEUE_POOL)
 export async function run(): Promise<void> {
   console.log(`\n# queues: ${JOBS} no-op jobs, enqueued (addBulk of ${BULK}, and one add at a time) and processed (worker concurrency ${CONCURRENCIES.join('/')})`);
   const databaseUrl = await freshBenchDatabase('queues');
+  // BENCH_QUEUE_PROFILE=1: PostgreSQL times BullMQ's functions (self time per processed job is printed).
+  if (process.env.BENCH_QUEUE_PROFILE === '1') await adminQuery(databaseUrl, `alter database "${decodeURIComponent(new URL(databaseUrl).pathname.slice(1))}" set track_functions = 'pl'`);
   // The machine is shared: the bare route of this run says how much of it the bench got.
   const server = await startBenchServer(databaseUrl);
   try {
@@ -59,6 +61,16 @@ export async function run(): Promise<void> {
  * worker); and for PostgreSQL, what its queue connections were doing, sampled every 20 ms
  * (running, waiting on a lock, or idle waiting for the worker: `Client:ClientRead`).
  */
+async function adminQuery<Row extends Record<string, unknown>>(databaseUrl: string, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 function startWatch(kind: string, databaseUrl?: string) {
   const database = databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : '';
   const redisPid = kind === 'redis' ? redisServerPid() : undefined;
@@ -68,6 +80,8 @@ function startWatch(kind: string, databaseUrl?: string) {
     return (usage.user + usage.system) / 1000;
   };
   const before = { store: storeCpu(), own: ownCpu() };
+  const profiling = kind === 'postgres' && databaseUrl && process.env.BENCH_QUEUE_PROFILE === '1';
+  const reset = profiling ? adminQuery(databaseUrl, 'select pg_stat_reset()').catch(() => []) : Promise.resolve([]);
   const waits = new Map<string, number>();
   let samples = 0;
   let sampler: pg.Client | undefined;
@@ -98,6 +112,13 @@ function startWatch(kind: string, databaseUrl?: string) {
       const total = [...waits.values()].reduce((a, b) => a + b, 0);
       const top = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([wait, n]) => `${wait} ${((n / total) * 100).toFixed(0)}%`);
       line += `; queue connections (avg ${(total / samples).toFixed(1)} open): ${top.join(', ')}`;
+    }
+    if (profiling) {
+      await reset;
+      // Backends report their function counters when idle for a second.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const rows = await adminQuery<{ funcname: string; calls: string; self_time: number; total_time: number }>(databaseUrl!, `select funcname, calls, self_time, total_time from pg_stat_user_functions where schemaname = 'bullmq' order by self_time desc limit 10`);
+      line += `\n  self (total) ms per job by function: ${rows.map((r) => `${r.funcname} ${(r.self_time / jobs).toFixed(3)} (${(r.total_time / jobs).toFixed(3)}) x${(Number(r.calls) / jobs).toFixed(2)}`).join(', ')}`;
     }
     return line;
   };
