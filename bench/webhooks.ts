@@ -7,7 +7,7 @@ import { webhookDeliveryJob } from '../src/jobs/webhook-delivery.js';
 import { benchApi, benchSql, checkoutStore, type CheckoutStore } from './lib/bench-store.js';
 import { cpuPerUnit, cpuSnapshot, type CpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
-import { startBenchServer, type BenchServer } from './lib/http.js';
+import { measure, startBenchServer, type BenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
 import { printStats, runShoppers } from './lib/shoppers.js';
 
@@ -43,7 +43,7 @@ async function startReceiver() {
 }
 
 async function startWorker(databaseUrl: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/webhook-worker-child.ts'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_WORKER_PROF] : []), '--import', 'tsx', 'bench/lib/webhook-worker-child.ts'], {
     // Every endpoint here is one local receiver, so the per-host cap (16 by default) would measure
     // itself, not the worker: lifted unless the caller sets one.
     env: { WEBHOOK_HOST_CONCURRENCY: '1000', ...process.env, DATABASE_URL: databaseUrl, REDIS_PREFIX, ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', NODE_ENV: 'development' },
@@ -79,8 +79,16 @@ async function deliveriesPerSecond(server: BenchServer, databaseUrl: string, sto
   }
   await queueEvents(databaseUrl, store.storeId, events);
   const total = endpoints * events;
-  // The server's outbox relay moves the jobs into BullMQ; the worker starts on a full queue.
+  // The server's outbox relay moves the jobs into BullMQ; the worker starts on a full queue. Waited
+  // for, not assumed: on a loaded machine the relay took longer than a fixed second, and a worker
+  // started on a queue still filling measured the relay, idle most of the time.
   await settle(1_000);
+  const relayStarted = Date.now();
+  for (;;) {
+    const [left] = await benchSql<{ n: string }>(databaseUrl, `select count(*) as n from outbox`);
+    if (Number(left!.n) === 0 || Date.now() - relayStarted > 60_000) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const worker = await startWorker(databaseUrl);
   const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const cpuBefore = cpuSnapshot(worker.pid, database);
@@ -132,8 +140,10 @@ export async function run(): Promise<void> {
   const server = await startBenchServer(databaseUrl, { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', REDIS_PREFIX });
   try {
     const store = await checkoutStore(server.api, databaseUrl, 'bench-webhooks');
+    // The machine is shared: the bare route of this run says how much of it the bench got.
+    await measure('GET bare hapi route', server.bare, { duration: 4 });
     const many = await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 20, EVENTS);
-    await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 1, EVENTS * 5);
+    if (process.env.BENCH_WEBHOOKS_ONE_ENDPOINT !== '0') await deliveriesPerSecond(server, databaseUrl, store, receiver.url, 1, EVENTS * 5);
     // Issue 38: >= 1,000 deliveries/s on two cores, worker + PostgreSQL CPU <= 1 ms per delivery (on a busy machine the CPU figure is the one to read).
     console.log(`  target >= 1,000 deliveries/s from one worker, 20 endpoints (${many.perSec >= 1000 ? 'met' : 'MISSED'}); worker + PostgreSQL CPU <= 1 ms per delivery (${many.cpu <= 1 ? 'met' : 'MISSED'}: ${many.cpu.toFixed(2)} ms)`);
     if (process.env.BENCH_WEBHOOKS_DELIVERIES_ONLY === '1') return;

@@ -14,7 +14,7 @@ export interface CpuSnapshot {
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -59,4 +59,22 @@ function postgresDelta(before: Map<number, number>, after: Map<number, number>):
 export function cpuPerUnit(before: CpuSnapshot, after: CpuSnapshot, units: number, unit: string): string {
   const per = (ms: number) => (units ? ms / units : 0).toFixed(2);
   return `CPU per ${unit}: server ${per(after.serverMs - before.serverMs)} ms, PostgreSQL ${per(postgresDelta(before.postgresMs, after.postgresMs))} ms, load generator ${per(after.loadGeneratorMs - before.loadGeneratorMs)} ms`;
+}
+
+/** The pid of the local redis-server, if one runs here (its CPU per job counts beside PostgreSQL's). */
+export function redisServerPid(): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'redis-server') return Number(entry);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** CPU (ms) of the PostgreSQL processes serving `database`, summed. */
+export function postgresCpuTotal(database: string): Map<number, number> {
+  return postgresCpuMs(database);
 }
