@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import { camelCase } from './column-names.js';
 import { HELD_CONNECTION, type HeldConnection, type PgConnection, type PgResult, type Sql } from './transaction.js';
 
@@ -204,23 +204,6 @@ function rowsOf(statement: Statement, result: PgResult): StatementResult {
   return { rows, rowCount: result.rowCount ?? 0 };
 }
 
-const TIMESTAMPTZ = 1184;
-
-/**
- * Type parsers that leave timestamptz values as PostgreSQL's text (`timestampsAsText`): a page of
- * rows whose sort keys only one row's is read (the cursor's) would otherwise parse a Date per row,
- * a visible share of Node's work on a storefront page. `parseTimestamptz` parses the one needed.
- */
-const TIMESTAMPTZ_AS_TEXT = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === TIMESTAMPTZ && format !== 'binary' ? (value: string) => value : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser
-};
-
-/** A timestamptz in PostgreSQL's text, parsed as the driver parses it. */
-export function parseTimestamptz(text: string): Date {
-  return pg.types.getTypeParser(TIMESTAMPTZ, 'text')(text) as Date;
-}
-
 /**
  * Runs SQL ($1, $2 … placeholders) on a pooled connection, as a named prepared statement when
  * `prepare` is set: PostgreSQL then parses and plans it once per connection instead of per request.
@@ -228,15 +211,13 @@ export function parseTimestamptz(text: string): Date {
  * about twice as much as executing it. Shapes whose best plan depends on the values (full-text
  * search, tag filters, price ranges) are not prepared, so a generic plan never replaces a good
  * custom one; the others must make their generic plan the good one (see PAGE_ROW_BOUND).
- * Rows come back exactly as PostgreSQL names the columns (no key mapping); with `timestampsAsText`,
- * timestamptz values stay text (`parseTimestamptz`).
+ * Rows come back exactly as PostgreSQL names the columns (no key mapping).
  */
-export async function queryPrepared<Row>(db: Knex, text: string, values: unknown[], prepare: boolean, options: { timestampsAsText?: boolean } = {}): Promise<Row[]> {
+export async function queryPrepared<Row>(db: Knex, text: string, values: unknown[], prepare: boolean): Promise<Row[]> {
   const name = prepare ? preparedStatementName(text) : undefined;
   const connection = (await db.client.acquireConnection()) as pg.Client;
   try {
-    const types = options.timestampsAsText ? TIMESTAMPTZ_AS_TEXT : undefined;
-    const result = await connection.query<Row & pg.QueryResultRow>(name ? { name, text, values, types } : { text, values, types });
+    const result = await connection.query<Row & pg.QueryResultRow>(name ? { name, text, values } : { text, values });
     return result.rows;
   } finally {
     await db.client.releaseConnection(connection);

@@ -3,7 +3,7 @@ import { containsPattern } from '../../db/like-patterns.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { decodeCursor, encodeCursor, type CursorKind, type PageRequest } from '../../platform/pagination.js';
 import { mediaUrl } from './media.js';
-import { parseTimestamptz, queryPrepared } from '../../db/prepared-statements.js';
+import { queryPrepared } from '../../db/prepared-statements.js';
 import { IN_STOCK_SQL } from './product-rows.js';
 import { readCatalog } from './replica-routing.js';
 import { storefrontSearchTerms } from './search-terms.js';
@@ -184,13 +184,11 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
   // index), a tag, a price range (a narrow range wants the price index, a wide one the sort's).
   const planStable = (!filters.q || ranked) && !valueFilters;
-  // Sort keys as text when they are timestamps: only the cursor's row is parsed.
-  const rows = await readCatalog(ctx, storeId, (db) => queryPrepared<ItemRow>(db, sql.text, sql.bindings, planStable, { timestampsAsText: true }));
+  const rows = await readCatalog(ctx, storeId, (db) => queryPrepared<ItemRow>(db, sql.text, sql.bindings, planStable));
   const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
-  const lastKey = last && (spec.kind === 'timestamp' ? parseTimestamptz(last.sort_key as string) : last.sort_key);
   return {
     data: `{"products":[${joinDocuments(ctx, rows, page.limit)}]}`,
-    nextCursor: last ? encodeCursor([sort, cursorValue(lastKey), last.id]) : null
+    nextCursor: last ? encodeCursor([sort, cursorValue(last.sort_key), last.id]) : null
   };
 }
 
