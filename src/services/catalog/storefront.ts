@@ -11,10 +11,9 @@ import { storefrontSearchTerms } from './search-terms.js';
 /**
  * Storefront catalog reads, built in PostgreSQL. Every product keeps its storefront JSON document
  * (storefront_products, maintained by triggers: migrations/20261123006200_storefront_documents.ts);
- * a product list selects the page's ids through the products indexes and answers their documents,
- * one row each in page order (collections: joined with string_agg); Node joins them and computes
- * the next cursor from the row at the page's end. Node never parses the JSON: it goes into the
- * envelope as it comes (`data` below is JSON text). Uncached: the storefront routes
+ * a read selects the page's ids through the products indexes, joins their documents with
+ * string_agg and computes the next cursor in the same statement. Node never parses the text: it
+ * goes into the envelope as it comes (`data` below is JSON text). Uncached: the storefront routes
  * cache the serialised responses (storefront-cache.ts). Each read runs on the read replica when
  * one is in use and current for the store, else on the primary (replica-routing.ts).
  */
@@ -149,11 +148,8 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   // search of active products; migrations/20261123006400_storefront_search.ts) unless a tag or price
   // filter needs the products columns.
   const searchRows = sort === 'relevance' && !valueFilters;
-  // No row numbers here: a window function over the matches made PostgreSQL sort every match in
-  // full (a relevance search ranks them all) before the page's limit; a plain ORDER BY ... LIMIT is
-  // a bounded (top-N) sort.
   const sql = new Sql()
-    .add(`select d.document, page.sort_key, page.id from (select * from (select p.id, ${spec.key} as sort_key`, ...spec.bindings)
+    .add(`with page as (select * from (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
     .add(` from ${searchRows ? 'storefront_search' : 'products'} p${ranked ? RANKED_FROM : ''}`, ...(ranked ? [terms] : []))
     .add(searchRows ? ' where p.store_id = ?' : ` where p.store_id = ? and p.status = 'active'`, storeId);
   if (filters.collection) {
@@ -175,42 +171,20 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
     const [, value, id] = decodeCursor(page.cursor, [{ literal: sort }, spec.kind, 'uuid']);
     sql.add(` and (${spec.key}, p.id) ${spec.direction === 'desc' ? '<' : '>'} (?::${spec.cast}, ?::uuid)`, ...spec.bindings, value, id);
   }
-  const pageOrder = `page.sort_key ${spec.direction}, page.id ${spec.direction}`;
   sql
-    .add(` order by ${order}${pageBound(page.limit)}) q order by q.sort_key ${spec.direction}, q.id ${spec.direction} limit ?) page`, ...spec.bindings, page.limit + 1)
-    .add(` join storefront_products d on d.product_id = page.id and d.store_id = ? order by ${pageOrder}`, storeId);
+    .add(` order by ${order}${pageBound(page.limit)}) q order by q.sort_key ${spec.direction}, q.id ${spec.direction} limit ?)`, ...spec.bindings, page.limit + 1)
+    .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
 
   // Prepared (one plan kept per connection) unless the best plan depends on the values: search
   // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
   // index), a tag, a price range (a narrow range wants the price index, a wide one the sort's).
   const planStable = (!filters.q || ranked) && !valueFilters;
-  const rows = await readCatalog(ctx, storeId, (db) => queryPrepared<ItemRow>(db, sql.text, sql.bindings, planStable));
-  const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
+  const [row] = await readCatalog(ctx, storeId, (db) => queryPrepared<PageRow>(db, sql.text, sql.bindings, planStable));
+  const hasMore = Number(row!.fetched) > page.limit;
   return {
-    data: `{"products":[${joinDocuments(ctx, rows, page.limit)}]}`,
-    nextCursor: last ? encodeCursor([sort, cursorValue(last.sort_key), last.id]) : null
+    data: `{"products":[${row!.items}]}`,
+    nextCursor: hasMore && row!.last_id ? encodeCursor([sort, cursorValue(row!.last_key), row!.last_id]) : null
   };
-}
-
-/** One item of a page, in page order (the page query reads one row more than the page: is there more?). */
-interface ItemRow {
-  document: string;
-  sort_key: unknown;
-  id: string;
-}
-
-/**
- * The first `limit` documents as the JSON array's content, with the media URL prefix put in for the
- * U+0001 markers. Joined here rather than by `string_agg` in the statement: the aggregate (and the
- * row numbers it needed to pick the page and the cursor's row) cost PostgreSQL more than Node pays
- * for 21 short rows, and PostgreSQL is the shared part of the two.
- */
-function joinDocuments(ctx: AppContext, rows: ItemRow[], limit: number): string {
-  let items = '';
-  for (let i = 0; i < rows.length && i < limit; i++) items += i === 0 ? rows[i]!.document : `,${rows[i]!.document}`;
-  // A document holds the marker only where it shows media; the marker never occurs in escaped text
-  // (JSON writes U+0001 in a string as \u0001).
-  return items.includes('\u0001') ? items.split('\u0001').join(mediaUrlPrefix(ctx)) : items;
 }
 
 export async function getStorefrontProduct(ctx: AppContext, storeId: string, slug: string): Promise<StorefrontJson> {
