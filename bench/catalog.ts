@@ -1,15 +1,17 @@
+import autocannon from 'autocannon';
 import pg from 'pg';
 import { encodeCursor } from '../src/platform/pagination.js';
 import { seedCatalog, signupBenchStore } from './lib/catalog-seed.js';
 import { freshBenchDatabase } from './lib/database.js';
-import { measure, ratio, startBenchServer, wireBytes, type Measurement } from './lib/http.js';
+import { cpuRatio, measure, ratio, startBenchServer, wireBytes, type BenchServer, type Measurement } from './lib/http.js';
 import { settle } from './lib/settle.js';
 
 /**
  * Issue 3 targets, 10,000 products × 3 variants, 50 connections: storefront list (page of 20)
  * >= 25% of the bare route's req/s, p99 < 50 ms, and a deep page (after 9,000 products) within
  * 20% of page 1's latency. Issue 12 targets, cache off (documents joined in SQL): list and deep
- * page >= 12% of bare, search >= 8%, product >= 15%, p99 < 30 ms; a 304 revalidation >= 40%.
+ * page >= 12% of bare, search >= 8%, product >= 15%, p99 < 30 ms; a 304 revalidation >= 40%. Issue 38,
+ * cache off: search >= 10% of bare with p99 < 30 ms, list >= 15% and a deep page within 10% of page 1.
  */
 export async function run(): Promise<void> {
   console.log('\n# catalog: storefront product list and search, 10,000 products x 3 variants (50 connections)');
@@ -43,42 +45,9 @@ export async function run(): Promise<void> {
     const checkBody = (await check.json()) as { data: { products: Array<{ title: string }> } };
     if (check.status !== 200 || checkBody.data.products.length !== 20) throw new Error(`deep page broken: ${check.status}`);
 
-    const bare = await measure('GET bare hapi route', server.bare);
-    const list = await measure('GET /storefront/products (page 1 of 20)', `${base}?limit=20`, { headers });
-    const deep = await measure('GET /storefront/products (after 9,000)', `${base}?limit=20&cursor=${deepCursor}`, { headers });
-    const priced = await measure('GET /storefront/products?sort=price_asc', `${base}?limit=20&sort=price_asc`, { headers });
-    const search = await measure('GET /storefront/products?q=linen shirt', `${base}?limit=20&q=${encodeURIComponent('linen shirt')}`, { headers });
-    const filtered = await measure('GET /storefront/products?tag&inStock&price', `${base}?limit=20&tag=home&inStock=true&minPrice=1200&maxPrice=1800`, {
-      headers
-    });
-
-    const deepDelta = ((deep.p50 - list.p50) / Math.max(list.p50, 1)) * 100;
-    console.log(`list: ${ratio(list, bare)} of bare (target >= 25%), p99 ${list.p99} ms (target < 50 ms)`);
-    console.log(`search: ${ratio(search, bare)} of bare, p99 ${search.p99} ms (target < 50 ms)`);
-    console.log(`price sort: ${ratio(priced, bare)} of bare, p99 ${priced.p99} ms; filtered: ${ratio(filtered, bare)} of bare, p99 ${filtered.p99} ms`);
-    console.log(
-      `deep page: p50 ${deep.p50} ms vs page 1 p50 ${list.p50} ms (${deepDelta >= 0 ? '+' : ''}${deepDelta.toFixed(1)}%, target within 20%); ` +
-        `req/s ${deep.reqPerSec} vs ${list.reqPerSec}`
-    );
-
-    // Bytes on the wire for one list page (page 1 of 20), per content coding.
-    const listUrl = `${base}?limit=20`;
-    const identityBytes = await wireBytes(listUrl, { ...headers });
-    const gzipBytes = await wireBytes(listUrl, { ...headers, 'accept-encoding': 'gzip' });
-    const brBytes = await wireBytes(listUrl, { ...headers, 'accept-encoding': 'gzip, deflate, br' });
-    console.log(
-      `bytes per list response (20 products): identity ${identityBytes.bytes}, gzip ${gzipBytes.bytes} (${gzipBytes.encoding}, ` +
-        `${((gzipBytes.bytes / identityBytes.bytes) * 100).toFixed(1)}%), br ${brBytes.bytes} (${brBytes.encoding}, ${((brBytes.bytes / identityBytes.bytes) * 100).toFixed(1)}%)`
-    );
-    const compressed = await measure('GET /storefront/products (cached, br)', listUrl, { headers: { ...headers, 'accept-encoding': 'br' } });
-    console.log(`cached list with br: ${ratio(compressed, bare)} of bare, p99 ${compressed.p99} ms`);
-
-    // Revalidation: If-None-Match with the current tag answers 304 before any database work.
-    const etag = (await fetch(listUrl, { headers })).headers.get('etag');
-    if (!etag) throw new Error('storefront list sent no ETag');
-    const revalidate = await measure('GET /storefront/products (If-None-Match: 304)', listUrl, { headers: { ...headers, 'if-none-match': etag } });
-    if (revalidate.non2xx < revalidate.reqPerSec) throw new Error('revalidation did not answer 304');
-    console.log(`304 revalidation: ${ratio(revalidate, bare)} of bare (target >= 40%), p99 ${revalidate.p99} ms`);
+    // BENCH_CATALOG_CACHE_OFF=only: just the cache-off section below (what a change to the storefront
+    // SQL moves), for before/after runs taken minutes apart on a shared machine.
+    if (process.env.BENCH_CATALOG_CACHE_OFF !== 'only') await measureCached(server, base, headers, deepCursor);
 
     // The same pages with the storefront response cache off: what every cache miss costs (search
     // as you type, filters, the first hit after a write, another web process), documents joined in
@@ -89,17 +58,27 @@ export async function run(): Promise<void> {
     const raw = await startBenchServer(databaseUrl, { STOREFRONT_CACHE_MAX_BYTES: '0' });
     try {
       const rawBase = `${raw.api}/api/v1/storefront/products`;
-      const rawBare = await measure('GET bare hapi route (cache-off process)', raw.bare);
+      // A fresh process: without a warm-up of its own the first route measured (page 1) paid for
+      // compiling the server's code under load (server CPU per request up to twice the deep page's,
+      // which runs the same code), and the deep page looked faster than page 1.
+      for (const url of [`${rawBase}?limit=20`, `${rawBase}?limit=20&q=${encodeURIComponent('linen shirt')}`]) {
+        await autocannon({ url, headers, connections: 50, duration: 3 });
+      }
+      const rawBare = await measure('GET bare hapi route (cache-off process)', raw.bare, { server: raw });
       const rawList = await measure('cache off: page 1', `${rawBase}?limit=20`, { headers, server: raw });
       const rawDeep = await measure('cache off: after 9,000', `${rawBase}?limit=20&cursor=${deepCursor}`, { headers, server: raw });
       const rawSearch = await measure('cache off: q=linen shirt', `${rawBase}?limit=20&q=${encodeURIComponent('linen shirt')}`, { headers, server: raw });
       const rawProduct = await measure('cache off: product by slug', `${rawBase}/product-5000`, { headers, server: raw });
       const rawDelta = ((rawDeep.p50 - rawList.p50) / Math.max(rawList.p50, 1)) * 100;
       const line = (label: string, m: Measurement, target: number) =>
-        `${label} ${ratio(m, rawBare)} of bare (target >= ${target}%), p99 ${m.p99} ms (target < 30 ms)`;
-      console.log(`cache off: ${line('list', rawList, 12)}`);
-      console.log(`cache off: ${line('deep page', rawDeep, 12)}; deep p50 ${rawDeep.p50} ms vs page 1 ${rawList.p50} ms (${rawDelta >= 0 ? '+' : ''}${rawDelta.toFixed(1)}%)`);
-      console.log(`cache off: ${line('search', rawSearch, 8)}`);
+        `${label} ${ratio(m, rawBare)} of bare (by CPU per request ${cpuRatio(m, rawBare)}; target >= ${target}%), p99 ${m.p99} ms (target < 30 ms)`;
+      const deepVsList = ((rawDeep.reqPerSec - rawList.reqPerSec) / Math.max(rawList.reqPerSec, 1)) * 100;
+      console.log(`cache off: ${line('list', rawList, 15)}`);
+      console.log(
+        `cache off: ${line('deep page', rawDeep, 15)}; deep p50 ${rawDeep.p50} ms vs page 1 ${rawList.p50} ms (${rawDelta >= 0 ? '+' : ''}${rawDelta.toFixed(1)}%), ` +
+          `req/s ${deepVsList >= 0 ? '+' : ''}${deepVsList.toFixed(1)}% of page 1's (target within 10%)`
+      );
+      console.log(`cache off: ${line('search', rawSearch, 10)}`);
       console.log(`cache off: ${line('product', rawProduct, 15)}`);
     } finally {
       await raw.stop();
@@ -107,4 +86,44 @@ export async function run(): Promise<void> {
   } finally {
     await server.stop();
   }
+}
+
+/** The storefront reads through the response cache (hits), the bytes on the wire and a 304. */
+async function measureCached(server: BenchServer, base: string, headers: Record<string, string>, deepCursor: string): Promise<void> {
+  const bare = await measure('GET bare hapi route', server.bare);
+  const list = await measure('GET /storefront/products (page 1 of 20)', `${base}?limit=20`, { headers });
+  const deep = await measure('GET /storefront/products (after 9,000)', `${base}?limit=20&cursor=${deepCursor}`, { headers });
+  const priced = await measure('GET /storefront/products?sort=price_asc', `${base}?limit=20&sort=price_asc`, { headers });
+  const search = await measure('GET /storefront/products?q=linen shirt', `${base}?limit=20&q=${encodeURIComponent('linen shirt')}`, { headers });
+  const filtered = await measure('GET /storefront/products?tag&inStock&price', `${base}?limit=20&tag=home&inStock=true&minPrice=1200&maxPrice=1800`, {
+    headers
+  });
+
+  const deepDelta = ((deep.p50 - list.p50) / Math.max(list.p50, 1)) * 100;
+  console.log(`list: ${ratio(list, bare)} of bare (target >= 25%), p99 ${list.p99} ms (target < 50 ms)`);
+  console.log(`search: ${ratio(search, bare)} of bare, p99 ${search.p99} ms (target < 50 ms)`);
+  console.log(`price sort: ${ratio(priced, bare)} of bare, p99 ${priced.p99} ms; filtered: ${ratio(filtered, bare)} of bare, p99 ${filtered.p99} ms`);
+  console.log(
+    `deep page: p50 ${deep.p50} ms vs page 1 p50 ${list.p50} ms (${deepDelta >= 0 ? '+' : ''}${deepDelta.toFixed(1)}%, target within 20%); ` +
+      `req/s ${deep.reqPerSec} vs ${list.reqPerSec}`
+  );
+
+  // Bytes on the wire for one list page (page 1 of 20), per content coding.
+  const listUrl = `${base}?limit=20`;
+  const identityBytes = await wireBytes(listUrl, { ...headers });
+  const gzipBytes = await wireBytes(listUrl, { ...headers, 'accept-encoding': 'gzip' });
+  const brBytes = await wireBytes(listUrl, { ...headers, 'accept-encoding': 'gzip, deflate, br' });
+  console.log(
+    `bytes per list response (20 products): identity ${identityBytes.bytes}, gzip ${gzipBytes.bytes} (${gzipBytes.encoding}, ` +
+      `${((gzipBytes.bytes / identityBytes.bytes) * 100).toFixed(1)}%), br ${brBytes.bytes} (${brBytes.encoding}, ${((brBytes.bytes / identityBytes.bytes) * 100).toFixed(1)}%)`
+  );
+  const compressed = await measure('GET /storefront/products (cached, br)', listUrl, { headers: { ...headers, 'accept-encoding': 'br' } });
+  console.log(`cached list with br: ${ratio(compressed, bare)} of bare, p99 ${compressed.p99} ms`);
+
+  // Revalidation: If-None-Match with the current tag answers 304 before any database work.
+  const etag = (await fetch(listUrl, { headers })).headers.get('etag');
+  if (!etag) throw new Error('storefront list sent no ETag');
+  const revalidate = await measure('GET /storefront/products (If-None-Match: 304)', listUrl, { headers: { ...headers, 'if-none-match': etag } });
+  if (revalidate.non2xx < revalidate.reqPerSec) throw new Error('revalidation did not answer 304');
+  console.log(`304 revalidation: ${ratio(revalidate, bare)} of bare (target >= 40%), p99 ${revalidate.p99} ms`);
 }

@@ -55,10 +55,26 @@ function postgresDelta(before: Map<number, number>, after: Map<number, number>):
   return total;
 }
 
+export interface CpuPerUnit {
+  serverMs: number;
+  postgresMs: number;
+  loadGeneratorMs: number;
+}
+
+/** CPU ms per unit of work between two snapshots, by process. */
+export function cpuMsPerUnit(before: CpuSnapshot, after: CpuSnapshot, units: number): CpuPerUnit {
+  const per = (ms: number) => (units ? ms / units : 0);
+  return {
+    serverMs: per(after.serverMs - before.serverMs),
+    postgresMs: per(postgresDelta(before.postgresMs, after.postgresMs)),
+    loadGeneratorMs: per(after.loadGeneratorMs - before.loadGeneratorMs)
+  };
+}
+
 /** "server 2.1 ms, PostgreSQL 3.4 ms, load generator 0.9 ms per <unit>" between two snapshots. */
 export function cpuPerUnit(before: CpuSnapshot, after: CpuSnapshot, units: number, unit: string): string {
-  const per = (ms: number) => (units ? ms / units : 0).toFixed(2);
-  return `CPU per ${unit}: server ${per(after.serverMs - before.serverMs)} ms, PostgreSQL ${per(postgresDelta(before.postgresMs, after.postgresMs))} ms, load generator ${per(after.loadGeneratorMs - before.loadGeneratorMs)} ms`;
+  const cpu = cpuMsPerUnit(before, after, units);
+  return `CPU per ${unit}: server ${cpu.serverMs.toFixed(2)} ms, PostgreSQL ${cpu.postgresMs.toFixed(2)} ms, load generator ${cpu.loadGeneratorMs.toFixed(2)} ms`;
 }
 
 /** The pid of the local redis-server, if one runs here (its CPU per job counts beside PostgreSQL's). */

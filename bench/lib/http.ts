@@ -3,7 +3,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { cpuPerUnit, cpuSnapshot } from './cpu-time.js';
+import { cpuMsPerUnit, cpuPerUnit, cpuSnapshot, type CpuPerUnit } from './cpu-time.js';
 
 export interface BenchServer {
   api: string;
@@ -47,6 +47,8 @@ export interface Measurement {
   p50: number;
   p99: number;
   non2xx: number;
+  /** CPU per request by process, when measured with `server`. */
+  cpu?: CpuPerUnit;
 }
 
 /**
@@ -68,22 +70,37 @@ export async function measure(
     connections: options.connections ?? 50,
     duration: options.duration ?? Number(process.env.BENCH_DURATION ?? 8)
   });
-  const measurement = {
+  const cpuAfter = cpuBefore && cpuSnapshot(options.server!.pid, options.server!.database);
+  const measurement: Measurement = {
     name,
     reqPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx
+    non2xx: result.non2xx,
+    cpu: cpuBefore && cpuAfter ? cpuMsPerUnit(cpuBefore, cpuAfter, result.requests.total) : undefined
   };
   console.log(
     `${name.padEnd(44)} ${String(measurement.reqPerSec).padStart(7)} req/s   p50 ${String(measurement.p50).padStart(4)} ms   p99 ${String(measurement.p99).padStart(4)} ms${measurement.non2xx ? `   non-2xx ${measurement.non2xx}` : ''}`
   );
-  if (cpuBefore) console.log(`  ${cpuPerUnit(cpuBefore, cpuSnapshot(options.server!.pid, options.server!.database), result.requests.total, 'request')}`);
+  if (cpuBefore && cpuAfter) console.log(`  ${cpuPerUnit(cpuBefore, cpuAfter, result.requests.total, 'request')}`);
   return measurement;
 }
 
 export function ratio(part: Measurement, whole: Measurement): string {
   return `${((part.reqPerSec / whole.reqPerSec) * 100).toFixed(1)}%`;
+}
+
+/**
+ * The same ratio from CPU per request instead of throughput: the bare route's CPU (server and load
+ * generator) over the route's (server, PostgreSQL, load generator), that is the throughput ratio
+ * of a machine where nothing else runs and the three share its cores. On a machine other work
+ * keeps busy, throughput ratios swing with the neighbours; this one much less. Both measured with
+ * `server`; '?' otherwise.
+ */
+export function cpuRatio(part: Measurement, whole: Measurement): string {
+  if (!part.cpu || !whole.cpu) return '?';
+  const cost = (cpu: CpuPerUnit) => cpu.serverMs + cpu.postgresMs + cpu.loadGeneratorMs;
+  return `${((cost(whole.cpu) / cost(part.cpu)) * 100).toFixed(1)}%`;
 }
 
 /** Like `measure`, for POSTs whose JSON body must differ per request (e.g. a new email each time). */

@@ -148,8 +148,11 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   // search of active products; migrations/20261123006400_storefront_search.ts) unless a tag or price
   // filter needs the products columns.
   const searchRows = sort === 'relevance' && !valueFilters;
+  // The row numbers are taken over the page's bounded rows (q), not over every match: numbered in
+  // the inner query, a relevance search sorted all its matches in full (a window function needs
+  // them all) instead of keeping only the best (a bounded top-N sort under the LIMIT).
   const sql = new Sql()
-    .add(`with page as (select * from (select p.id, ${spec.key} as sort_key, row_number() over (order by ${order}) as n`, ...spec.bindings, ...spec.bindings)
+    .add(`with page as (select q.*, row_number() over (order by q.sort_key ${spec.direction}, q.id ${spec.direction}) as n from (select p.id, ${spec.key} as sort_key`, ...spec.bindings)
     .add(` from ${searchRows ? 'storefront_search' : 'products'} p${ranked ? RANKED_FROM : ''}`, ...(ranked ? [terms] : []))
     .add(searchRows ? ' where p.store_id = ?' : ` where p.store_id = ? and p.status = 'active'`, storeId);
   if (filters.collection) {
@@ -173,7 +176,7 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
   }
   sql
     .add(` order by ${order}${pageBound(page.limit)}) q order by q.sort_key ${spec.direction}, q.id ${spec.direction} limit ?)`, ...spec.bindings, page.limit + 1)
-    .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit);
+    .add(` ${PAGE_SELECT('d.document')} from page join storefront_products d on d.product_id = page.id and d.store_id = ?`, page.limit, mediaUrlPrefix(ctx), page.limit, page.limit, storeId);
 
   // Prepared (one plan kept per connection) unless the best plan depends on the values: search
   // terms inline (under another sort a common term wants the sort's index, a rare one the GIN
