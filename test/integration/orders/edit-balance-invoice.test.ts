@@ -1,36 +1,12 @@
-import Stripe from 'stripe';
 import t from 'tap';
-import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { sealAudit } from '../../helpers/audit.js';
 import { admin } from '../../helpers/catalog.js';
 import { sellable, setupShop } from '../../helpers/checkout.js';
 import { orderOps } from '../../helpers/order-ops.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
 import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
-
-const signer = new Stripe('sk_test_local');
-let counter = 0;
-
-function event(type: string, object: Record<string, unknown>, account?: string) {
-  counter += 1;
-  return { id: `evt_balance_${Date.now()}_${counter}`, object: 'event', type, account, created: Math.floor(Date.now() / 1000), data: { object }, livemode: false, api_version: '2024-06-20' };
-}
-
-async function deliver(app: TestApp, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const signature = signer.webhooks.generateTestHeaderString({ payload: body, secret: app.ctx.config.stripeWebhookSecret });
-  return app.request({ method: 'POST', url: '/internal/webhooks/stripe', payload: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
-}
-
-async function processed(app: TestApp, eventId: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const row = await app.ctx.db('stripeEvents').where({ id: eventId }).whereIn('status', ['processed', 'ignored']).first();
-    if (row) return row;
-    if (Date.now() > deadline) throw new Error(`event ${eventId} not processed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const tokenOf = (url: string) => url.split('/public/invoices/')[1]!;
 

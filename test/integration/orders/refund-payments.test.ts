@@ -1,6 +1,6 @@
-import Stripe from 'stripe';
 import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
+import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { connectStripe, startStripeServer, type StripeServer } from '../../helpers/stripe-server.js';
@@ -11,28 +11,6 @@ import { connectStripe, startStripeServer, type StripeServer } from '../../helpe
  * first, one Stripe refund per payment with its own idempotency key, never above what a payment
  * holds, and concurrent refunds never add up to more than the two payments together.
  */
-
-const signer = new Stripe('sk_test_local');
-let counter = 0;
-const event = (type: string, object: Record<string, unknown>, account?: string) => {
-  counter += 1;
-  return { id: `evt_split_${Date.now()}_${counter}`, object: 'event', type, account, created: Math.floor(Date.now() / 1000), data: { object }, livemode: false, api_version: '2024-06-20' };
-};
-
-async function deliver(app: TestApp, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const signature = signer.webhooks.generateTestHeaderString({ payload: body, secret: app.ctx.config.stripeWebhookSecret });
-  return app.request({ method: 'POST', url: '/internal/webhooks/stripe', payload: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
-}
-
-async function processed(app: TestApp, eventId: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (await app.ctx.db('stripeEvents').where({ id: eventId }).whereIn('status', ['processed', 'ignored']).first()) return;
-    if (Date.now() > deadline) throw new Error(`event ${eventId} not processed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A Stripe order of one unit (paid by its PaymentIntent), then an edit adding one unit of `added`, its balance paid through the link. */
 async function twoPayments(app: TestApp, stripe: StripeServer, owner: Owner, accountId: string, variantId: string, added: string, email: string) {
