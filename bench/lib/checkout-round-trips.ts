@@ -1,20 +1,14 @@
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
 import { MODULES } from '../../src/installed-modules.js';
 import { freshBenchDatabase } from './database.js';
+import { countStatements } from './statement-counter.js';
 import { STEPS, type Step } from './shoppers.js';
 
 const ADDRESS = { firstName: 'Bench', lastName: 'Shopper', line1: '1 Bench St', city: 'Loadville', postalCode: '10001', country: 'US' };
 
-type Callback = (...args: unknown[]) => void;
-type QueryFn = (this: PgClient, config: unknown, values?: unknown, callback?: unknown) => unknown;
-interface PgClient {
-  query: QueryFn;
-  outstandingQueries?: number;
-}
 
 /**
  * SQL statements (BEGIN and COMMIT included), round trips to PostgreSQL, and Redis commands one
@@ -30,36 +24,12 @@ export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; 
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0 });
   await server.initialize();
-  let counting = false;
-  let sql = 0;
-  let trips = 0;
+  const counter = countStatements();
   let redis = 0;
-  const relayStatement = /\bfrom "?outbox"?|synchronous_commit/; // the relay reads and deletes; an enqueue (insert into outbox) counts
-  const clientPrototype = pg.Client.prototype as unknown as PgClient;
-  const query = clientPrototype.query;
-  clientPrototype.query = function (this: PgClient, config: unknown, values?: unknown, callback?: unknown) {
-    const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
-    const outstanding = this.outstandingQueries ?? 0;
-    if (counting && text && !relayStatement.test(text)) {
-      sql += 1;
-      if (outstanding === 0) trips += 1;
-      if (process.env.BENCH_TRACE_SQL) console.log(`  sql${outstanding ? ' (pipelined)' : ''}: ${text.slice(0, 120)}`);
-    }
-    this.outstandingQueries = outstanding + 1;
-    const answered = () => (this.outstandingQueries = (this.outstandingQueries ?? 1) - 1);
-    if (typeof values === 'function' || typeof callback === 'function') {
-      const wrap = (done: Callback): Callback => (...args) => (answered(), done(...args));
-      return typeof values === 'function' ? query.call(this, config, wrap(values as Callback)) : query.call(this, config, values, wrap(callback as Callback));
-    }
-    const result = query.call(this, config, values);
-    if (result instanceof Promise) result.then(answered, answered);
-    else answered(); // a submittable (COPY, cursors): not on the checkout path
-    return result;
-  };
   const prototype = Redis.prototype as unknown as { sendCommand(command: unknown, ...rest: unknown[]): unknown };
   const sendCommand = prototype.sendCommand;
   prototype.sendCommand = function (this: unknown, command: unknown, ...rest: unknown[]) {
-    if (counting) redis += 1;
+    if (counter.counting) redis += 1;
     return sendCommand.call(this, command, ...rest);
   };
   try {
@@ -81,13 +51,12 @@ export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; 
       const step = async (name: Step, run: () => Promise<any>) => {
         await ctx.outbox.drain();
         await new Promise((resolve) => setTimeout(resolve, 50)); // the relay's own COMMIT lands after drain resolves
-        sql = 0;
-        trips = 0;
+        counter.reset();
         redis = 0;
-        counting = counted;
+        counter.counting = counted;
         const result = await run();
-        counting = false;
-        counts[name] = { sql, trips, redis };
+        counter.counting = false;
+        counts[name] = { sql: counter.sql, trips: counter.trips, redis };
         return result;
       };
       const cart = await step('cart', () => call('POST', '/storefront/carts', { email: 'shopper@bench.example' }, shopper));
@@ -99,7 +68,7 @@ export async function checkoutRoundTrips(): Promise<Record<Step, { sql: number; 
     }
     return counts;
   } finally {
-    clientPrototype.query = query;
+    counter.restore();
     prototype.sendCommand = sendCommand;
     await server.stop();
     await closeContext(ctx);

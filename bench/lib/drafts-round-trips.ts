@@ -1,19 +1,14 @@
-import pg from 'pg';
 import { createServer } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, openContext } from '../../src/context.js';
 import { MODULES } from '../../src/installed-modules.js';
 import { freshBenchDatabase } from './database.js';
+import { countStatements } from './statement-counter.js';
 
 const ADDRESS = { firstName: 'Bench', lastName: 'Caller', line1: '1 Bench St', city: 'Benchville', postalCode: '12345', country: 'US' };
 export const DRAFT_STEPS = ['create', 'get', 'complete', 'edit'] as const;
 type Step = (typeof DRAFT_STEPS)[number];
 
-type QueryFn = (this: PgClient, config: unknown, values?: unknown, callback?: unknown) => unknown;
-interface PgClient {
-  query: QueryFn;
-  outstandingQueries?: number;
-}
 
 /**
  * SQL statements (BEGIN and COMMIT included) and round trips to PostgreSQL of one draft created,
@@ -29,27 +24,7 @@ export async function draftsRoundTrips(): Promise<Record<Step, { sql: number; tr
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0 });
   await server.initialize();
-  let counting = false;
-  let sql = 0;
-  let trips = 0;
-  const relayStatement = /\bfrom "?outbox"?|synchronous_commit/;
-  const clientPrototype = pg.Client.prototype as unknown as PgClient;
-  const query = clientPrototype.query;
-  clientPrototype.query = function (this: PgClient, config: unknown, values?: unknown, callback?: unknown) {
-    const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
-    const outstanding = this.outstandingQueries ?? 0;
-    if (counting && text && !relayStatement.test(text)) {
-      sql += 1;
-      if (outstanding === 0) trips += 1;
-      if (process.env.BENCH_TRACE_SQL) console.log(`  sql${outstanding ? ' (pipelined)' : ''}: ${text.replace(/\s+/g, ' ').slice(0, 160)}`);
-    }
-    this.outstandingQueries = outstanding + 1;
-    const answered = () => (this.outstandingQueries = (this.outstandingQueries ?? 1) - 1);
-    const result = query.call(this, config, values, callback);
-    if (result instanceof Promise) result.then(answered, answered);
-    else answered();
-    return result;
-  };
+  const counter = countStatements();
   try {
     const call = async (method: string, url: string, payload?: object, headers: Record<string, string> = {}) => {
       const response = await server.inject({ method, url: `/api/v1${url}`, payload, headers });
@@ -70,13 +45,12 @@ export async function draftsRoundTrips(): Promise<Record<Step, { sql: number; tr
       const step = async (name: Step, run: () => Promise<any>) => {
         await ctx.outbox.drain();
         await new Promise((resolve) => setTimeout(resolve, 50));
-        sql = 0;
-        trips = 0;
-        counting = counted;
+        counter.reset();
+        counter.counting = counted;
         if (counted && process.env.BENCH_TRACE_SQL) console.log(`# ${name}`);
         const result = await run();
-        counting = false;
-        counts[name] = { sql, trips };
+        counter.counting = false;
+        counts[name] = { sql: counter.sql, trips: counter.trips };
         return result;
       };
       const created = await step('create', () =>
@@ -89,7 +63,7 @@ export async function draftsRoundTrips(): Promise<Record<Step, { sql: number; tr
     }
     return counts;
   } finally {
-    clientPrototype.query = query;
+    counter.restore();
     await server.stop();
     await closeContext(ctx);
   }
