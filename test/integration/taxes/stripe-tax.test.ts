@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { ADDRESS, methodsOf, setupShop, sf } from '../../helpers/checkout.js';
 import { startStripeServer } from '../../helpers/stripe-server.js';
@@ -10,6 +10,43 @@ import { startStripeServer } from '../../helpers/stripe-server.js';
  * order is placed, a reversal per refund; Stripe failing or hanging fails the checkout with 503
  * tax_provider_unavailable and charges nothing, never a silent zero tax.
  */
+
+type SyncQueue = ReturnType<TestApp['ctx']['queues']['get']>;
+
+/**
+ * Waits until the tax-sync job has failed an attempt and waits out its backoff, runs it now, and
+ * answers how that attempt ended: 'delayed' (refused again, a retry to come) or 'completed'.
+ */
+async function retryNow(queue: SyncQueue, jobId: string) {
+  const deadline = Date.now() + 20_000;
+  const stateOf = async () => {
+    const job = await queue.getJob(jobId);
+    return { job, state: job ? await job.getState() : 'absent', attempts: job?.attemptsMade ?? 0 };
+  };
+  let current = await stateOf();
+  while (current.state !== 'delayed') {
+    if (Date.now() > deadline) throw new Error(`job ${jobId} never waited for a retry (${current.state})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    current = await stateOf();
+  }
+  await current.job!.promote();
+  const before = current.attempts;
+  for (;;) {
+    current = await stateOf();
+    if (current.attempts > before && ['delayed', 'completed'].includes(current.state)) return current.state;
+    if (Date.now() > deadline) throw new Error(`job ${jobId}'s retry never ended (${current.state})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>) {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 t.test('stripe_tax: calculation, transaction, reversal; outage and timeout fail the checkout cleanly', async (t) => {
   const stripe = await startStripeServer(t);
   stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
@@ -90,36 +127,6 @@ t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the t
   t.equal(opened.status, 201, opened.raw);
 
   const queue = app.ctx.queues.get('sync');
-  // Waits until the job has failed an attempt and waits out its backoff, runs it now, and answers
-  // how that attempt ended: 'delayed' (refused again, a retry to come) or 'completed'.
-  const retryNow = async (jobId: string) => {
-    const deadline = Date.now() + 20_000;
-    const stateOf = async () => {
-      const job = await queue.getJob(jobId);
-      return { job, state: job ? await job.getState() : 'absent', attempts: job?.attemptsMade ?? 0 };
-    };
-    let current = await stateOf();
-    while (current.state !== 'delayed') {
-      if (Date.now() > deadline) throw new Error(`job ${jobId} never waited for a retry (${current.state})`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      current = await stateOf();
-    }
-    await current.job!.promote();
-    const before = current.attempts;
-    for (;;) {
-      current = await stateOf();
-      if (current.attempts > before && ['delayed', 'completed'].includes(current.state)) return current.state;
-      if (Date.now() > deadline) throw new Error(`job ${jobId}'s retry never ended (${current.state})`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  const until = async (what: string, check: () => Promise<boolean>) => {
-    const deadline = Date.now() + 20_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`never: ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
 
   stripe.failingTaxTransactions = true;
   const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
@@ -127,10 +134,10 @@ t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the t
   const order = confirmed.body.data.order;
   const transactionOf = async () => (await app.ctx.db('orders').where({ storeId: owner.store.id, id: order.id }).first('taxTransactionId')).taxTransactionId as string | null;
   t.equal(await transactionOf(), null, 'no transaction yet');
-  t.equal(await retryNow(`tax-transaction-${order.id}`), 'delayed', 'a retry while Stripe still refuses waits for the next');
+  t.equal(await retryNow(queue, `tax-transaction-${order.id}`), 'delayed', 'a retry while Stripe still refuses waits for the next');
   t.equal(await transactionOf(), null, 'and leaves it unrecorded');
   stripe.failingTaxTransactions = false;
-  t.equal(await retryNow(`tax-transaction-${order.id}`), 'completed');
+  t.equal(await retryNow(queue, `tax-transaction-${order.id}`), 'completed');
   await until('the transaction is recorded', async () => (await transactionOf()) !== null);
   const recorded = [...stripe.taxTransactions.values()].filter((transaction) => transaction.reference === `order-${order.id}`);
   t.equal(recorded.length, 1, 'one transaction at Stripe for the order, after two refused attempts and one that went through');
@@ -141,9 +148,9 @@ t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the t
   t.equal(refund.status, 201, 'the refund stands though Stripe refused its reversal');
   const transaction = stripe.taxTransactions.get((await transactionOf())!)!;
   t.same(transaction.reversals, [], 'no reversal yet');
-  t.equal(await retryNow(`tax-reversal-${refund.body.data.refund.id}`), 'delayed', 'refused again while Stripe refuses');
+  t.equal(await retryNow(queue, `tax-reversal-${refund.body.data.refund.id}`), 'delayed', 'refused again while Stripe refuses');
   stripe.failingTaxTransactions = false;
-  t.equal(await retryNow(`tax-reversal-${refund.body.data.refund.id}`), 'completed');
+  t.equal(await retryNow(queue, `tax-reversal-${refund.body.data.refund.id}`), 'completed');
   await until('the reversal is recorded', async () => transaction.reversals.length > 0);
   t.same(transaction.reversals.map((reversal) => reversal.flatAmount), [-5443], 'the refund reversed its amount, once');
 });
@@ -163,36 +170,6 @@ t.test('stripe_tax: an edit records the order again: the old transaction reverse
   const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
   t.equal(opened.status, 201, opened.raw);
   const queue = app.ctx.queues.get('sync');
-  // Waits until the job has failed an attempt and waits out its backoff, runs it now, and answers
-  // how that attempt ended: 'delayed' (refused again, a retry to come) or 'completed'.
-  const retryNow = async (jobId: string) => {
-    const deadline = Date.now() + 20_000;
-    const stateOf = async () => {
-      const job = await queue.getJob(jobId);
-      return { job, state: job ? await job.getState() : 'absent', attempts: job?.attemptsMade ?? 0 };
-    };
-    let current = await stateOf();
-    while (current.state !== 'delayed') {
-      if (Date.now() > deadline) throw new Error(`job ${jobId} never waited for a retry (${current.state})`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      current = await stateOf();
-    }
-    await current.job!.promote();
-    const before = current.attempts;
-    for (;;) {
-      current = await stateOf();
-      if (current.attempts > before && ['delayed', 'completed'].includes(current.state)) return current.state;
-      if (Date.now() > deadline) throw new Error(`job ${jobId}'s retry never ended (${current.state})`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  const until = async (what: string, check: () => Promise<boolean>) => {
-    const deadline = Date.now() + 20_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`never: ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
 
   const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
   t.equal(confirmed.status, 200, confirmed.raw);
@@ -214,9 +191,9 @@ t.test('stripe_tax: an edit records the order again: the old transaction reverse
   t.not(after.taxReference, placed.taxReference, 'the order keeps the edit\'s calculation');
   t.equal(after.taxTransactionId, placed.taxTransactionId, 'still the old transaction while Stripe refuses');
   const jobId = `tax-transaction-${order.id}-${after.taxReference}`;
-  t.equal(await retryNow(jobId), 'delayed', 'retried while Stripe refuses');
+  t.equal(await retryNow(queue, jobId), 'delayed', 'retried while Stripe refuses');
   stripe.failingTaxTransactions = false;
-  t.equal(await retryNow(jobId), 'completed');
+  t.equal(await retryNow(queue, jobId), 'completed');
   await until('the new transaction is recorded', async () => (await stateOf()).taxTransactionId !== placed.taxTransactionId);
   const now = await stateOf();
   const second = stripe.taxTransactions.get(now.taxTransactionId!)!;
