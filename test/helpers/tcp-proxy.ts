@@ -8,6 +8,8 @@ import net from 'node:net';
 export class TcpProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  private held = false;
+  private heldChunks: { upstream: net.Socket; chunk: Buffer }[] = [];
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -24,7 +26,12 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      // Client to server by hand, so that `hold` can keep requests back; answers flow as they come.
+      client.on('data', (chunk: Buffer) => {
+        if (this.held) this.heldChunks.push({ upstream, chunk });
+        else upstream.write(chunk);
+      });
+      upstream.pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -32,6 +39,22 @@ export class TcpProxy {
     this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
     return this;
+  }
+
+  /**
+   * Keeps every request back, connections open: the server seems to hang (no answer, no error),
+   * which is what a client's wait on a stuck server looks like, unlike `stop`'s refused connection.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Sends what `hold` kept back, in order, and lets requests through again. */
+  release(): void {
+    this.held = false;
+    const chunks = this.heldChunks;
+    this.heldChunks = [];
+    for (const { upstream, chunk } of chunks) if (!upstream.destroyed) upstream.write(chunk);
   }
 
   /** Drops every connection and refuses new ones until `start` is called again. */

@@ -3,6 +3,8 @@ import type { QueueEvents } from 'bullmq';
 export interface PendingJobOutcome<Result> {
   result: Promise<Result>;
   cancel(): void;
+  /** True once the wait ended because no outcome came in time (the job may still run). */
+  timedOut(): boolean;
 }
 
 /**
@@ -11,6 +13,7 @@ export interface PendingJobOutcome<Result> {
  */
 export function waitForJob<Result>(events: QueueEvents, jobId: string, timeoutMs: number): PendingJobOutcome<Result> {
   let cleanup = () => {};
+  let expired = false;
   const result = new Promise<Result>((resolve, reject) => {
     const onCompleted = ({ jobId: id, returnvalue }: { jobId: string; returnvalue: unknown }) => {
       if (id !== jobId) return;
@@ -23,6 +26,7 @@ export function waitForJob<Result>(events: QueueEvents, jobId: string, timeoutMs
       reject(new Error(failedReason));
     };
     const timer = setTimeout(() => {
+      expired = true;
       cleanup();
       reject(new Error(`no outcome within ${timeoutMs} ms`));
     }, timeoutMs);
@@ -37,7 +41,7 @@ export function waitForJob<Result>(events: QueueEvents, jobId: string, timeoutMs
   // The job may fail while the caller is still relaying it; the caller awaits `result` after that, so
   // an early rejection must not count as unhandled.
   result.catch(() => {});
-  return { result, cancel: () => cleanup() };
+  return { result, cancel: () => cleanup(), timedOut: () => expired };
 }
 
 function safeParse(text: string): unknown {

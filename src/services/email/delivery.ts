@@ -42,6 +42,8 @@ export interface DeliveryResult {
 export async function deliverEmail(ctx: AppContext, payload: SendEmailPayload): Promise<DeliveryResult> {
   const logged = await ctx.db('emailLog').where({ id: payload.emailLogId }).first('status', 'providerMessageId', 'toEmail');
   if (logged?.status === 'sent') return { messageId: logged.providerMessageId, acceptedCount: 1 };
+  // A test send the route took back (its queue did not answer in time) is never sent later.
+  if (logged?.status === 'withdrawn') return { messageId: '', acceptedCount: 0 };
   const to = (logged?.toEmail as string | undefined) ?? payload.to;
   if (!to) throw new AppError(422, 'validation_failed', `Email ${payload.emailLogId} has no log row to say where it goes`);
   if (payload.marketingCustomerId && payload.storeId && !(await marketingConsent(ctx, payload.storeId, payload.marketingCustomerId))) {

@@ -3,7 +3,7 @@ import type { Sql } from '../../db/transaction.js';
 import type { AppContext } from '../../context.js';
 import { isBackendDown, notFound, serviceUnavailable, unprocessable, upstreamFailed } from '../../errors.js';
 import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
-import { jobInsert, withdrawJob } from '../../platform/outbox/enqueue.js';
+import { jobInsert, withdrawJobWithin } from '../../platform/outbox/enqueue.js';
 import { runStatements } from '../../db/prepared-statements.js';
 import { waitForJob } from '../../platform/outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../../platform/modules/registry.js';
@@ -63,27 +63,55 @@ export function emailInsert(ctx: AppContext, input: EnqueueEmailInput, options: 
   return { call, emailLogId, jobId: emailLogId, outboxId };
 }
 
-const TEST_SEND_TIMEOUT_MS = 30_000;
+/**
+ * A test send's two waits, bounded together below hapi's 25 s route timeout so that the operator
+ * hears this route's answer, not hapi's: the relay's move into the queue, then the worker's outcome.
+ */
+const TEST_SEND_RELAY_WAIT_MS = 5_000;
+const TEST_SEND_OUTCOME_WAIT_MS = 15_000;
+/** A relay that failed lets go of the row at once; one that hangs is not waited for longer. */
+const WITHDRAW_LOCK_WAIT_MS = 1_000;
+
+/** Rejects when `work` has not settled within `ms` (the work itself goes on). */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Takes a test send back: its log row says `withdrawn` (delivery skips such a row whenever its job
+ * runs, so a relay that was stuck and moves the job later sends nothing), and its job intent leaves
+ * the outbox unless a relay still holds it after a short wait. False when the email already went or failed.
+ */
+async function withdrawEmail(ctx: AppContext, emailLogId: string, jobId: string): Promise<boolean> {
+  const marked = await ctx.db('emailLog')
+    .where({ id: emailLogId, status: 'queued' })
+    .update({ status: 'withdrawn', error: 'withdrawn: the job queue did not take it in time' });
+  await withdrawJobWithin(ctx.db, jobId, WITHDRAW_LOCK_WAIT_MS);
+  return marked > 0;
+}
 
 /**
  * Test sends go through the same outbox and queue as every email, and the route waits for the
- * outcome. The relay is asked to move the row at once; if Redis refuses, the send is withdrawn (the
- * operator is told to retry) rather than delivered later behind their back.
+ * outcome. The relay is asked to move the row at once; if Redis refuses or does not answer in time,
+ * or no worker reports in time, the send is withdrawn (the operator is told to retry) rather than
+ * delivered later behind their back.
  */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<{ messageId: string; accepted: string[] }> {
   if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
-  const events = await ctx.queues.eventsFor('email').catch(() => {
+  const events = await within(ctx.queues.eventsFor('email'), TEST_SEND_RELAY_WAIT_MS, 'the queue connection').catch(() => {
     throw serviceUnavailable('The job queue is unavailable');
   });
   const { emailLogId, jobId } = await enqueueEmail(ctx, input, { attempts: 1 });
-  const outcome = waitForJob<DeliveryResult>(events, jobId, TEST_SEND_TIMEOUT_MS);
+  const outcome = waitForJob<DeliveryResult>(events, jobId, TEST_SEND_OUTCOME_WAIT_MS);
   try {
-    await ctx.outbox.drain();
+    await within(ctx.outbox.drain(), TEST_SEND_RELAY_WAIT_MS, 'the outbox relay');
   } catch (error) {
     outcome.cancel();
-    const withdrawn = await withdrawJob(ctx.db, jobId);
-    if (withdrawn) await ctx.db('emailLog').where({ id: emailLogId }).update({ status: 'failed', error: 'withdrawn: the job queue was unavailable' });
-    if (withdrawn || isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
+    if ((await withdrawEmail(ctx, emailLogId, jobId)) || isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
   }
   try {
     const result = await outcome.result;
@@ -92,6 +120,7 @@ async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<{
   } catch (error) {
     const message = (error as Error).message;
     if (isTemplateFailure(message)) throw unprocessable('template_invalid', message, [{ path: 'templateKey', message }]);
+    if (outcome.timedOut() && (await withdrawEmail(ctx, emailLogId, jobId))) throw serviceUnavailable('No email worker took the send in time');
     throw upstreamFailed(`The email could not be sent: ${message}`, [{ path: 'smtp', message }]);
   }
 }

@@ -56,6 +56,53 @@ t.test('with Redis down, subscribe and forgot-password answer 200 and their mail
   );
 });
 
+t.test('a test send whose queue hangs answers 503 before the route timeout, and is not sent when the queue comes back', { skip: needsSingleRedis }, async (t) => {
+  const smtp = await new SmtpCapture().start();
+  t.teardown(() => smtp.stop());
+  const proxy = await new TcpProxy(REDIS).start();
+  t.teardown(() => proxy.stop());
+  const app = await buildApp(t, { workers: true, env: { SMTP_URL: smtp.url, REDIS_URL: proxy.url } });
+  const owner = await signupOwner(app);
+  await app.ctx.queues.eventsFor('email');
+
+  // Redis takes requests and never answers: the relay's add hangs while it holds the outbox row.
+  proxy.hold();
+  const started = Date.now();
+  const response = await app.request({
+    method: 'POST',
+    url: '/admin/store/email/test',
+    token: owner.accessToken,
+    storeId: owner.store.id,
+    payload: { toEmail: 'held@example.com' }
+  });
+  const tookMs = Date.now() - started;
+  t.equal(response.status, 503, response.raw);
+  t.equal(response.body.error.code, 'service_unavailable', 'our answer, not hapi\'s route timeout');
+  t.ok(tookMs < 20_000, `answered in ${tookMs} ms, before hapi's 25 s timeout`);
+  const log = await app.ctx.db('emailLog').where({ toEmail: 'held@example.com' }).first();
+  t.match(log, { status: 'withdrawn', error: /withdrawn/ });
+
+  // Redis answers again: the stuck relay finishes its add, and the worker runs the job, which sends nothing.
+  proxy.release();
+  await until(async () => Number((await app.ctx.db('outbox').count('* as n').first())!.n) === 0, 20_000, 'the outbox to drain');
+  const job = await app.ctx.queues.get('email').getJob(log.id);
+  if (job) {
+    await until(async () => (await job.getState()) === 'completed', 20_000, 'the relayed job to run');
+    t.same(JSON.parse(JSON.stringify((await app.ctx.queues.get('email').getJob(log.id))!.returnvalue)), { messageId: '', acceptedCount: 0 }, 'the job ran and sent nothing');
+  }
+  // A later send goes through, so the worker was up all along: it had the chance to send and did not.
+  const later = await app.request({
+    method: 'POST',
+    url: '/admin/store/email/test',
+    token: owner.accessToken,
+    storeId: owner.store.id,
+    payload: { toEmail: 'later@example.com' }
+  });
+  t.equal(later.status, 200, later.raw);
+  t.equal(smtp.messages.filter((m) => m.envelopeTo.includes('held@example.com')).length, 0, 'the withdrawn send never went out');
+  t.equal((await app.ctx.db('emailLog').where({ id: log.id }).first()).status, 'withdrawn');
+});
+
 t.test('a relay that dies between adding to BullMQ and deleting its rows loses nothing and doubles nothing', async (t) => {
   const app = await buildApp(t);
   await app.ctx.outbox.stop(); // this test drives relays by hand
