@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -80,29 +80,33 @@ export async function dropTestDatabase(name: string): Promise<void> {
 export async function releaseTestDatabase(name: string): Promise<void> {
   const runDir = process.env.TEST_RUN_DIR;
   if (!runDir) return dropTestDatabase(name);
-  appendFileSync(path.join(runDir, RELEASED_DATABASES), `${name}\n`);
+  appendFileSync(path.join(runDir, `${RELEASED_DATABASES}.${process.pid}`), `${name}\n`);
 }
 
+/** One list per releasing process, so that a runner can drop a finished file's databases while others still append to theirs. */
 const RELEASED_DATABASES = 'released-databases';
 
 /**
  * Drops the databases released into a run's directory, many at once so that they share checkpoints,
- * and empties the list. tap's `after` step calls it (setup/drop-template-db.ts), and the runner again
- * for those of a run stopped before that step.
+ * and removes their lists: every list, or only those of the processes named in `pids` (processes
+ * that have exited, so their lists are complete). tap's `after` step calls it
+ * (setup/drop-template-db.ts), the files runner while the run goes on, and the runner again for
+ * those of a run stopped before that step.
  */
-export async function dropReleasedDatabases(runDir: string, concurrency = 32): Promise<number> {
-  const list = path.join(runDir, RELEASED_DATABASES);
-  let names: string[];
+export async function dropReleasedDatabases(runDir: string, options: { pids?: Iterable<number>; concurrency?: number } = {}): Promise<number> {
+  const only = options.pids ? new Set([...options.pids].map((pid) => `${RELEASED_DATABASES}.${pid}`)) : null;
+  let lists: string[];
   try {
-    names = [...new Set(readFileSync(list, 'utf8').split('\n').filter(Boolean))];
+    lists = readdirSync(runDir).filter((entry) => entry.startsWith(RELEASED_DATABASES) && (!only || only.has(entry)));
   } catch {
     return 0;
   }
+  const names = [...new Set(lists.flatMap((list) => readFileSync(path.join(runDir, list), 'utf8').split('\n').filter(Boolean)))];
   const queue = [...names];
-  const workers = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+  const workers = Array.from({ length: Math.min(options.concurrency ?? 32, queue.length) }, async () => {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) await dropTestDatabase(name);
   });
   await Promise.all(workers);
-  rmSync(list, { force: true });
+  for (const list of lists) rmSync(path.join(runDir, list), { force: true });
   return names.length;
 }

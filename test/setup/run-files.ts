@@ -27,6 +27,8 @@ export interface RunFilesOptions {
   /** Last runs' durations, read to start the longest files first and written back. */
   timesFile: string;
   env: NodeJS.ProcessEnv;
+  /** Called as each file's process exits, with its pid (what it released is complete then). */
+  onFileDone?: (pid: number) => void;
 }
 
 /** The test files named: files as given, folders searched for `*.test.js`. */
@@ -64,6 +66,7 @@ function runOne(file: string, options: RunFilesOptions): Promise<FileResult> {
     const hardStop = setTimeout(() => child.kill('SIGKILL'), (options.timeoutSeconds + 30) * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(hardStop);
+      if (child.pid !== undefined) options.onFileDone?.(child.pid);
       const output = Buffer.concat(chunks).toString('utf8') + (signal ? `\n# killed by ${signal}\n` : '');
       resolve({ file, ok: code === 0 && !signal, ms: Date.now() - started, output });
     });

@@ -80,12 +80,26 @@ async function runWithoutTap(args: string[]): Promise<number> {
   // Unit files use no database (test/unit: no database, no process), so a unit-only run makes no template.
   const needsDatabase = files.some((file) => !file.split(path.sep).includes('unit'));
   if (needsDatabase) await import('./template-db.js');
+  // The databases of finished files are dropped while the others run, a batch every 20 s (a batch
+  // shares PostgreSQL's checkpoints): disk work beside the files' CPU work, instead of 285 drops
+  // (16 s on two quiet cores) after the last file.
+  const finished = new Set<number>();
+  let dropping: Promise<unknown> = Promise.resolve();
+  const dropFinished = () => {
+    const pids = [...finished];
+    finished.clear();
+    if (pids.length) dropping = dropping.then(() => dropReleasedDatabases(runDir, { pids })).catch(() => undefined); // what failed is dropped at the end
+  };
+  const dropTimer = setInterval(dropFinished, 20_000);
   const results = await runFiles(files, {
     jobs: jobsArg ? Number(jobsArg.slice('--jobs='.length)) : defaultJobs(),
     timeoutSeconds: 120,
     timesFile: path.join('.data', 'test-times.json'),
-    env: process.env
+    env: process.env,
+    onFileDone: (pid) => finished.add(pid)
   });
+  clearInterval(dropTimer);
+  await dropping;
   if (needsDatabase) await import('./drop-template-db.js');
   const failed = results.filter((result) => !result.ok);
   console.log(`# ${results.length - failed.length}/${results.length} files passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
