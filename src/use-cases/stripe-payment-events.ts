@@ -7,6 +7,7 @@ import { moveOrderPayment, WEBHOOK } from '../services/orders/index.js';
 import { reconcileStripeRefund } from './refund-order.js';
 import { applied, decidePayment, type EventOutcome, ignored, INTENT_EVENT_STATES, type IntentEventType, type PaymentFact, type PaymentState } from '../services/payments/index.js';
 import { lockSessionPayment, setSessionPaymentStatus } from '../services/checkout/index.js';
+import { orderOfBalancePayment } from '../services/draft-orders/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
 import type { Sql, Transaction } from '../db/transaction.js';
 
@@ -119,28 +120,54 @@ export async function onPaymentIntentEvent(ctx: AppContext, event: StripeEvent, 
   return withTransaction(ctx, (trx) => applyToSessionPayment(ctx, trx, session, fact, event.id));
 }
 
-/** `charge.refunded`: the order's payment becomes partially refunded or refunded, with the amount. */
+interface PaidOrder {
+  id: string;
+  storeId: string;
+  total: string | number;
+  currency: string;
+  /** Set when the PaymentIntent paid a balance of the order (an edit's link), not the order itself: what it paid. */
+  balance: { amount: number } | null;
+}
+
+/** The order a PaymentIntent paid: its own (the first payment), or one whose balance it paid by link. */
+async function orderPaidBy(ctx: AppContext, intentId: string): Promise<PaidOrder | undefined> {
+  const own = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
+    | Omit<PaidOrder, 'balance'>
+    | undefined;
+  if (own) return { ...own, balance: null };
+  const balance = await orderOfBalancePayment(ctx.db, intentId);
+  if (!balance) return undefined;
+  const order = (await ctx.db('orders').where({ storeId: balance.storeId, id: balance.orderId }).first('id', 'storeId', 'total', 'currency')) as Omit<PaidOrder, 'balance'> | undefined;
+  return order ? { ...order, balance: { amount: balance.amount } } : undefined;
+}
+
+/**
+ * `charge.refunded`: the order's payment becomes partially refunded or refunded, with the amount.
+ * A balance payment's charge says nothing of the order's whole (its amounts are the balance's own):
+ * only the refunds it lists are recorded, as their own events would.
+ */
 export async function onChargeRefunded(ctx: AppContext, event: StripeEvent): Promise<EventOutcome> {
   const { value, error } = chargeObject.validate(event.data.object);
   if (error) return ignored(`malformed charge: ${error.message}`);
   const charge = value as StripeCharge;
   const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
   if (!intentId) return ignored('the charge has no PaymentIntent');
-  const order = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
-    | { id: string; storeId: string; total: string | number; currency: string }
-    | undefined;
+  const order = await orderPaidBy(ctx, intentId);
   if (!order) return ignored("no order for this charge's PaymentIntent");
-  const untrusted = await distrust(ctx, event, order.storeId, 'order', charge, { amount: Number(order.total), currency: order.currency });
+  const untrusted = await distrust(ctx, event, order.storeId, 'order', charge, { amount: order.balance ? order.balance.amount : Number(order.total), currency: order.currency });
   if (untrusted) return ignored(untrusted);
   if (charge.amount_refunded <= 0 && !charge.refunded) return ignored('nothing refunded');
-  const full = charge.refunded || charge.amount_refunded >= charge.amount;
-  const fact = factOf(event, full ? 'refunded' : 'partially_refunded', full ? Number(order.total) : charge.amount_refunded);
-  const outcome = await withTransaction(ctx, (trx) => applyToOrderPayment(ctx, trx, order.storeId, order.id, fact, event.id));
+  let outcome: EventOutcome = ignored("a balance payment's charge: its listed refunds are recorded, the order's payment moves with them");
+  if (!order.balance) {
+    const full = charge.refunded || charge.amount_refunded >= charge.amount;
+    const fact = factOf(event, full ? 'refunded' : 'partially_refunded', full ? Number(order.total) : charge.amount_refunded);
+    outcome = await withTransaction(ctx, (trx) => applyToOrderPayment(ctx, trx, order.storeId, order.id, fact, event.id));
+  }
   // A charge that lists its refunds (expanded) records each, once, as the refund events do.
   const listed = (charge as { refunds?: { data?: unknown[] } }).refunds?.data ?? [];
   for (const item of listed) {
     const { value: refund, error: invalid } = refundObject.validate(item);
-    if (!invalid) await reconcileStripeRefund(ctx, order.storeId, order.id, refund);
+    if (!invalid) await reconcileStripeRefund(ctx, order.storeId, order.id, { ...refund, paymentIntentId: intentId });
   }
   return outcome;
 }
@@ -156,14 +183,12 @@ export async function onRefundEvent(ctx: AppContext, event: StripeEvent): Promis
   const refund = value as { id: string; amount: number; currency: string; status: string | null; payment_intent?: string | { id: string } | null; metadata?: Record<string, string> | null };
   const intentId = typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
   if (!intentId) return ignored('the refund has no PaymentIntent');
-  const order = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
-    | { id: string; storeId: string; total: string | number; currency: string }
-    | undefined;
+  const order = await orderPaidBy(ctx, intentId);
   if (!order) return ignored("no order for this refund's PaymentIntent");
   const untrusted = await distrust(ctx, event, order.storeId, 'order', { amount: 0, currency: refund.currency }, { amount: 0, currency: order.currency });
   if (untrusted) return ignored(untrusted);
   if (refund.amount > Number(order.total)) return ignored(`refund of ${refund.amount} exceeds the order's ${order.total}`);
-  const result = await reconcileStripeRefund(ctx, order.storeId, order.id, refund);
+  const result = await reconcileStripeRefund(ctx, order.storeId, order.id, { ...refund, paymentIntentId: intentId });
   return result.changed ? applied(result.outcome) : ignored(result.outcome);
 }
 

@@ -94,6 +94,19 @@ export async function voidBalanceInvoices(trx: Sql, storeId: string, orderId: st
 }
 
 /** The order's balances paid by link (each a payment of its own), newest first. */
+/**
+ * The order whose balance a Stripe PaymentIntent paid, across stores: Stripe's refund and charge
+ * events name only the PaymentIntent, and a refund made in Stripe's dashboard on a balance payment
+ * must still reach its order.
+ */
+export async function orderOfBalancePayment(db: Sql, paymentIntentId: string): Promise<{ storeId: string; orderId: string; amount: number } | undefined> {
+  const row = (await db('orderBalanceInvoices')
+    .comment('cross-store: stripe payment intent')
+    .where({ paymentIntentId })
+    .first('storeId', 'orderId', 'amount')) as { storeId: string; orderId: string; amount: string | number } | undefined;
+  return row && { storeId: row.storeId, orderId: row.orderId, amount: Number(row.amount) };
+}
+
 export async function paidBalancesOf(db: Sql, storeId: string, orderId: string): Promise<Array<{ paymentIntentId: string; amount: number }>> {
   const rows = (await db('orderBalanceInvoices')
     .where({ storeId, orderId, status: 'paid' })

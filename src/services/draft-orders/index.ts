@@ -39,6 +39,7 @@ export {
   noteBalanceRefund,
   openBalanceInvoice,
   openBalanceOf,
+  orderOfBalancePayment,
   paidBalancesOf,
   voidBalanceInvoice,
   voidBalanceInvoices,

@@ -11,6 +11,8 @@ export interface ReportedRefund {
   amount: number;
   status: string | null;
   metadata?: Record<string, string> | null;
+  /** The PaymentIntent it gave back from: the order's first payment or a balance paid by link. */
+  paymentIntentId?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,7 +38,18 @@ export async function recordStripeRefund(ctx: AppContext, storeId: string, order
     const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
     if (!order) return { changed: false, outcome: 'the order is gone' };
     const inserted = (await trx('orderRefunds')
-      .insert({ storeId, orderId, status: 'succeeded', source: 'stripe', amount: reported.amount, stripeRefundId: reported.id, reason: 'refunded in Stripe', notifyCustomer: false })
+      .insert({
+        storeId,
+        orderId,
+        status: 'succeeded',
+        source: 'stripe',
+        amount: reported.amount,
+        stripeRefundId: reported.id,
+        reason: 'refunded in Stripe',
+        notifyCustomer: false,
+        // Counted against the payment it came from, so a later refund asks that payment only for what it still holds.
+        payments: reported.paymentIntentId ? JSON.stringify([{ provider: 'stripe', paymentIntentId: reported.paymentIntentId, amount: reported.amount, stripeRefundId: reported.id }]) : null
+      })
       .onConflict(['storeId', 'stripeRefundId'])
       .ignore()
       .returning('*')) as RefundRow[];

@@ -109,3 +109,45 @@ t.test('20 concurrent refunds of an order paid in two payments never exceed eith
   t.equal(Number(row.amountRefunded), 3300);
   t.equal(stripe.requests.filter((r) => r.path === '/v1/refunds' && r.body.amount && Number(r.body.amount) <= 0).length, 0);
 });
+
+t.test("a refund made in Stripe's dashboard on the balance payment is recorded against that payment, and later refunds ask it only for what it still holds", async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { manualPaymentsEnabled: false });
+  const accountId = await connectStripe(app, stripe, owner);
+  const product = await sellable(app, owner, 'Vase', [
+    { price: 1000, stock: 50 },
+    { price: 1200, stock: 50 }
+  ]);
+  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'dash@example.com');
+
+  // The merchant refunds 500 of the balance in Stripe's dashboard: we hear of it by its event only.
+  const dashboard = stripe.dashboardRefund(paid.balanceIntent, 500);
+  const created = event('refund.created', { ...dashboard }, accountId);
+  await deliver(app, created);
+  t.match(await processed(app, created.id), { status: 'processed' }, 'the refund of the balance PaymentIntent finds its order');
+  const order = await app.request({ url: `/admin/orders/${paid.order.id}`, ...admin(owner) });
+  t.equal(order.body.data.order.amountRefunded, 500);
+  const refunds = await app.ctx.db('orderRefunds').where({ storeId: owner.store.id, orderId: paid.order.id });
+  t.equal(refunds.length, 1);
+  t.match(refunds[0], { source: 'stripe', status: 'succeeded', stripeRefundId: dashboard.id });
+  t.same(refunds[0].payments, [{ provider: 'stripe', paymentIntentId: paid.balanceIntent, amount: 500, stripeRefundId: dashboard.id }], 'recorded against the payment it came from');
+  // The same refund again (charge.refunded listing it) records nothing more.
+  const charge = event('charge.refunded', { id: dashboard.charge, object: 'charge', amount: 1200, amount_refunded: 500, refunded: false, currency: dashboard.currency, payment_intent: paid.balanceIntent, refunds: { data: [{ ...dashboard }] } }, accountId);
+  await deliver(app, charge);
+  await processed(app, charge.id);
+  t.equal((await app.ctx.db('orderRefunds').where({ storeId: owner.store.id, orderId: paid.order.id })).length, 1);
+  t.equal(Number((await app.ctx.db('orders').where({ storeId: owner.store.id, id: paid.order.id }).first()).amountRefunded), 500, "the balance's own charge says nothing about the order's first payment");
+
+  // 1500 more: the balance gives only the 700 it still holds, the first payment the rest.
+  const refund = await app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds`, payload: { amount: 1500, reason: 'after dashboard', notifyCustomer: false }, ...admin(owner) });
+  t.equal(refund.status, 201, refund.raw);
+  t.match(refund.body.data.refund.payments, [
+    { paymentIntentId: paid.balanceIntent, amount: 700 },
+    { paymentIntentId: paid.firstIntent, amount: 800 }
+  ]);
+  t.equal(stripe.refundedOf(paid.balanceIntent), 1200, 'the balance is refunded in full, never more');
+  t.equal(stripe.refundedOf(paid.firstIntent), 800);
+  t.equal(refund.body.data.order.amountRefunded, 2000);
+});
