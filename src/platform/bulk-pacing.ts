@@ -9,8 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  *
  * After each batch the job asks how long the worker's thread waited for a CPU while it was
  * runnable during that batch (Linux: `/proc/self/schedstat`, the run-queue wait beside the time on
- * a CPU). When it waited for half of that time or more, something else wants the machine: the job
- * then pauses so that it works at most `busyPercent` of the wall time (BULK_JOB_BUSY_PERCENT, 25 by
+ * a CPU). When it waited for half of that time or more in this batch and the one before (one
+ * batch alone may meet a short burst: an ANALYZE, a checkpoint), something else wants the machine:
+ * the job then pauses so that it works at most `busyPercent` of the wall time (BULK_JOB_BUSY_PERCENT, 25 by
  * default): the pause is the batch's time × (100 / busyPercent - 1), at most 10 s. The pause also
  * stops the job's PostgreSQL work, not only the worker's. On an idle machine the job runs flat out,
  * and however busy the machine it still makes progress at `busyPercent` of its pace.
@@ -32,6 +33,8 @@ export interface CpuWait {
 
 /** The run-queue wait share (of the time the thread was runnable) at or above which the machine counts as busy. */
 export const BUSY_WAIT_SHARE = 0.5;
+/** Batches in a row that must find the machine busy before the job pauses. */
+export const BUSY_BATCHES = 2;
 /** Less runnable time than this in a batch says nothing (the thread mostly waited on PostgreSQL). */
 const MIN_RUNNABLE_NS = 2_000_000;
 export const MAX_PAUSE_MS = 10_000;
@@ -59,6 +62,8 @@ export class BulkPacer {
   private readonly now: () => number;
   private startedAt = 0;
   private startWait: CpuWait | null = null;
+  /** Batches in a row that found the machine busy. */
+  private busyBatches = 0;
   /** Pauses taken and their total, for logs and tests. */
   pauses = 0;
   pausedMs = 0;
@@ -91,12 +96,14 @@ export class BulkPacer {
   pauseFor(): number {
     const from = this.startWait;
     this.startWait = null;
-    if (!from) return 0;
-    const to = this.probe();
-    if (!to) return 0;
+    const to = from && this.probe();
+    if (!from || !to) return 0;
     const run = to.runNs - from.runNs;
     const wait = to.waitNs - from.waitNs;
-    if (run + wait < MIN_RUNNABLE_NS || wait / (run + wait) < BUSY_WAIT_SHARE) return 0;
+    // Too little runnable time says nothing either way (the thread mostly waited on PostgreSQL).
+    if (run + wait < MIN_RUNNABLE_NS) return 0;
+    this.busyBatches = wait / (run + wait) >= BUSY_WAIT_SHARE ? this.busyBatches + 1 : 0;
+    if (this.busyBatches < BUSY_BATCHES) return 0;
     const worked = Math.max(0, this.now() - this.startedAt);
     return Math.min(MAX_PAUSE_MS, Math.round(worked * (100 / this.busyPercent - 1)));
   }

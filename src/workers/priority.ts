@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
  * job still takes every cycle nobody else wants. Only `npm run worker` does this (`npm start` serves
  * requests from the same process). A process may always lower its own priority, never raise it back
  * without privileges: this is done once, at start, and a process already nicer is left as it is.
+ * On Linux the nice value is per thread: this is the main thread's, where every job runs.
  * The worker's PostgreSQL work is not reached by it: bulk jobs pace themselves for that
  * (platform/bulk-pacing.ts).
  */

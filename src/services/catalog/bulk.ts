@@ -276,7 +276,7 @@ async function applyAction(
  * change stays +10 %). A product an action cannot change (a deny variant going negative, an
  * ordered product on delete) is skipped and named in the result.
  */
-export async function runProductBulk(ctx: AppContext, jobId: string, options: { signal?: AbortSignal; pacer?: BulkPacer } = {}) {
+export async function runProductBulk(ctx: AppContext, jobId: string, options: { signal?: AbortSignal; pacer?: BulkPacer; batchProducts?: number } = {}) {
   const job = await findJobRow(ctx, jobId);
   if (!job || !job.storeId) throw new Error(`bulk job ${jobId} not found`);
   if (job.status === 'completed' && job.result) return job.result;
@@ -294,7 +294,7 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
   for (;;) {
     if (options.signal?.aborted) throw new Error('bulk job aborted');
     pacer.begin();
-    const query = matching(ctx, storeId, request).orderBy('p.id').limit(BATCH).select('p.id');
+    const query = matching(ctx, storeId, request).orderBy('p.id').limit(options.batchProducts ?? BATCH).select('p.id');
     if (checkpoint.afterId) query.where('p.id', '>', checkpoint.afterId);
     const ids = ((await query) as Array<{ id: string }>).map((r) => r.id);
     if (!ids.length) break;

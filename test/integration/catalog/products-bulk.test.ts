@@ -151,8 +151,8 @@ t.test('bulk: on a busy machine the job pauses after each batch (BULK_JOB_BUSY_P
   let reading = 0;
   const pauses: number[] = [];
   const pacer = new BulkPacer({ busyPercent: 25, probe: () => ({ runNs: ++reading * 1e6, waitNs: reading * 10e6 }), sleep: async (ms) => void pauses.push(ms) });
-  const result = await runProductBulk(app.ctx, started.body.data.job.id, { pacer });
+  const result = await runProductBulk(app.ctx, started.body.data.job.id, { pacer, batchProducts: 1 });
   t.match(result, { action: 'changePrice', matched: 3, changed: 3 });
-  t.equal(pauses.length, 1, 'one batch, one pause after it');
+  t.equal(pauses.length, 2, 'three batches of one product: a pause after each from the second busy one on');
   t.same(await app.ctx.db('productVariants').whereIn('productId', ids).distinct('price').pluck('price'), [1234]);
 });
