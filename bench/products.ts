@@ -55,6 +55,7 @@ export async function run(): Promise<void> {
     );
     console.log(`  worker RSS ${rssLine(imported)}: ${flatness(imported)}`);
     console.log(`  ${cpuLine(imported, rows, 'rows')} (the storefront load's PostgreSQL CPU included while it ran)`);
+    console.log(`  ${pacingLine(imported)}`);
     console.log(`storefront during import: ${((during.reqPerSec / idle.reqPerSec) * 100).toFixed(1)}% of idle (target >= 80%); idle list ${ratio(idle, bare)} of bare`);
 
     await benchSql(databaseUrl, 'analyze products, product_variants');
@@ -76,6 +77,7 @@ export async function run(): Promise<void> {
         `RSS ${rssLine(bulk)}, ${(bulk.ms / 1000).toFixed(2)} s; ${bulk.summary.changed} products changed`
     );
     console.log(`  ${cpuLine(bulk, rows, 'variants')}`);
+    console.log(`  ${pacingLine(bulk)}`);
     console.log(`load average at end: ${loadAverage()}`);
   } finally {
     await server.stop();
@@ -121,6 +123,7 @@ interface ChildOutcome {
   peakRssMb: number;
   rssMb: { start: number; quarter: number; middle: number; threeQuarters: number; end: number; peak: number };
   summary: Record<string, number>;
+  pacing: { pauses: number; pausedMs: number };
 }
 
 const rssLine = ({ rssMb: r }: ChildOutcome) => `start ${r.start} MB, 1/4 ${r.quarter}, middle ${r.middle}, 3/4 ${r.threeQuarters}, end ${r.end}, peak ${r.peak} MB`;
@@ -129,6 +132,9 @@ const cpuLine = ({ cpuMs }: ChildOutcome, units: number, unit: string) =>
   `CPU: worker ${(cpuMs.worker / 1000).toFixed(1)} s + PostgreSQL ${(cpuMs.postgres / 1000).toFixed(1)} s = ${Math.round(units / ((cpuMs.worker + cpuMs.postgres) / 1000)).toLocaleString('en-US')} ${unit} per CPU-second`;
 /** Flat: the end within 64 MB of the first quarter, whatever the number of rows. */
 const flatness = ({ rssMb: r }: ChildOutcome) => `${r.end - r.quarter <= 64 ? 'flat' : 'GROWING'} (end - 1/4 = ${r.end - r.quarter} MB)`;
+/** The bulk job's pauses while the machine was busy (BULK_JOB_BUSY_PERCENT, platform/bulk-pacing.ts). */
+const pacingLine = ({ pacing, ms }: ChildOutcome) =>
+  `paced: ${pacing.pauses} pauses, ${(pacing.pausedMs / 1000).toFixed(1)} s of ${(ms / 1000).toFixed(1)} s (BULK_JOB_BUSY_PERCENT=${process.env.BULK_JOB_BUSY_PERCENT ?? 'default'}, WORKER_NICE=${process.env.WORKER_NICE ?? 'default'})`;
 const loadAverage = () => os.loadavg().map((n) => n.toFixed(2)).join(', ');
 
 /**
@@ -164,6 +170,7 @@ export async function runMemory(): Promise<void> {
     );
     console.log(`  worker RSS ${rssLine(imported)}: ${flatness(imported)}`);
     console.log(`  ${cpuLine(imported, total, 'rows')}`);
+    console.log(`  ${pacingLine(imported)}`);
     console.log(`load average at end: ${loadAverage()}`);
   } finally {
     await rm(storageDir, { recursive: true, force: true });

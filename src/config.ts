@@ -63,6 +63,13 @@ export interface Config {
   marketing: { sendRateCap: number; defaultSendRate: number; batchSize: number; smtpConnections: number; claimTimeoutMs: number };
   /** BullMQ lock on an active job (renewed at half of it) and stalled-check interval: a crashed worker's jobs run again after one to two of these. */
   jobLockMs: number;
+  /**
+   * Share (1-100) of the wall time a bulk job (product import, bulk edit) works while the machine is
+   * busy (platform/bulk-pacing.ts); 100 never pauses. Default 25.
+   */
+  bulkJobBusyPercent: number;
+  /** The OS nice value (0-19) the worker process (`npm run worker`) lowers itself to at start; 0 keeps it. Default 10. */
+  workerNice: number;
   rateLimits: {
     authPerIpPerMinute: number;
     /** Per email and client address pair: a stranger guessing cannot lock the owner out elsewhere. */
@@ -207,6 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       claimTimeoutMs: Math.max(500, int(env.MARKETING_CLAIM_TIMEOUT_MS, 60_000))
     },
     jobLockMs: Math.max(1_000, int(env.JOB_LOCK_MS, 30_000)),
+    bulkJobBusyPercent: Math.min(100, Math.max(1, int(env.BULK_JOB_BUSY_PERCENT, 25))),
+    workerNice: Math.min(19, Math.max(0, int(env.WORKER_NICE, 10))),
     trustProxy: Math.max(0, int(env.TRUST_PROXY, 0)),
     allowPrivateSmtpHosts: env.ALLOW_PRIVATE_SMTP_HOSTS === 'true',
     webhooks: {

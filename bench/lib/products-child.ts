@@ -4,6 +4,8 @@ import { MODULES } from '../../src/installed-modules.js';
 import { runProductBulk } from '../../src/services/catalog/bulk.js';
 import { runProductExport } from '../../src/services/catalog/csv/product-export.js';
 import { runProductImport } from '../../src/services/catalog/csv/product-import.js';
+import { BulkPacer } from '../../src/platform/bulk-pacing.js';
+import { lowerWorkerPriority } from '../../src/workers/priority.js';
 import { cpuSnapshot } from './cpu-time.js';
 
 // Child process for the products benchmarks: runs one import, export or bulk job as the worker's
@@ -11,6 +13,10 @@ import { cpuSnapshot } from './cpu-time.js';
 // at the start of the job, at a quarter, half and three quarters of its time, at its end, and the peak.
 const [mode, jobId] = process.argv.slice(2) as ['import' | 'export' | 'bulk', string];
 const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), { modules: MODULES, dbPoolMax: 4 });
+// As the worker process does at start (WORKER_NICE): below the API's OS priority.
+lowerWorkerPriority(ctx.config, ctx.log);
+// The pacing every bulk job makes (BULK_JOB_BUSY_PERCENT), passed in to report its pauses.
+const pacer = new BulkPacer({ busyPercent: ctx.config.bulkJobBusyPercent });
 const profile = process.env.BENCH_PROFILE ? profileStatements(ctx.db) : null;
 const samples: number[] = [process.memoryUsage().rss];
 const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 100);
@@ -19,7 +25,7 @@ const sampler = setInterval(() => samples.push(process.memoryUsage().rss), 100);
 const database = decodeURIComponent(new URL(process.env.DATABASE_URL!).pathname.slice(1));
 const cpuBefore = cpuSnapshot(process.pid, database);
 const started = performance.now();
-const result = mode === 'import' ? await runProductImport(ctx, jobId) : mode === 'export' ? await runProductExport(ctx, jobId) : await runProductBulk(ctx, jobId);
+const result = mode === 'import' ? await runProductImport(ctx, jobId, { pacer }) : mode === 'export' ? await runProductExport(ctx, jobId) : await runProductBulk(ctx, jobId, { pacer });
 const ms = performance.now() - started;
 clearInterval(sampler);
 const cpuAfter = cpuSnapshot(process.pid, database);
@@ -32,7 +38,8 @@ const at = (share: number) => mb(samples[Math.min(samples.length - 1, Math.round
 const rssMb = { start: at(0), quarter: at(0.25), middle: at(0.5), threeQuarters: at(0.75), end: at(1), peak: mb(Math.max(...samples)) };
 if (profile) process.stderr.write(profile());
 const { errors: _errors, problems: _problems, ...summary } = result as unknown as Record<string, unknown>;
-process.stdout.write(`${JSON.stringify({ ms, cpuMs, peakRssMb: rssMb.peak, rssMb, summary })}\n`);
+const pacing = { pauses: pacer.pauses, pausedMs: Math.round(pacer.pausedMs) };
+process.stdout.write(`${JSON.stringify({ ms, cpuMs, peakRssMb: rssMb.peak, rssMb, summary, pacing })}\n`);
 await closeContext(ctx);
 process.exit(0);
 

@@ -7,6 +7,7 @@ import { currentAuditRequest, recordAudits, type AuditActor, type AuditOrigin } 
 import { completeJob, createJob, findJobRow, saveJobProgressFrom } from '../job-history/index.js';
 import { variantsInUse } from '../../platform/modules/registry.js';
 import type { Tenant } from '../../platform/roles.js';
+import { BulkPacer } from '../../platform/bulk-pacing.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { currencyDigits } from './csv/shopify-columns.js';
 import { withDeferredStorefrontRefresh } from './storefront-refresh.js';
@@ -275,7 +276,7 @@ async function applyAction(
  * change stays +10 %). A product an action cannot change (a deny variant going negative, an
  * ordered product on delete) is skipped and named in the result.
  */
-export async function runProductBulk(ctx: AppContext, jobId: string, options: { signal?: AbortSignal } = {}) {
+export async function runProductBulk(ctx: AppContext, jobId: string, options: { signal?: AbortSignal; pacer?: BulkPacer; batchProducts?: number } = {}) {
   const job = await findJobRow(ctx, jobId);
   if (!job || !job.storeId) throw new Error(`bulk job ${jobId} not found`);
   if (job.status === 'completed' && job.result) return job.result;
@@ -288,9 +289,12 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
   let checkpoint: BulkCheckpoint = (job.checkpoint as unknown as BulkCheckpoint | null)?.problems
     ? (job.checkpoint as unknown as BulkCheckpoint)
     : { afterId: null, matched: 0, changed: 0, skipped: 0, problems: [] };
+  // Yields the machine to requests while it is busy (BULK_JOB_BUSY_PERCENT; platform/bulk-pacing.ts).
+  const pacer = options.pacer ?? new BulkPacer({ busyPercent: ctx.config.bulkJobBusyPercent });
   for (;;) {
     if (options.signal?.aborted) throw new Error('bulk job aborted');
-    const query = matching(ctx, storeId, request).orderBy('p.id').limit(BATCH).select('p.id');
+    pacer.begin();
+    const query = matching(ctx, storeId, request).orderBy('p.id').limit(options.batchProducts ?? BATCH).select('p.id');
     if (checkpoint.afterId) query.where('p.id', '>', checkpoint.afterId);
     const ids = ((await query) as Array<{ id: string }>).map((r) => r.id);
     if (!ids.length) break;
@@ -329,6 +333,7 @@ export async function runProductBulk(ctx: AppContext, jobId: string, options: { 
       if (!saved) throw new Error('another worker is running this bulk job');
       return next;
     });
+    await pacer.end(options.signal);
   }
   const result = { action: request.action.type, matched: checkpoint.matched, changed: checkpoint.changed, skipped: checkpoint.skipped, problems: checkpoint.problems };
   await completeJob(ctx, jobId, result as unknown as Record<string, unknown>);

@@ -1,9 +1,11 @@
 import t from 'tap';
+import { BulkPacer } from '../../../src/platform/bulk-pacing.js';
+import { runProductBulk } from '../../../src/services/catalog/bulk.js';
 import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { waitForJob } from '../../helpers/jobs.js';
 
-// Three apps with their job workers, one after another: past tap's 120 s file default on a loaded machine.
+// Four apps (three with their job workers), one after another: past tap's 120 s file default on a loaded machine.
 t.setTimeout(240_000);
 
 async function bulk(app: TestApp, owner: Owner, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -137,4 +139,20 @@ t.test('bulk: each changed product gets its own audit entry (the requester as ac
   t.same(deleted!.changes.title, { before: 'aud 3', after: null });
   const verified = await app.request({ url: '/admin/store/audit-log/verify', ...admin(owner) });
   t.match(verified.body.data, { valid: true });
+});
+
+t.test('bulk: on a busy machine the job pauses after each batch (BULK_JOB_BUSY_PERCENT), and changes each product once', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const ids = await seed(app, owner, 3, 'paced');
+  const started = await bulk(app, owner, { ids, action: { type: 'changePrice', mode: 'set', value: 1234 } });
+  t.equal(started.status, 202);
+  // A run-queue wait of ten times the time on a CPU after every batch: a machine busy with other work.
+  let reading = 0;
+  const pauses: number[] = [];
+  const pacer = new BulkPacer({ busyPercent: 25, probe: () => ({ runNs: ++reading * 1e6, waitNs: reading * 10e6 }), sleep: async (ms) => void pauses.push(ms) });
+  const result = await runProductBulk(app.ctx, started.body.data.job.id, { pacer, batchProducts: 1 });
+  t.match(result, { action: 'changePrice', matched: 3, changed: 3 });
+  t.equal(pauses.length, 2, 'three batches of one product: a pause after each from the second busy one on');
+  t.same(await app.ctx.db('productVariants').whereIn('productId', ids).distinct('price').pluck('price'), [1234]);
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { BulkPacer } from '../../../src/platform/bulk-pacing.js';
 import { runProductImport } from '../../../src/services/catalog/csv/product-import.js';
 import { buildApp, signupOwner } from '../../helpers/app.js';
 import { waitForJob } from '../../helpers/jobs.js';
@@ -55,4 +56,45 @@ t.test('two runners of one job never both apply a batch', async (t) => {
   const result = await runProductImport(app.ctx, jobId, { batchRows: 50 });
   t.equal(result.products, 200);
   t.equal(Number((await app.ctx.db('products').where({ storeId: owner.store.id }).count('* as n').first())!.n), 200);
+});
+
+/**
+ * A machine always busy (every batch's run-queue wait above half): a pacer that records its pauses
+ * instead of sleeping them, and runs `onPause` at each.
+ */
+function busyMachinePacer(onPause: (n: number) => void = () => undefined) {
+  let reading = 0;
+  const pauses: number[] = [];
+  const pacer = new BulkPacer({
+    busyPercent: 25,
+    probe: () => ({ runNs: ++reading * 1e6, waitNs: reading * 10e6 }),
+    sleep: async (ms) => {
+      pauses.push(ms);
+      onPause(pauses.length);
+    }
+  });
+  return { pacer, pauses };
+}
+
+t.test('a busy machine: the import pauses after its batches, a shutdown during a pause resumes after the last committed batch, each row applied once', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const jobId = (await importProducts(app, owner, catalog(300))).body.data.job.id;
+  const db = app.ctx.db;
+  const count = async (table: string) => Number((await db(table).where({ storeId: owner.store.id }).count('* as n').first())!.n);
+
+  const shutdown = new AbortController();
+  const first = busyMachinePacer((n) => n === 2 && shutdown.abort());
+  await t.rejects(runProductImport(app.ctx, jobId, { batchRows: 100, signal: shutdown.signal, pacer: first.pacer }), /aborted/);
+  t.equal(first.pauses.length, 2, 'a pause after each committed batch from the second busy one on');
+  t.ok(first.pauses.every((ms) => ms > 0), 'each three times its batch');
+  t.equal(await count('products'), 150, 'the three batches before the shutdown are committed');
+
+  const second = busyMachinePacer();
+  const result = await runProductImport(app.ctx, jobId, { batchRows: 100, pacer: second.pacer });
+  t.equal(second.pauses.length, 2, 'the three remaining batches, the last two followed by a pause');
+  t.match(result, { totalRows: 600, products: 300, created: 300, updated: 0, failedProducts: 0 });
+  t.equal(await count('products'), 300);
+  t.equal(await count('productVariants'), 600);
+  t.equal(await count('inventoryLedger'), 600, 'one ledger row per variant: no batch applied twice');
 });

@@ -4,6 +4,7 @@ import { AppError, badRequest } from '../../../errors.js';
 import { findQuoteProblem } from '../../../platform/csv/quotes.js';
 import { streamCsvRecords } from '../../../platform/csv/stream.js';
 import { completeJob, findJobRow, insertJobRowErrors, saveJobProgressFrom } from '../../job-history/index.js';
+import { BulkPacer } from '../../../platform/bulk-pacing.js';
 import { withTransaction } from '../../../platform/with-transaction.js';
 import { withDeferredStorefrontRefresh } from '../storefront-refresh.js';
 import { importImage } from './image-fetch.js';
@@ -108,7 +109,11 @@ async function storeImages(ctx: AppContext, storeId: string, drafts: ProductDraf
  * one transaction guarded on the previous checkpoint: a worker killed mid-import resumes after the
  * last committed batch, and two runners never both apply one.
  */
-export async function runProductImport(ctx: AppContext, jobId: string, options: { signal?: AbortSignal; batchRows?: number } = {}): Promise<ProductImportResult> {
+export async function runProductImport(
+  ctx: AppContext,
+  jobId: string,
+  options: { signal?: AbortSignal; batchRows?: number; pacer?: BulkPacer } = {}
+): Promise<ProductImportResult> {
   const job = await findJobRow(ctx, jobId);
   if (!job || !job.storeId) throw new Error(`import job ${jobId} not found`);
   if (job.status === 'completed' && job.result) return job.result as unknown as ProductImportResult;
@@ -136,6 +141,8 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
   let batch: ProductDraft[] = [];
   let batchRowCount = 0;
   let analyzeAt = FIRST_ANALYZE_AT;
+  // Yields the machine to requests while it is busy (BULK_JOB_BUSY_PERCENT; platform/bulk-pacing.ts).
+  const pacer = options.pacer ?? new BulkPacer({ busyPercent: ctx.config.bulkJobBusyPercent });
 
   /**
    * One batch: its images, then its transaction (with its checkpoint), then the ANALYZE when due.
@@ -143,6 +150,7 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
    * parser reads and validates the next batch: the worker's CSV work overlaps PostgreSQL's.
    */
   const applyBatch = async (drafts: ProductDraft[], bytesRead: number) => {
+    pacer.begin();
     const { media, fetched } = await storeImages(ctx, storeId, drafts);
     const previous = checkpoint;
     const next = await withTransaction(ctx, async (trx, emit) => {
@@ -184,6 +192,9 @@ export async function runProductImport(ctx: AppContext, jobId: string, options: 
       while (analyzeAt <= checkpoint.counts.created) analyzeAt *= 2;
       await analyzeCatalog(ctx);
     }
+    // After the commit, nothing held: a pause while the machine is busy (the parser still reads
+    // the next batch meanwhile, at the worker's priority).
+    await pacer.end(options.signal);
   };
   /** The batch being applied; at most one, so the worker holds two batches at most (memory flat). */
   // Assigned inside callbacks: typed by hand so that TypeScript does not narrow it to null.
