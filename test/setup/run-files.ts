@@ -51,6 +51,9 @@ function readTimes(timesFile: string): Record<string, number> {
   }
 }
 
+/** The longest a file's process may run before the runner kills it, whatever limit it set itself. */
+const HARD_STOP_SECONDS = 600;
+
 function runOne(file: string, options: RunFilesOptions): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -61,9 +64,10 @@ function runOne(file: string, options: RunFilesOptions): Promise<FileResult> {
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    // A file whose tap timed out but whose process does not exit (an open handle) is stopped here,
-    // as tap's runner would.
-    const hardStop = setTimeout(() => child.kill('SIGKILL'), (options.timeoutSeconds + 30) * 1000);
+    // A file whose process does not exit (an open handle after its tap timed out) is stopped here,
+    // as tap's runner would; late enough for a file that sets a longer limit on itself
+    // (t.setTimeout: many-processes asks for 360 s, which a loaded machine needs).
+    const hardStop = setTimeout(() => child.kill('SIGKILL'), Math.max(options.timeoutSeconds + 30, HARD_STOP_SECONDS) * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(hardStop);
       if (child.pid !== undefined) options.onFileDone?.(child.pid);
