@@ -30,9 +30,19 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(String.raw`
+    -- Every lexeme of the parser's output is letters, digits and a few of . / - _ @ ~ +: no quote, no
+    -- space, so each lexeme's opening quote is the text's first character or follows a space, and a
+    -- plain replace() puts the tag behind it (cheaper than the regular expression; this runs once per
+    -- search row written). Any vector where that could be wrong (a quote, or a space next to a quote,
+    -- inside a lexeme) takes the regular expression, which reads the quoting itself. One expression,
+    -- no subquery, so PostgreSQL inlines it into the index expression (a subquery measured slower).
     CREATE FUNCTION storefront_search_key(search tsvector, store_id uuid) RETURNS tsvector
       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-      RETURN regexp_replace(search::text, '''(([^'']|'''')*)''', '''' || encode(substring(uuid_send(store_id) FROM 1 FOR 3), 'base64') || '\1''', 'g')::tsvector;
+      RETURN (CASE
+        WHEN strpos(search::text, '''''') = 0 AND strpos(search::text, ' '':') = 0 AND strpos(search::text, ' '' ') = 0 AND right(search::text, 2) <> ' '''
+          THEN substr(replace(' ' || search::text, ' ''', ' ''' || encode(substring(uuid_send(store_id) FROM 1 FOR 3), 'base64')), 2)
+        ELSE regexp_replace(search::text, '''(([^'']|'''')*)''', '''' || encode(substring(uuid_send(store_id) FROM 1 FOR 3), 'base64') || '\1''', 'g')
+      END)::tsvector;
 
     CREATE FUNCTION storefront_search_key_query(query tsquery, store_id uuid) RETURNS tsquery
       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
