@@ -5,7 +5,8 @@ import type { Knex } from 'knex';
  * held every store's lexemes under the same keys, so a search found every store's matches in the
  * index and read each of their rows only to drop the other stores' by `store_id`: its cost grew
  * with the whole database's catalog, not the store's (two stores with the same 10,000 products:
- * ~1.4-2.2 ms of PostgreSQL CPU per `linen shirt` search against ~0.9-1.1 ms for one store).
+ * 1.72-2.42 ms of PostgreSQL CPU per `linen shirt` search, 1.18-1.68 ms keyed per store, the cost of
+ * one store alone; load ~11, alternating rounds).
  *
  * Now every key of the index starts with a 4-character tag of its store: the index is on
  * `storefront_search_key(search, store_id)`, the same vector with each lexeme prefixed by the tag,
