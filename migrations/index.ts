@@ -4,6 +4,7 @@ import * as refundPayments from './20261129020000_refund_payments.js';
 import * as taxTransactionCalculation from './20261129021000_tax_transaction_calculation.js';
 import * as taxTransactionRefunds from './20261129050000_tax_transaction_refunds.js';
 import * as checkoutStoreKeys from './20261129060000_checkout_store_keys.js';
+import * as storefrontSearchStoreKeys from './20261130020000_storefront_search_store_keys.js';
 import * as emailLogWithdrawn from './20261130050000_email_log_withdrawn.js';
 import * as balancePaymentIntentIndex from './20261130051000_balance_payment_intent_index.js';
 import * as auditPending from './20261128040000_audit_pending.js';
@@ -109,6 +110,7 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261129021000_tax_transaction_calculation', module: taxTransactionCalculation },
   { name: '20261129050000_tax_transaction_refunds', module: taxTransactionRefunds },
   { name: '20261129060000_checkout_store_keys', module: checkoutStoreKeys },
+  { name: '20261130020000_storefront_search_store_keys', module: storefrontSearchStoreKeys },
   { name: '20261130050000_email_log_withdrawn', module: emailLogWithdrawn },
   { name: '20261130051000_balance_payment_intent_index', module: balancePaymentIntentIndex }
 ];

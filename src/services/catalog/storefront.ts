@@ -164,7 +164,10 @@ export async function listStorefrontProducts(ctx: AppContext, storeId: string, f
       filters.collection
     );
   }
-  if (ranked) sql.add(' and p.search @@ tsq.query');
+  // The search rows' index is per store (migrations/20261130020000_storefront_search_store_keys.ts):
+  // it is asked for the store's keys, so a search never reads another store's matches.
+  if (ranked) sql.add(' and storefront_search_key(p.search, p.store_id) @@ storefront_search_key_query(tsq.query, ?)', storeId);
+  else if (terms !== undefined && searchRows) sql.add(` and storefront_search_key(p.search, p.store_id) @@ storefront_search_key_query(${TSQUERY}, ?)`, terms, storeId);
   else if (terms !== undefined) sql.add(` and p.search @@ ${TSQUERY}`, terms);
   if (filters.tag) sql.add(' and p.tags @> array[?]::text[]', filters.tag);
   if (filters.minPrice !== undefined) sql.add(' and p.min_price >= ?', filters.minPrice);
