@@ -259,3 +259,17 @@ t.test('a pending entry is append-only too; the sweep seals what a stopped proce
   t.match(sealed, { id: '00000000-0000-4000-8000-000000000001', changes: { title: { before: 'a', after: 'b' } } }, 'listed after the entries before it');
   t.equal((await verify(app, owner)).valid, true, 'and the chain verifies');
 });
+
+t.test('with the log off (the audit bench\'s comparison run) an admin write opens no extra, empty transaction', async (t) => {
+  const app = await buildApp(t, { workers: false, env: { BENCH_AUDIT_OFF: 'true' } });
+  const owner = await signupOwner(app);
+  const product = (await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Off', variants: [{ price: 1 }] }, ...admin(owner) })).body.data.product;
+  const statements: string[] = [];
+  const listener = (query: { sql: string }) => statements.push(query.sql);
+  app.ctx.db.on('query', listener);
+  const edit = await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { description: 'no entry' }, ...admin(owner) });
+  app.ctx.db.off('query', listener);
+  t.equal(edit.status, 200, edit.raw);
+  t.equal(statements.filter((sql) => sql === 'BEGIN').length, 1, "the edit's own transaction only");
+  t.equal(Number((await app.ctx.db('auditPending').where({ storeId: owner.store.id }).count('* as n').first())?.n), 0, 'no entry');
+});
