@@ -5,6 +5,7 @@ import * as taxTransactionCalculation from './20261129021000_tax_transaction_cal
 import * as taxTransactionRefunds from './20261129050000_tax_transaction_refunds.js';
 import * as checkoutStoreKeys from './20261129060000_checkout_store_keys.js';
 import * as auditPending from './20261128040000_audit_pending.js';
+import * as auditPendingSealCheckFirst from './20261130040000_audit_pending_seal_check_first.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
 import * as variantWritePath from './20261129011000_variant_write_path.js';
 import * as foundation from './20261122000100_foundation.js';
@@ -106,5 +107,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261129020000_refund_payments', module: refundPayments },
   { name: '20261129021000_tax_transaction_calculation', module: taxTransactionCalculation },
   { name: '20261129050000_tax_transaction_refunds', module: taxTransactionRefunds },
-  { name: '20261129060000_checkout_store_keys', module: checkoutStoreKeys }
+  { name: '20261129060000_checkout_store_keys', module: checkoutStoreKeys },
+  { name: '20261130040000_audit_pending_seal_check_first', module: auditPendingSealCheckFirst }
 ];
