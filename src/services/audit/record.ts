@@ -68,8 +68,8 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
       action: input.action,
       resourceType: input.resourceType,
       resourceId: input.resourceId ?? null,
-      // Through JSON once, so what is hashed is exactly what jsonb gives back.
-      changes: changes === null ? null : JSON.parse(JSON.stringify(changes)),
+      // As JSON, once: the seal hashes what jsonb gives back of it.
+      changes: changes === null ? null : JSON.stringify(changes),
       requestId: input.origin?.requestId ?? request?.requestId ?? null,
       ip: input.origin?.ip ?? request?.ip ?? null,
       userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
@@ -91,8 +91,8 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
   }
 }
 
-/** An entry before its place in the chain: all but seq, time and the hashes. */
-type Unchained = Omit<ChainedFields, 'seq' | 'createdAt'>;
+/** An entry before its place in the chain: all but seq, time and the hashes; its changes as JSON. */
+type Unchained = Omit<ChainedFields, 'seq' | 'createdAt' | 'changes'> & { changes: string | null };
 
 /** Entries recorded on a `withTransaction` handle, appended in its `beforeCommit`. */
 const queued = new WeakMap<object, Unchained[]>();
@@ -142,7 +142,7 @@ function pendingInserts(ctx: AppContext, trx: Sql, entries: Unchained[]): Statem
         actions: column('action'),
         resourceTypes: column('resourceType'),
         resourceIds: column('resourceId'),
-        changes: chunk.map((entry) => (entry.changes === null ? null : JSON.stringify(entry.changes))),
+        changes: column('changes'),
         requestIds: column('requestId'),
         ips: column('ip'),
         userAgents: column('userAgent')
