@@ -8,6 +8,7 @@ import * as storefrontSearchStoreKeys from './20261130020000_storefront_search_s
 import * as emailLogWithdrawn from './20261130050000_email_log_withdrawn.js';
 import * as balancePaymentIntentIndex from './20261130051000_balance_payment_intent_index.js';
 import * as auditPending from './20261128040000_audit_pending.js';
+import * as auditPendingSealCheckFirst from './20261130040000_audit_pending_seal_check_first.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
 import * as variantWritePath from './20261129011000_variant_write_path.js';
 import * as foundation from './20261122000100_foundation.js';
@@ -111,6 +112,7 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261129050000_tax_transaction_refunds', module: taxTransactionRefunds },
   { name: '20261129060000_checkout_store_keys', module: checkoutStoreKeys },
   { name: '20261130020000_storefront_search_store_keys', module: storefrontSearchStoreKeys },
+  { name: '20261130040000_audit_pending_seal_check_first', module: auditPendingSealCheckFirst },
   { name: '20261130050000_email_log_withdrawn', module: emailLogWithdrawn },
   { name: '20261130051000_balance_payment_intent_index', module: balancePaymentIntentIndex }
 ];

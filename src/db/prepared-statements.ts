@@ -141,12 +141,23 @@ export function runStatements(sql: Sql, calls: StatementCall[]): Promise<Stateme
  * The last statements of a `transaction()` and its COMMIT, in one round trip: the transaction
  * ends here (nothing more may run on the handle, and `transaction()` does not commit again).
  * A failing call aborts the transaction, so the COMMIT behind it rolls back; the failure is thrown.
+ * In a transaction opened without `pipelined`, the connection is in pipeline mode for these
+ * statements and the COMMIT only (nothing else is outstanding on it then: every statement before
+ * was awaited).
  */
 export async function runStatementsAndCommit(sql: Sql, calls: StatementCall[]): Promise<StatementResult[]> {
   const held = heldBy(sql);
   if (!held || held.finished) throw new Error('runStatementsAndCommit needs the handle of a transaction() still open');
-  const results = await send(held.connection, sql.client as unknown as PooledClient, calls, true);
-  held.finished = true;
+  const connection = held.connection;
+  const pipelineNow = connection.pipeline === false;
+  if (pipelineNow) connection.pipeline = true;
+  let results: StatementResult[];
+  try {
+    results = await send(connection, sql.client as unknown as PooledClient, calls, true);
+  } finally {
+    if (pipelineNow) connection.pipeline = false;
+    held.finished = true;
+  }
   for (const call of calls) call.ran?.(sql);
   return results;
 }

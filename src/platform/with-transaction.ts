@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppContext } from '../context.js';
+import { runStatementsAndCommit, type StatementCall } from '../db/prepared-statements.js';
 import { transaction, type Transaction, type TransactionOptions } from '../db/transaction.js';
 import { publishEvents, reactInTransaction } from './events/domain-events.js';
 import type { DomainEvent, EmitEvent } from './events/domain-event.js';
@@ -19,10 +20,10 @@ export function runsBeforeCommit(trx: object): boolean {
  * The one transaction helper of the services: runs `work` in a transaction (db/transaction.ts)
  * with an `emit` for domain events. The modules' in-transaction reactions to those events run last
  * in that transaction (the webhooks' event rows: they exist exactly when the change commits), then,
- * the modules' `beforeCommit` (the audit log appends the entries recorded in the transaction to
- * its chain there, as late as it can so that its per-store lock is held the shortest; and, in the
- * outermost transaction, the entry of an admin request whose service wrote none: it commits with
- * the change or not at all). After it commits
+ * the modules' `beforeCommit` (the audit log writes the entries recorded in the transaction to
+ * `audit_pending` there; and, in the outermost transaction, the entry of an admin request whose
+ * service wrote none: it commits with the change or not at all). The statements they hand back go
+ * out with the COMMIT, in one round trip. After it commits
  * the events are published (awaited, so the caller's own next read already sees their effects,
  * e.g. a dropped cache entry). A rollback publishes nothing.
  */
@@ -39,7 +40,13 @@ export async function withTransaction<T>(
       managed.add(trx);
       const value = outermost ? await inTransaction.run(true, () => work(trx, (event) => events.push(event))) : await work(trx, (event) => events.push(event));
       if (events.length) await reactInTransaction(ctx, trx, events);
-      for (const module of ctx.modules) if (module.beforeCommit) await module.beforeCommit(ctx, trx, outermost);
+      const last: StatementCall[] = [];
+      for (const module of ctx.modules) {
+        const calls = module.beforeCommit ? await module.beforeCommit(ctx, trx, outermost) : undefined;
+        if (calls) last.push(...calls);
+      }
+      // The modules' last statements and the COMMIT in one round trip; a failing one rolls it all back.
+      if (last.length) await runStatementsAndCommit(trx, last);
       return value;
     },
     options

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DomainEvent, DomainEventType } from '../events/domain-event.js';
+import type { StatementCall } from '../../db/prepared-statements.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 
 export interface DashboardStats {
@@ -86,8 +87,10 @@ export interface ModuleContribution<Ctx> {
    * in-transaction reactions, before COMMIT; a failure rolls the change back; `outermost`: not
    * opened inside another's work): the audit log appends the transaction's entries to its chain
    * here, and in an outermost one the entry of an admin request whose service recorded none.
+   * Statements it returns go out with the COMMIT, in its round trip (`runStatementsAndCommit`): the
+   * audit entries' insert costs no round trip of its own.
    */
-  beforeCommit?(ctx: Ctx, trx: Transaction, outermost: boolean): Promise<void>;
+  beforeCommit?(ctx: Ctx, trx: Transaction, outermost: boolean): Promise<StatementCall[] | void>;
   /** A resource this module owns in the admin API's shape, read with the caller's handle (null: none): webhook payloads. */
   adminResource?: { [K in AdminResourceKind]?: (ctx: Ctx, db: Sql, storeId: string, id: string) => Promise<unknown> };
   /** The same for many ids in a few queries (a batch's webhook payloads): id -> resource, absent ids left out. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { defineStatement, runStatements, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
 import type { ChainedFields } from './chain.js';
 import { currentAuditRequest, type AuditActor } from './context.js';
@@ -67,8 +68,8 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
       action: input.action,
       resourceType: input.resourceType,
       resourceId: input.resourceId ?? null,
-      // Through JSON once, so what is hashed is exactly what jsonb gives back.
-      changes: changes === null ? null : JSON.parse(JSON.stringify(changes)),
+      // As JSON, once: the seal hashes what jsonb gives back of it.
+      changes: changes === null ? null : JSON.stringify(changes),
       requestId: input.origin?.requestId ?? request?.requestId ?? null,
       ip: input.origin?.ip ?? request?.ip ?? null,
       userAgent: input.origin?.userAgent ?? request?.userAgent ?? null
@@ -90,38 +91,88 @@ export async function recordAudits(ctx: AppContext, trx: Sql, inputs: AuditEntry
   }
 }
 
-/** An entry before its place in the chain: all but seq, time and the hashes. */
-type Unchained = Omit<ChainedFields, 'seq' | 'createdAt'>;
+/** An entry before its place in the chain: all but seq, time and the hashes; its changes as JSON. */
+type Unchained = Omit<ChainedFields, 'seq' | 'createdAt' | 'changes'> & { changes: string | null };
 
 /** Entries recorded on a `withTransaction` handle, appended in its `beforeCommit`. */
 const queued = new WeakMap<object, Unchained[]>();
 
 /**
- * Writes the entries to `audit_pending`, in the caller's transaction and without a lock; once that
- * commits, the store's seal (seal.ts) chains them into `audit_log`. The time is taken here, at the
- * change, not at the seal.
+ * The entries' insert into `audit_pending`: one prepared statement whatever their number (the
+ * columns as arrays, unnested in order, so `pending_id` follows the order they were recorded in).
  */
-async function appendPending(ctx: AppContext, trx: Sql, entries: Unchained[]): Promise<void> {
+const INSERT_PENDING = defineStatement(
+  `insert into audit_pending (store_id, created_at, id, actor_type, actor_user_id, actor_api_key_id, actor_email, action, resource_type, resource_id, changes, request_id, ip, user_agent)
+   select :storeId::uuid, :createdAt::timestamptz, e.*
+     from unnest(:ids::uuid[], :actorTypes::text[], :actorUserIds::uuid[], :actorApiKeyIds::uuid[], :actorEmails::text[], :actions::text[],
+                 :resourceTypes::text[], :resourceIds::text[], :changes::jsonb[], :requestIds::text[], :ips::text[], :userAgents::text[]) as e`
+);
+
+/** Entries per insert: a bulk job's thousands go in a few statements. */
+const INSERT_CHUNK = 1_000;
+
+/**
+ * The statements writing the entries to `audit_pending`, in the caller's transaction and without a
+ * lock; once that commits, the store's seal (seal.ts) chains them into `audit_log`. The time is
+ * taken here, at the change, not at the seal. `withTransaction` sends them with its COMMIT.
+ */
+function pendingInserts(ctx: AppContext, trx: Sql, entries: Unchained[]): StatementCall[] {
   const createdAt = new Date().toISOString();
-  const rows = entries.map((entry) => ({ ...entry, createdAt, changes: entry.changes === null ? null : JSON.stringify(entry.changes) }));
-  // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535 (a bulk job's entries).
-  for (let i = 0; i < rows.length; i += 1_000) await trx('auditPending').insert(rows.slice(i, i + 1_000));
-  const stores = new Set(entries.map((entry) => entry.storeId));
+  const calls: StatementCall[] = [];
+  // One store per statement (a sign-in writes an entry in each of the member's stores), each store's in order.
+  const byStore = new Map<string, Unchained[]>();
+  for (const entry of entries) {
+    const list = byStore.get(entry.storeId);
+    if (list) list.push(entry);
+    else byStore.set(entry.storeId, [entry]);
+  }
+  for (const [storeId, ofStore] of byStore) for (let i = 0; i < ofStore.length; i += INSERT_CHUNK) {
+    const chunk = ofStore.slice(i, i + INSERT_CHUNK);
+    const column = <K extends keyof Unchained>(key: K) => chunk.map((entry) => entry[key]);
+    calls.push({
+      statement: INSERT_PENDING,
+      values: {
+        storeId,
+        createdAt,
+        ids: column('id'),
+        actorTypes: column('actorType'),
+        actorUserIds: column('actorUserId'),
+        actorApiKeyIds: column('actorApiKeyId'),
+        actorEmails: column('actorEmail'),
+        actions: column('action'),
+        resourceTypes: column('resourceType'),
+        resourceIds: column('resourceId'),
+        changes: column('changes'),
+        requestIds: column('requestId'),
+        ips: column('ip'),
+        userAgents: column('userAgent')
+      }
+    });
+  }
   const committed = (trx as Partial<Transaction>).committed;
   const seal = () => {
-    for (const storeId of stores) scheduleSeal(ctx, storeId);
+    for (const storeId of byStore.keys()) scheduleSeal(ctx, storeId);
   };
   if (committed) committed.then(seal, () => undefined);
-  else seal();
+  else calls[calls.length - 1]!.ran = seal;
+  return calls;
 }
 
-/** The audit module's `beforeCommit`: the transaction's recorded entries, then (outermost) the request's generic one. */
-export async function auditBeforeCommit(ctx: AppContext, trx: Transaction, outermost: boolean): Promise<void> {
+/** Writes the entries now, on `trx` (a handle whose COMMIT `withTransaction` does not manage). */
+async function appendPending(ctx: AppContext, trx: Sql, entries: Unchained[]): Promise<void> {
+  await runStatements(trx, pendingInserts(ctx, trx, entries));
+}
+
+/**
+ * The audit module's `beforeCommit`: (outermost) the request's generic entry if it needs one, then
+ * the insert of the transaction's entries, handed back to go out with the COMMIT.
+ */
+export async function auditBeforeCommit(ctx: AppContext, trx: Transaction, outermost: boolean): Promise<StatementCall[] | undefined> {
   if (outermost) await recordPendingAudit(ctx, trx);
   const entries = queued.get(trx);
-  if (!entries) return;
+  if (!entries) return undefined;
   queued.delete(trx);
-  await appendPending(ctx, trx, entries);
+  return pendingInserts(ctx, trx, entries);
 }
 
 /** The transaction handles an entry was written on (the generic entry is for transactions without one). */

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
-import type { Sql } from '../../db/transaction.js';
+import { defineStatement, runStatements, runStatementsAndCommit } from '../../db/prepared-statements.js';
+import type { Transaction } from '../../db/transaction.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
 import { outsideAuditRequest } from './context.js';
@@ -7,11 +8,9 @@ import { outsideAuditRequest } from './context.js';
 /** Entries sealed per transaction (a bulk job's thousands go in a few). */
 const SEAL_BATCH = 2_000;
 /** How long after a change commits its entries wait to be sealed: changes close together share a seal. */
-// 200 ms: at a hundred changes a second in one store, a seal (three round trips) per ~20 entries
+// 200 ms: at a hundred changes a second in one store, a seal (two round trips) per ~20 entries
 // rather than per ~5; an entry is tamper-evident that much later (docs/security.md).
 const SEAL_DELAY_MS = 200;
-
-const PENDING_COLUMNS = ['pendingId', 'id', 'createdAt', 'actorType', 'actorUserId', 'actorApiKeyId', 'actorEmail', 'action', 'resourceType', 'resourceId', 'changes', 'requestId', 'ip', 'userAgent'];
 
 /**
  * Seals a store's pending entries into its hash chain, oldest first (by `pending_id`), and returns
@@ -20,35 +19,51 @@ const PENDING_COLUMNS = ['pendingId', 'id', 'createdAt', 'actorType', 'actorUser
  * a whole batch, reads the chain's head, inserts the batch into `audit_log` hashed in order and
  * deletes it from `audit_pending`, in one transaction: an entry is pending or chained, never both,
  * never neither. Readers (the list, verify, the export) seal first, so they see every committed entry.
+ * Outside any admin request: the seal is not the request's change (no generic entry joins it).
  */
 export async function sealAuditLog(ctx: AppContext, storeId: string): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const sealed = await withTransaction(ctx, (trx) => sealBatch(trx, storeId), { pipelined: true });
-    total += sealed;
-    if (sealed < SEAL_BATCH) return total;
-  }
+  return outsideAuditRequest(async () => {
+    let total = 0;
+    for (;;) {
+      const sealed = await withTransaction(ctx, (trx) => sealBatch(trx, storeId), { pipelined: true });
+      total += sealed;
+      if (sealed < SEAL_BATCH) return total;
+    }
+  });
 }
 
-const PENDING_SELECT = PENDING_COLUMNS.map((column) => `p.${column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`).join(', ');
+// The seal's statements, prepared (parsed and planned once per connection), each one shape whatever
+// the batch's size: the batch goes as arrays, unnested in order.
+const LOCK = defineStatement(`select pg_advisory_xact_lock(hashtextextended('audit:' || :storeId::text, 0)), set_config('shopwright.audit_seal', 'on', true)`);
+const READ = defineStatement(
+  `select p.pending_id, p.id, p.created_at, p.actor_type, p.actor_user_id, p.actor_api_key_id, p.actor_email, p.action, p.resource_type, p.resource_id,
+          p.changes, p.request_id, p.ip, p.user_agent, h.seq as head_seq, h.hash as head_hash
+     from (select pending_id, id, created_at, actor_type, actor_user_id, actor_api_key_id, actor_email, action, resource_type, resource_id, changes, request_id, ip, user_agent
+             from audit_pending where store_id = :storeId order by pending_id limit :limit) p
+     left join lateral (select seq, hash from audit_log where store_id = :storeId order by seq desc limit 1) h on true
+    order by p.pending_id`
+);
+const INSERT = defineStatement(
+  `insert into audit_log (store_id, seq, id, created_at, actor_type, actor_user_id, actor_api_key_id, actor_email, action, resource_type, resource_id, changes, request_id, ip, user_agent, prev_hash, hash)
+   select :storeId::uuid, e.*
+     from unnest(:seqs::bigint[], :ids::uuid[], :createdAts::timestamptz[], :actorTypes::text[], :actorUserIds::uuid[], :actorApiKeyIds::uuid[], :actorEmails::text[],
+                 :actions::text[], :resourceTypes::text[], :resourceIds::text[], :changes::jsonb[], :requestIds::text[], :ips::text[], :userAgents::text[],
+                 :prevHashes::text[], :hashes::text[]) as e`
+);
+const DELETE = defineStatement(`delete from audit_pending where store_id = :storeId and pending_id = any(:pendingIds::bigint[])`);
 
 /**
- * Three round trips (the transaction is pipelined): BEGIN, the lock and the read together; the
- * insert and the delete together; COMMIT. The read is a statement of its own after the lock's, not
- * part of it: a statement's snapshot is taken when it starts, and one taken before the lock was
+ * Two round trips (the transaction is pipelined): BEGIN, the lock and the read together; the
+ * insert, the delete and the COMMIT together. The read is a statement of its own after the lock's,
+ * not part of it: a statement's snapshot is taken when it starts, and one taken before the lock was
  * granted would miss the previous seal's commit (its entries still pending, its head not yet there).
  */
-async function sealBatch(trx: Sql, storeId: string): Promise<number> {
-  const locked = trx.raw(`select pg_advisory_xact_lock(hashtextextended('audit:' || ?::text, 0)), set_config('shopwright.audit_seal', 'on', true)`, [storeId]);
-  const read = trx.raw(
-    `select ${PENDING_SELECT}, h.seq as head_seq, h.hash as head_hash
-       from (select * from audit_pending where store_id = ? order by pending_id limit ?) p
-       left join lateral (select seq, hash from audit_log where store_id = ? order by seq desc limit 1) h on true
-      order by p.pending_id`,
-    [storeId, SEAL_BATCH, storeId]
-  );
-  const [, result] = (await Promise.all([locked, read])) as [unknown, { rows: Array<Record<string, unknown>> }];
-  const pending = result.rows;
+async function sealBatch(trx: Transaction, storeId: string): Promise<number> {
+  const [, result] = await runStatements(trx, [
+    { statement: LOCK, values: { storeId } },
+    { statement: READ, values: { storeId, limit: SEAL_BATCH } }
+  ]);
+  const pending = result!.rows;
   if (!pending.length) return 0;
   const head = pending[0]!;
   let seq = head.headSeq === null || head.headSeq === undefined ? 0 : Number(head.headSeq);
@@ -72,21 +87,35 @@ async function sealBatch(trx: Sql, storeId: string): Promise<number> {
       userAgent: (row.userAgent as string | null) ?? null
     };
     const hash = entryHash(prevHash, fields);
-    const inserted = { ...fields, changes: fields.changes === null ? null : JSON.stringify(fields.changes), prevHash, hash };
+    const chained = { fields, prevHash, hash };
     prevHash = hash;
-    return inserted;
+    return chained;
   });
-  const writes: Array<PromiseLike<unknown>> = [];
-  // Chunks keep each insert's bind parameters well under PostgreSQL's 65,535.
-  for (let i = 0; i < rows.length; i += 1_000) writes.push(trx('auditLog').insert(rows.slice(i, i + 1_000)));
-  writes.push(
-    trx('auditPending')
-      .where({ storeId })
-      .where('pendingId', '<=', pending[pending.length - 1]!.pendingId as string)
-      .whereIn('pendingId', pending.map((row) => row.pendingId as string))
-      .delete()
-  );
-  await Promise.all(writes);
+  const column = <K extends keyof ChainedFields>(key: K) => rows.map((row) => row.fields[key]);
+  const insert = {
+    storeId,
+    seqs: column('seq'),
+    ids: column('id'),
+    createdAts: column('createdAt'),
+    actorTypes: column('actorType'),
+    actorUserIds: column('actorUserId'),
+    actorApiKeyIds: column('actorApiKeyId'),
+    actorEmails: column('actorEmail'),
+    actions: column('action'),
+    resourceTypes: column('resourceType'),
+    resourceIds: column('resourceId'),
+    // As hashed: the JSON of what jsonb gave back.
+    changes: rows.map((row) => (row.fields.changes === null ? null : JSON.stringify(row.fields.changes))),
+    requestIds: column('requestId'),
+    ips: column('ip'),
+    userAgents: column('userAgent'),
+    prevHashes: rows.map((row) => row.prevHash),
+    hashes: rows.map((row) => row.hash)
+  };
+  await runStatementsAndCommit(trx, [
+    { statement: INSERT, values: insert },
+    { statement: DELETE, values: { storeId, pendingIds: pending.map((row) => row.pendingId as string) } }
+  ]);
   return pending.length;
 }
 

@@ -259,3 +259,47 @@ t.test('a pending entry is append-only too; the sweep seals what a stopped proce
   t.match(sealed, { id: '00000000-0000-4000-8000-000000000001', changes: { title: { before: 'a', after: 'b' } } }, 'listed after the entries before it');
   t.equal((await verify(app, owner)).valid, true, 'and the chain verifies');
 });
+
+t.test("an entry's insert goes out with its change's COMMIT: when it fails, the change rolls back with it", async (t) => {
+  const owner = await signupOwner(app);
+  const product = (await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Kept', variants: [{ price: 1 }] }, ...admin(owner) })).body.data.product;
+  // A trigger that refuses this product's entry only (the app and its database serve the other tests too).
+  await app.ctx.db.raw(`
+    create function audit_pending_refuse_test() returns trigger language plpgsql as $$
+    begin raise exception 'entry refused for the test'; end $$;
+    create trigger audit_pending_refuse_test before insert on audit_pending for each row
+      when (new.resource_id = '${product.id}') execute function audit_pending_refuse_test();`);
+  t.teardown(() => app.ctx.db.raw(`drop trigger if exists audit_pending_refuse_test on audit_pending; drop function if exists audit_pending_refuse_test();`));
+  const statements: string[] = [];
+  const listener = (query: { sql: string }) => statements.push(query.sql);
+  app.ctx.db.on('query', listener);
+  const edit = await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { title: 'Changed' }, ...admin(owner) });
+  app.ctx.db.off('query', listener);
+  t.equal(edit.status, 500, edit.raw);
+  t.ok(statements.some((sql) => /insert into audit_pending/.test(sql)), 'the entry was sent');
+  t.equal((await app.ctx.db('products').where({ id: product.id }).first('title')).title, 'Kept', 'the change rolled back with its entry');
+  t.equal(Number((await app.ctx.db('auditPending').where({ resourceId: product.id, action: 'product.updated' }).count('* as n').first())?.n), 0, 'and no entry');
+  await app.ctx.db.raw(`drop trigger audit_pending_refuse_test on audit_pending; drop function audit_pending_refuse_test();`);
+  t.equal((await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { title: 'Changed' }, ...admin(owner) })).status, 200);
+  const updates = await entries(app, owner, `?action=product.updated&resourceId=${product.id}`);
+  t.equal(updates.length, 1, 'the refused edit left no entry');
+  t.same(updates[0]!.changes, { title: { before: 'Kept', after: 'Changed' } });
+  t.equal((await verify(app, owner)).valid, true);
+});
+
+t.test('with the log off (the audit bench\'s comparison run) an admin write opens no extra, empty transaction', async (t) => {
+  const app = await buildApp(t, { workers: false, env: { BENCH_AUDIT_OFF: 'true' } });
+  const owner = await signupOwner(app);
+  const product = (await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Off', variants: [{ price: 1 }] }, ...admin(owner) })).body.data.product;
+  await app.ctx.outbox.drain();
+  const statements: string[] = [];
+  const listener = (query: { sql: string }) => statements.push(query.sql);
+  app.ctx.db.on('query', listener);
+  const edit = await app.request({ method: 'PATCH', url: `/admin/products/${product.id}`, payload: { description: 'no entry' }, ...admin(owner) });
+  app.ctx.db.off('query', listener);
+  t.equal(edit.status, 200, edit.raw);
+  // The query event also sees the app's background work (the outbox relay): look for an empty transaction.
+  const empty = statements.some((sql, i) => sql === 'BEGIN' && statements[i + 1] === 'COMMIT');
+  t.notOk(empty, `no BEGIN followed by COMMIT alone: ${statements.filter((sql) => /^(BEGIN|COMMIT)$/.test(sql)).length} BEGIN/COMMIT`);
+  t.equal(Number((await app.ctx.db('auditPending').where({ storeId: owner.store.id }).count('* as n').first())?.n), 0, 'no entry');
+});
