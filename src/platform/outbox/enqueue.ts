@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defineStatement, runStatements, type Statement, type StatementCall } from '../../db/prepared-statements.js';
-import type { Knex } from 'knex';
-import { transaction, type Sql } from '../../db/transaction.js';
+import type { Sql } from '../../db/transaction.js';
 import { checkedPayload, type JobKind } from '../../jobs/job-kind.js';
 import { wakeRelayAfterCommit } from './wake.js';
 
@@ -83,23 +82,6 @@ export function jobInsert<Payload>(kind: JobKind<Payload>, payload: Payload, opt
 /** Takes back a job intent the relay has not moved yet; false when it already went (or never was). */
 export async function withdrawJob(db: Sql, jobId: string): Promise<boolean> {
   return (await db('outbox').where({ jobId }).delete()) > 0;
-}
-
-/**
- * `withdrawJob` for a caller that must not wait long on a relay moving the row right now (a relay
- * stuck on a queue backend that does not answer holds the row's lock): false when the row is still
- * held after `waitMs`, as well as when it went.
- */
-export async function withdrawJobWithin(db: Knex, jobId: string, waitMs: number): Promise<boolean> {
-  try {
-    return await transaction(db, async (trx) => {
-      await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
-      return (await trx('outbox').where({ jobId }).delete()) > 0;
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === '55P03') return false; // lock_not_available: a relay holds it
-    throw error;
-  }
 }
 
 /**
