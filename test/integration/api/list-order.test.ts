@@ -72,6 +72,14 @@ async function checkSorts(t: Test, app: TestApp, owner: Owner, path: string, fie
  * first (created, then id, descending: a batch shares its creation time, so the id decides within it),
  * says so, and takes `sort`; every sort holds across keyset pages, ties included.
  */
+
+// One app for the tests without workers (issue #32); each signs up its own store, so none sees another's
+// data. The customers test (an imports worker) builds its own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('customers: a stated default order, and every sort across pages', async (t) => {
   const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
@@ -119,7 +127,6 @@ t.test('customers: a stated default order, and every sort across pages', async (
 });
 
 t.test('products: a stated default order, and every sort across pages', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   for (const [title, price] of [['kettle', 3000], ['Apron', 1500], ['mug', 1500], ['Teapot', 4500], ['bowl', 800]] as const) {
     await createProduct(app, owner, { title, variants: [{ price }] });
@@ -140,7 +147,6 @@ t.test('products: a stated default order, and every sort across pages', async (t
 });
 
 t.test('orders: a stated default order, and every sort across pages', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Mug', [{ price: 1000, stock: 100 }]);
@@ -164,7 +170,6 @@ t.test('orders: a stated default order, and every sort across pages', async (t) 
  * comes, generated from the route table so a new list must say it too.
  */
 t.test('every admin list states its order in the document', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const document = (await app.request({ url: '/openapi.json' })).body;
   const components = document.components.schemas;
   const resolve = (schema: any): any => (schema?.$ref ? components[schema.$ref.split('/').pop()] : schema);

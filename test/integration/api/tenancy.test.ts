@@ -1,8 +1,13 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('admin routes: 401, 400, 403 and roles exactly as the contract says', async (t) => {
-  const app = await buildApp(t);
   const a = await signupOwner(app);
   const b = await signupOwner(app);
 
@@ -30,7 +35,6 @@ t.test('admin routes: 401, 400, 403 and roles exactly as the contract says', asy
 });
 
 t.test('staff may read the dashboard but not admin-only routes', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const staff = await addMember(app, owner.store.id, 'staff');
   const admin = await addMember(app, owner.store.id, 'admin');
@@ -53,7 +57,6 @@ t.test('staff may read the dashboard but not admin-only routes', async (t) => {
 });
 
 t.test('HTTP conventions: envelope on 404/405/413/415, unknown keys, __proto__, malformed JSON', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const admin = { token: owner.accessToken, storeId: owner.store.id };
 
@@ -110,7 +113,6 @@ t.test('HTTP conventions: envelope on 404/405/413/415, unknown keys, __proto__, 
 });
 
 t.test('store settings: PATCH validates and persists; GET /admin/store reflects it', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const admin = { token: owner.accessToken, storeId: owner.store.id };
   const patch = await app.request({

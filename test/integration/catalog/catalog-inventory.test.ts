@@ -1,11 +1,16 @@
 import t from 'tap';
 import { adjustInventory } from '../../../src/services/catalog/inventory.js';
 import { transaction } from '../../../src/db/transaction.js';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('inventory: 30 concurrent -1 on a stock of 10 sell exactly 10', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const product = await createProduct(app, owner, { title: 'Limited', variants: [{ sku: 'LTD', price: 1000, inventoryQuantity: 10 }] });
   const variant = product.variants[0];
@@ -25,7 +30,6 @@ t.test('inventory: 30 concurrent -1 on a stock of 10 sell exactly 10', async (t)
 });
 
 t.test('inventory: delta, quantity, continue policy, validation, errors', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const product = await createProduct(app, owner, {
     title: 'Socks',
@@ -82,7 +86,6 @@ t.test('inventory: delta, quantity, continue policy, validation, errors', async 
 });
 
 t.test('inventory: the service joins a caller transaction (checkout)', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const product = await createProduct(app, owner, { title: 'Kit', variants: [{ price: 1, inventoryQuantity: 1 }, { price: 1, inventoryQuantity: 0 }] });
   const [inStock, empty] = product.variants;

@@ -1,9 +1,14 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct, multipart, TINY_PNG } from '../../helpers/catalog.js';
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('media: upload a PNG, read its size, serve it back', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const body = multipart({ filename: 'dot.png', contentType: 'image/png', data: TINY_PNG }, { alt: '  A dot  ' });
   const response = await app.request({ method: 'POST', url: '/admin/store/media', ...body, ...admin(owner) });
@@ -37,7 +42,6 @@ t.test('media: upload a PNG, read its size, serve it back', async (t) => {
 });
 
 t.test('media: refuses what is not an allowed image, or too big', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const renamed = multipart({ filename: 'photo.png', contentType: 'image/png', data: Buffer.from('%PDF-1.4\nnot an image at all\n'.repeat(20)) });
   const fake = await app.request({ method: 'POST', url: '/admin/store/media', ...renamed, ...admin(owner) });
@@ -62,7 +66,7 @@ t.test('media: refuses what is not an allowed image, or too big', async (t) => {
   const wrongField = await app.request({ method: 'POST', url: '/admin/store/media', ...multipart({ name: 'image', filename: 'a.png', contentType: 'image/png', data: TINY_PNG }), ...admin(owner) });
   t.equal(wrongField.status, 422);
 
-  t.equal(await app.ctx.db('media').count('* as n').first().then((r) => Number(r?.n)), 0, 'nothing stored for refused uploads');
+  t.equal(await app.ctx.db('media').where({ storeId: owner.store.id }).count('* as n').first().then((r) => Number(r?.n)), 0, 'nothing stored for refused uploads');
   const noAuth = await app.request({ method: 'POST', url: '/admin/store/media', ...multipart({ filename: 'a.png', contentType: 'image/png', data: TINY_PNG }) });
   t.equal(noAuth.status, 401);
 });

@@ -1,9 +1,14 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('storefront catalog: visibility, search, filters, sorts, pagination', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const sf = { storefrontToken: owner.storefrontToken };
   const specs = [
@@ -93,7 +98,6 @@ t.test('storefront catalog: visibility, search, filters, sorts, pagination', asy
 });
 
 t.test('storefront catalog: cached reads follow every write at once', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const sf = { storefrontToken: owner.storefrontToken };
   const product = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ sku: 'LAMP', price: 900, inventoryQuantity: 1 }] });

@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { openSession, setupShop } from '../../helpers/checkout.js';
 
+// One app for the file (issue #32); each test signs up its own store. The rate-limit test changes
+// the settings and builds its own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('storefront GETs: strong ETag, Cache-Control from the store setting, 304 without the database', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const sf = { storefrontToken: owner.storefrontToken };
   const product = await createProduct(app, owner, { title: 'Linen Shirt', status: 'active', variants: [{ price: 4200, inventoryQuantity: 3 }] });
@@ -83,7 +89,6 @@ t.test('storefront GETs: strong ETag, Cache-Control from the store setting, 304 
 });
 
 t.test('stock taken by a checkout moves the ETag too', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const sf = { storefrontToken: owner.storefrontToken };
   const product = await createProduct(app, owner, { title: 'Last Mug', status: 'active', variants: [{ price: 1500, inventoryQuantity: 1 }] });
@@ -98,7 +103,6 @@ t.test('stock taken by a checkout moves the ETag too', async (t) => {
 });
 
 t.test('a checkout moves the ETag only when availability changes: sold out, back in stock, not a count', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const sf = { storefrontToken: owner.storefrontToken };
   const last = await createProduct(app, owner, { title: 'Last Bowl', status: 'active', variants: [{ price: 1500, inventoryQuantity: 1 }] });
@@ -156,7 +160,6 @@ t.test('a revalidation is answered after authentication: revoked tokens and rate
 });
 
 t.test('a tag made by hand cannot turn a request that fails validation into a 304', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const sf = { storefrontToken: owner.storefrontToken };
   const valid = await app.request({ url: '/storefront/products', ...sf });

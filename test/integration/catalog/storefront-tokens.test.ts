@@ -1,8 +1,13 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('storefront tokens: list, create, rotate and revoke take effect at once', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const admin = { token: owner.accessToken, storeId: owner.store.id };
@@ -52,7 +57,6 @@ t.test('storefront tokens: list, create, rotate and revoke take effect at once',
 });
 
 t.test('storefront token records lastUsedAt and selects its own store', async (t) => {
-  const app = await buildApp(t);
   const a = await signupOwner(app);
   const b = await signupOwner(app);
   t.equal((await app.request({ url: '/storefront/store', storefrontToken: b.storefrontToken })).body.data.store.slug, b.store.slug);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MAX_LINE_QUANTITY } from '../../../src/services/checkout/carts.js';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { sellable, setupShop, sf } from '../../helpers/checkout.js';
 
 /**
@@ -8,8 +8,14 @@ import { sellable, setupShop, sf } from '../../helpers/checkout.js';
  * gets the cart lock. Concurrent adds to one cart must still hold the line to the stock of a
  * `deny` variant and to MAX_LINE_QUANTITY, each refusal saying why.
  */
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('concurrent adds of one variant to one cart never pass its stock', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Kettle', [{ price: 2500, stock: 10 }]);
@@ -35,7 +41,6 @@ t.test('concurrent adds of one variant to one cart never pass its stock', async 
 });
 
 t.test('concurrent adds never take a line past the line limit', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Print', [{ price: 100, stock: 0, policy: 'continue' }]);
@@ -55,7 +60,6 @@ t.test('concurrent adds never take a line past the line limit', async (t) => {
 });
 
 t.test('choosing shipping while an item is added answers with the lines of the cart it wrote', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const methods = await setupShop(app, owner);
   const product = await sellable(app, owner, 'Socks', [{ price: 500, stock: 1000 }, { price: 700, stock: 1000 }]);

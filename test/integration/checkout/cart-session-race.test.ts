@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { ADDRESS, methodsOf, sellable, setupShop, sf } from '../../helpers/checkout.js';
 
 /**
@@ -9,8 +9,14 @@ import { ADDRESS, methodsOf, sellable, setupShop, sf } from '../../helpers/check
  * would keep stock and a price for lines the cart no longer has. Invariant after every round: a
  * pending session's lines are the cart's lines, and stock + held + nothing else = the start.
  */
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('a cart change racing a new checkout session never leaves a stale pending session', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Tea', [{ price: 800, stock: 1000 }]);
@@ -53,7 +59,6 @@ t.test('a cart change racing a new checkout session never leaves a stale pending
 });
 
 t.test('a confirm racing a change of its cart: one of them wins cleanly, never a deadlock', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Jam', [{ price: 600, stock: 1000 }]);

@@ -1,8 +1,13 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('discounts: create, get, list, replace with every rule', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const admin = { token: owner.accessToken, storeId: owner.store.id };
@@ -87,7 +92,6 @@ t.test('discounts: create, get, list, replace with every rule', async (t) => {
 });
 
 t.test('discount list: filters and keyset pagination', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const admin = { token: owner.accessToken, storeId: owner.store.id };
   for (let i = 0; i < 25; i++) {

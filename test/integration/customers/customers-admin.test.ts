@@ -1,8 +1,13 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('customers: list filters, get, patch, roles and tenancy', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const staff = await addMember(app, owner.store.id, 'staff');
@@ -65,7 +70,6 @@ t.test('customers: list filters, get, patch, roles and tenancy', async (t) => {
 });
 
 t.test('jobs API lists by type, pages, and stays scoped to the store', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   for (let i = 0; i < 3; i++) {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { runCustomerImport } from '../../../src/services/customers/import.js';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { customerByEmail, importCsv } from '../../helpers/jobs.js';
 
 /** A file whose `repeats` rows (line -> email, first name) replace filler rows, the header being line 1. */
@@ -13,8 +13,14 @@ function csvWith(rows: number, repeats: Record<number, [string, string]>, filler
 const warnings = (result: { errors: Array<{ row: number; column: string; message: string }> }) =>
   result.errors.filter((e) => e.message.startsWith('warning:')).map((e) => [e.row, e.column, e.message.match(/row (\d+)/)![1]]);
 
+// One app for the file (issue #32); each test signs up its own store and checks only its own jobs'
+// rows, so none sees another's data (no workers: each test runs its imports by hand).
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('a repeated email in a later batch is a warning naming the row it replaced; the last row wins', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const csv = csvWith(2_000, {
     2: ['ann@example.com', 'First'],
@@ -59,7 +65,6 @@ t.test('a repeated email in a later batch is a warning naming the row it replace
 });
 
 t.test('a repeat after a retry resume point still names the row applied before the worker died', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const jobId = (await importCsv(app, owner, csvWith(1_000, { 5: ['cat@example.com', 'Before'], 990: ['cat@example.com', 'After'] }))).body.data.job.id;
   let checks = 0;
@@ -73,7 +78,6 @@ t.test('a repeat after a retry resume point still names the row applied before t
 });
 
 t.test('the next import, of any store, drops what an import failed for good remembered', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const remembered = async (jobId: string) => Number((await app.ctx.db('customerImportEmails').where({ jobId }).count('* as n').first())!.n);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { runCustomerImport } from '../../../src/services/customers/import.js';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { importCsv, waitForJob } from '../../helpers/jobs.js';
 
 function bigCsv(rows: number, prefix: string): string {
@@ -19,6 +19,14 @@ function dieAfter(batches: number): AbortSignal {
     }
   } as AbortSignal;
 }
+
+// One app for the tests that run the import by hand with no workers (issue #32); each signs up its own
+// store. The test that starts the workers mid-way, and the one built with them, build their own: a
+// worker left running would take the other tests' jobs.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('a worker dying mid-import and the job running again leaves exactly one customer per email', async (t) => {
   const app = await buildApp(t);
@@ -53,7 +61,6 @@ t.test('a worker dying mid-import and the job running again leaves exactly one c
 });
 
 t.test('two runners of the same job cannot both apply a batch', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const response = await importCsv(app, owner, bigCsv(3_000, 'race'));
   const jobId = response.body.data.job.id;
@@ -98,7 +105,6 @@ t.test('an import never re-subscribes an unsubscribed customer unless the row sa
 });
 
 t.test('a file read in many chunks, each yielding several batches, imports every row exactly once', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   // ~0.7 MB: several read chunks, and dozens of 300-row batches handed out per chunk.
   const response = await importCsv(app, owner, bigCsv(20_000, 'chunky'));

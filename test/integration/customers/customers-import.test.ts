@@ -1,9 +1,15 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { customerByEmail, importAndWait, importCsv, waitForJob } from '../../helpers/jobs.js';
 
+// One app with the imports worker for the file (issue #32: each app costs a cloned database and a
+// server), as every test wanted; each signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t, { workers: ['imports'] });
+});
+
 t.test('CSV import: bad rows reported per row, good rows kept, last duplicate wins', async (t) => {
-  const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
   const csv = [
     'email,firstName,lastName,phone,tags,note,emailMarketing',
@@ -44,7 +50,6 @@ t.test('CSV import: bad rows reported per row, good rows kept, last duplicate wi
 });
 
 t.test('Shopify export format, BOM, CRLF, quoted commas and newlines', async (t) => {
-  const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
   const shopify =
     '\uFEFFFirst Name,Last Name,Email,Accepts Email Marketing,Default Address Company,Default Address Address1,Phone,Tags,Note,Tax Exempt\r\n' +
@@ -66,7 +71,6 @@ t.test('Shopify export format, BOM, CRLF, quoted commas and newlines', async (t)
 });
 
 t.test('multipart upload, dry run writes nothing, non-CSV is 400', async (t) => {
-  const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
   await app.ctx.db('customers').insert({ storeId: owner.store.id, email: 'old@example.com', firstName: 'Old' });
 
@@ -113,7 +117,6 @@ t.test('multipart upload, dry run writes nothing, non-CSV is 400', async (t) => 
 });
 
 t.test('a quote never closed after thousands of good rows fails the import before any row is written', async (t) => {
-  const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
   // 12,000 good rows: more than one 5,000-row batch per partition before the broken line.
   const good = Array.from({ length: 12_000 }, (_, i) => `early${i}@example.com,Early${i},"Last, ${i}"`);

@@ -1,11 +1,18 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
+
+// One app with the email worker for the tests that send through a store's own SMTP server (issue #32:
+// each app costs a cloned database and a server); each signs up its own store with its own server.
+// The local-outbox test counts every file of the app's outbox folder and builds its own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t, { workers: ['email'] });
+});
 
 t.test('store SMTP settings: password write-only and encrypted; verify does a real handshake', async (t) => {
   const smtp = await new SmtpCapture({ user: 'mailer', password: 's3cret-smtp-pass' }).start();
   t.teardown(() => smtp.stop());
-  const app = await buildApp(t, { workers: ['email'] });
   const owner = await signupOwner(app);
   const admin = { token: owner.accessToken, storeId: owner.store.id };
 
@@ -44,7 +51,6 @@ t.test('store SMTP settings: password write-only and encrypted; verify does a re
 t.test('test email and test-template email arrive; SMTP failure is a 502 with the server message', async (t) => {
   const smtp = await new SmtpCapture().start();
   t.teardown(() => smtp.stop());
-  const app = await buildApp(t, { workers: ['email'] });
   const owner = await signupOwner(app, { storeName: 'Lumen Lamps' });
   const admin = { token: owner.accessToken, storeId: owner.store.id };
   await app.request({ method: 'PATCH', url: '/admin/store', payload: { email: { fromName: 'Lumen', fromEmail: 'hello@lumen.example', smtp: { host: '127.0.0.1', port: smtp.port } } }, ...admin });

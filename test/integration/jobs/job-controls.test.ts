@@ -16,6 +16,13 @@ async function startExport(app: TestApp, owner: Owner): Promise<string> {
   return started.body.data.job.id;
 }
 
+// One app for the tests without workers (issue #32); each signs up its own store, so none sees another's
+// data. The tests with workers (from the start, or started mid-way) build their own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('a queued job is cancelled (out of the outbox and the queue), then retried and run to the end', async (t) => {
   const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
@@ -66,7 +73,6 @@ t.test('a retry replaces the BullMQ job still kept under the run id (BullMQ woul
 });
 
 t.test('a failed import whose upload was given up is not retried; a running or another store\'s job is refused', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const queued = await importCsv(app, owner, 'Email\nbob@example.com\n');
@@ -93,7 +99,6 @@ t.test('a failed import whose upload was given up is not retried; a running or a
 });
 
 t.test('retry and cancel are for owners and admins, never for an API key', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const staff = await addMember(app, owner.store.id, 'staff');
   const adminMember = await addMember(app, owner.store.id, 'admin');

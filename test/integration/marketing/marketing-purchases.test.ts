@@ -38,8 +38,13 @@ async function order(app: TestApp, storeId: string, customerId: string, productI
   );
 }
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('audience filters on purchased products and collections count paid orders only: not pending, refunded or cancelled ones', async (t) => {
-  const app = await buildApp(t);
   await ensureOrderTables(app);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
@@ -87,7 +92,6 @@ t.test('audience filters on purchased products and collections count paid orders
 });
 
 t.test('a manual-payment order becomes a purchase for the audience filters once it is marked paid', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const as = { token: owner.accessToken, storeId: owner.store.id };
   await setupShop(app, owner, { newsletterDoubleOptIn: false });

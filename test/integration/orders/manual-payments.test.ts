@@ -23,8 +23,18 @@ async function placeOrder(app: TestApp, owner: Owner, variantId: string, quantit
 
 const runCancelJob = (app: TestApp) => unpaidOrdersCancelProcessor.process(app.ctx, {} as Job<Record<string, never>>, new AbortController().signal) as Promise<{ cancelled: number }>;
 
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * its own store, so none sees another's data; the migration test (it takes the schema down and up)
+ * and the cancel-job test (its own workers and mail settings, and an app-wide job whose count it
+ * checks) build their own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('a new store takes manual payments at once; switched off, the refusal names the setting', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const settings = await app.request({ url: '/admin/store', ...admin(owner) });
   t.match(settings.body.data.store, { manualPaymentsEnabled: true, manualPaymentDays: 7 }, 'the defaults are shown');
@@ -67,7 +77,6 @@ t.test('the migration: existing stores keep their setting, new stores accept man
 });
 
 t.test('manualPaymentDays is validated and shown like the other store settings', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   for (const manualPaymentDays of [0, 366, 1.5, 'soon', null]) {
     const bad = await app.request({ method: 'PATCH', url: '/admin/store', payload: { manualPaymentDays }, ...admin(owner) });
@@ -81,7 +90,6 @@ t.test('manualPaymentDays is validated and shown like the other store settings',
 });
 
 t.test('verified reviews need a paid order: an unpaid manual order earns none until the payment is recorded', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   await setupShop(app, owner);

@@ -1,9 +1,16 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, setupShop, sellable } from '../../helpers/checkout.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
 import { openEmailMessage } from '../../../src/services/email/sealed-message.js';
+
+// One app for the tests without workers (issue #32); each signs up its own store, so none sees another's
+// data. The first test (an email worker and a mail server) builds its own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('orders: list, get, partial fulfilments, already_fulfilled, emails with the tracking link', async (t) => {
   const smtp = await new SmtpCapture().start();
@@ -128,7 +135,6 @@ t.test('orders: list, get, partial fulfilments, already_fulfilled, emails with t
 });
 
 t.test('fulfilments race for the last units: one wins, the other is already_fulfilled', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner);
   const product = await sellable(app, owner, 'Desk', [{ price: 10000, stock: 10 }]);
@@ -145,7 +151,6 @@ t.test('fulfilments race for the last units: one wins, the other is already_fulf
 });
 
 t.test("tracking links go to the store's storefrontUrl when it has one", async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner, { storefrontUrl: 'https://shop.example.com/' });
   const product = await sellable(app, owner, 'Rug', [{ price: 8000, stock: 5 }]);
@@ -157,7 +162,9 @@ t.test("tracking links go to the store's storefrontUrl when it has one", async (
   const tracked = await app.request({ url: `/public/orders/${token}` });
   t.equal(tracked.status, 200);
   t.equal(tracked.body.data.order.number, confirmed.body.data.order.number);
-  const outbox = await app.ctx.db('outbox').where({ name: 'send-email' }).first();
+  // The app is shared: this order's confirmation, found by its email log row (the outbox job id).
+  const mail = await app.ctx.db('emailLog').where({ storeId: owner.store.id, templateKey: 'order_confirmation' }).first('id');
+  const outbox = await app.ctx.db('outbox').where({ name: 'send-email', jobId: mail.id }).first();
   if (outbox) {
     const data = openEmailMessage(app.ctx, outbox.payload.sealed).data as { order: { trackingUrl: string } };
     t.equal(data.order.trackingUrl, confirmed.body.data.trackingUrl, 'the email carries the same link');

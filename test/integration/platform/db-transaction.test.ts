@@ -1,63 +1,71 @@
 import t from 'tap';
 import { HELD_CONNECTION, transaction } from '../../../src/db/transaction.js';
-import { buildApp } from '../../helpers/app.js';
+import { buildApp, type TestApp } from '../../helpers/app.js';
 
 const backendPid = async (sql: { raw: (text: string) => PromiseLike<{ rows: Array<{ pid: number }> }> }) =>
   (await sql.raw('select pg_backend_pid() as pid')).rows[0]!.pid;
 
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test writes
+ * to a probe table of its own, so none sees another's rows; the test that kills a connection builds
+ * its own app.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('transaction(): one connection, committed together, invisible to others until then', async (t) => {
-  const app = await buildApp(t);
   const db = app.ctx.db;
-  await db.raw('create table tx_probe (id int primary key, note text)');
+  await db.raw('create table tx_probe_commit (id int primary key, note text)');
   let outsideSawIt = true;
   let ended = false;
   const result = await transaction(db, async (sql) => {
     void sql.committed.then(() => (ended = true));
     const pid = await backendPid(sql);
-    await sql('txProbe').insert({ id: 1, note: 'builder' });
-    await sql.raw('insert into tx_probe (id, note) values (?, ?)', [2, 'raw']);
-    const viaBuilder = (await sql('txProbe').count('* as n').first()) as { n: number };
+    await sql('txProbeCommit').insert({ id: 1, note: 'builder' });
+    await sql.raw('insert into tx_probe_commit (id, note) values (?, ?)', [2, 'raw']);
+    const viaBuilder = (await sql('txProbeCommit').count('* as n').first()) as { n: number };
     t.equal(viaBuilder.n, 2, 'the builder sees the raw insert: same connection, same transaction');
     t.equal(await backendPid(sql), pid, 'every statement runs on the one connection');
-    outsideSawIt = ((await db('txProbe').count('* as n').first()) as { n: number }).n > 0;
+    outsideSawIt = ((await db('txProbeCommit').count('* as n').first()) as { n: number }).n > 0;
     t.notOk(ended, 'not committed while the work runs');
     return 'done';
   });
   t.equal(result, 'done', "the work's result is returned");
   t.notOk(outsideSawIt, 'another connection does not see the rows before the commit');
-  t.same(await db('txProbe').orderBy('id').pluck('note'), ['builder', 'raw'], 'both writes committed');
+  t.same(await db('txProbeCommit').orderBy('id').pluck('note'), ['builder', 'raw'], 'both writes committed');
   await Promise.resolve();
   t.ok(ended, '`committed` resolves once committed');
 });
 
 t.test('transaction(): a throw rolls every write back, rethrows, and leaves the pool usable', async (t) => {
-  const app = await buildApp(t);
   const db = app.ctx.db;
-  await db.raw('create table tx_probe (id int primary key)');
+  await db.raw('create table tx_probe_rollback (id int primary key)');
   let committed: Promise<void> | undefined;
   await t.rejects(
     transaction(db, async (sql) => {
       committed = sql.committed;
-      await sql('txProbe').insert({ id: 1 });
-      await sql('txProbe').insert({ id: 1 }); // duplicate key
+      await sql('txProbeRollback').insert({ id: 1 });
+      await sql('txProbeRollback').insert({ id: 1 }); // duplicate key
     }),
     { code: '23505' },
     "the statement's error reaches the caller"
   );
   await t.rejects(committed!, { code: '23505' }, '`committed` rejects with it');
-  t.same(await db('txProbe').pluck('id'), [], 'the first insert was rolled back with it');
+  t.same(await db('txProbeRollback').pluck('id'), [], 'the first insert was rolled back with it');
 
   await t.rejects(
     transaction(db, async (sql) => {
-      await sql('txProbe').insert({ id: 2 });
+      await sql('txProbeRollback').insert({ id: 2 });
       throw new Error('business rule');
     }),
     /business rule/
   );
-  t.same(await db('txProbe').pluck('id'), [], "a service's own throw rolls back too");
+  t.same(await db('txProbeRollback').pluck('id'), [], "a service's own throw rolls back too");
   // As many transactions as the pool has connections, and more: none was left inside a transaction.
-  for (let i = 0; i < 30; i += 1) await transaction(db, (sql) => sql('txProbe').insert({ id: 100 + i }));
-  t.equal(((await db('txProbe').count('* as n').first()) as { n: number }).n, 30, 'later transactions commit normally');
+  for (let i = 0; i < 30; i += 1) await transaction(db, (sql) => sql('txProbeRollback').insert({ id: 100 + i }));
+  t.equal(((await db('txProbeRollback').count('* as n').first()) as { n: number }).n, 30, 'later transactions commit normally');
 });
 
 t.test('transaction(): a connection that dies mid-transaction never goes back into the pool', async (t) => {
@@ -78,30 +86,28 @@ t.test('transaction(): a connection that dies mid-transaction never goes back in
 });
 
 t.test('transaction(): a savepoint undoes only its own writes; the transaction goes on and commits', async (t) => {
-  const app = await buildApp(t);
   const db = app.ctx.db;
-  await db.raw('create table tx_probe (id int primary key)');
+  await db.raw('create table tx_probe_savepoint (id int primary key)');
   const outcome = await transaction(db, async (sql) => {
-    await sql('txProbe').insert({ id: 1 });
+    await sql('txProbeSavepoint').insert({ id: 1 });
     const duplicate = await sql
       .savepoint(async (inner) => {
-        await inner('txProbe').insert({ id: 2 });
-        await inner('txProbe').insert({ id: 1 });
+        await inner('txProbeSavepoint').insert({ id: 2 });
+        await inner('txProbeSavepoint').insert({ id: 1 });
         return 'inserted';
       })
       .catch((error: { code?: string }) => error.code);
     const kept = await sql.savepoint(async (inner) => {
-      await inner('txProbe').insert({ id: 3 });
+      await inner('txProbeSavepoint').insert({ id: 3 });
       return 'kept';
     });
     return { duplicate, kept };
   });
   t.same(outcome, { duplicate: '23505', kept: 'kept' }, 'the failing savepoint rethrew its error; the next one ran');
-  t.same(await db('txProbe').orderBy('id').pluck('id'), [1, 3], 'the rolled-back savepoint took only its own row (2) with it');
+  t.same(await db('txProbeSavepoint').orderBy('id').pluck('id'), [1, 3], 'the rolled-back savepoint took only its own row (2) with it');
 });
 
 t.test('transaction(): not pipelined unless asked, so COPY-style and multi-statement work is safe', async (t) => {
-  const app = await buildApp(t);
   const db = app.ctx.db;
   const modes = await transaction(db, async (sql) => {
     const connection = (sql as unknown as Record<symbol, { connection: { pipeline?: boolean } }>)[HELD_CONNECTION]!.connection;

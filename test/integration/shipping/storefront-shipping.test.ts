@@ -49,8 +49,13 @@ const methods = async (app: TestApp, owner: Owner, cartId: string, query = '') =
   (await app.request({ url: `/storefront/carts/${cartId}/shipping-methods${query}`, ...sf(owner) })).body.data;
 const priced = (list: { shippingMethods: Array<{ id: string; price: number }> }) => Object.fromEntries(list.shippingMethods.map((m) => [m.id, m.price]));
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('rates by destination: country, region (CA or US-CA), postcode patterns; pickup anywhere; weight bands and free over $50', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const { owner, variants } = await usStore(app);
   const anvil = await app.request({ url: `/admin/products`, ...admin(owner) });
   t.ok(anvil.body.data.products.some((p: any) => p.variants[0].weightGrams === 6000), 'weight 6 kg stored as 6000 g');
@@ -78,7 +83,6 @@ t.test('rates by destination: country, region (CA or US-CA), postcode patterns; 
 });
 
 t.test('checkout: totals from the chosen rate; free over $50; pickup without a matching address; a cart that never ships needs no rate', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const { owner, variants } = await usStore(app);
   const checkout = async (cartId: string, address: Record<string, unknown>) =>
     app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'sam@example.com', shippingAddress: address }, ...sf(owner) });
@@ -127,7 +131,6 @@ t.test('checkout: totals from the chosen rate; free over $50; pickup without a m
 });
 
 t.test('a chosen rate that stops applying after a cart change is dropped, with the reason on the cart', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const { owner, variants } = await usStore(app);
   const choose = (cartId: string, payload: Record<string, unknown>) => app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload, ...sf(owner) });
   const getCart = async (cartId: string) => (await app.request({ url: `/storefront/carts/${cartId}`, ...sf(owner) })).body.data.cart;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { sealAudit } from '../../helpers/audit.js';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 
 /** Issue #34 part 1: the admin zones API. Every answer is checked against the OpenAPI document by app.request. */
@@ -17,8 +17,13 @@ const US_ZONE = {
   ]
 };
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('zones: create, read, list, update (rates matched by id), delete; audit', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
 
   const created = await app.request({ method: 'POST', url: '/admin/shipping-zones', payload: US_ZONE, ...admin(owner) });
@@ -67,7 +72,6 @@ t.test('zones: create, read, list, update (rates matched by id), delete; audit',
 });
 
 t.test('zones: 422 with details on bad input; 409 on a rate id another zone holds', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const post = (payload: unknown) => app.request({ method: 'POST', url: '/admin/shipping-zones', payload, ...admin(owner) });
   const flat = { name: 'Flat', type: 'flat', price: 500 };
@@ -104,7 +108,6 @@ t.test('zones: 422 with details on bad input; 409 on a rate id another zone hold
 });
 
 t.test("zones: another store's zone is 404; staff read, only owners and admins write", async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   const staff = await addMember(app, owner.store.id, 'staff');

@@ -34,9 +34,22 @@ async function settles(call: () => Promise<number>, expected: number, withinMs =
 
 const newList = (name: string) => ({ method: 'POST', url: '/admin/marketing/lists', payload: { name } });
 
+/**
+ * Two apps for the file rather than one a test (issue #32: each app costs a cloned database and a
+ * server): the two tests across processes share one with a cache TTL of ten minutes (only the
+ * invalidation can make the second process forget a key), the others one with the default settings.
+ * Each test signs up its own store, so none sees another's data.
+ */
+let app: TestApp;
+let cachingApp: TestApp;
+t.before(async () => {
+  cachingApp = await buildApp(t, { env: { STOREFRONT_CACHE_TTL_MS: '600000' } });
+  app = await buildApp(t);
+});
+
 t.test("a removed member's key is refused at once, by every process, and the list says why", async (t) => {
   // A cache TTL of ten minutes: only the invalidation can make the second process forget the key.
-  const app = await buildApp(t, { env: { STOREFRONT_CACHE_TTL_MS: '600000' } });
+  const app = cachingApp;
   const second = await secondProcess(t, app);
   const owner = await signupOwner(app);
   const member = await addMember(app, owner.store.id, 'admin');
@@ -83,7 +96,7 @@ t.test("a removed member's key is refused at once, by every process, and the lis
 });
 
 t.test('a lowered role narrows its keys at once, in every process; a raised one gives back no more than granted', async (t) => {
-  const app = await buildApp(t, { env: { STOREFRONT_CACHE_TTL_MS: '600000' } });
+  const app = cachingApp;
   const second = await secondProcess(t, app);
   const owner = await signupOwner(app);
   const member = await addMember(app, owner.store.id, 'admin');
@@ -121,7 +134,6 @@ t.test('a lowered role narrows its keys at once, in every process; a raised one 
 });
 
 t.test("changing a member's role: who may, and the last owner", async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const admin = await addMember(app, owner.store.id, 'admin');
   const staff = await addMember(app, owner.store.id, 'staff');
@@ -147,7 +159,6 @@ t.test("changing a member's role: who may, and the last owner", async (t) => {
 });
 
 t.test("each role's key scopes are exactly the scopes of the routes that role may call", async (t) => {
-  const app = await buildApp(t);
   const reachable = new Map<string, Set<string>>();
   for (const route of app.server.table()) {
     const plugins = route.settings.plugins as { tenancy?: { roles: string[] }; apiKey?: { scope: string | null } } | undefined;
@@ -162,7 +173,6 @@ t.test("each role's key scopes are exactly the scopes of the routes that role ma
 });
 
 t.test('the OpenAPI document shows who created a key, what it may do now and why it was revoked', async (t) => {
-  const app = await buildApp(t);
   const doc = (await app.request({ url: '/openapi.json' })).body;
   const apiKey = doc.components.schemas.ApiKey;
   for (const field of ['createdBy', 'effectiveScopes', 'revokedReason']) t.ok(apiKey.required.includes(field), `ApiKey.${field} is required`);

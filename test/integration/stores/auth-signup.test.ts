@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildApp, signupOwner, unique } from '../../helpers/app.js';
+import { buildApp, signupOwner, unique, type TestApp } from '../../helpers/app.js';
 
 const validSignup = () => {
   const tag = unique('s');
@@ -13,8 +13,17 @@ const validSignup = () => {
   };
 };
 
+/**
+ * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
+ * with its own emails and slugs and counts only the rows those made, so none sees another's data; the
+ * rate-limit test changes the settings and builds its own.
+ */
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('signup creates user, store, owner membership and storefront token', async (t) => {
-  const app = await buildApp(t);
   const body = validSignup();
   const response = await app.request({ method: 'POST', url: '/auth/signup', payload: body });
   t.equal(response.status, 201);
@@ -41,7 +50,8 @@ t.test('signup creates user, store, owner membership and storefront token', asyn
 });
 
 t.test('signup validation: 422 with a detail for every bad field', async (t) => {
-  const app = await buildApp(t);
+  const longSignup = validSignup();
+  const reservedSignup = validSignup();
   const response = await app.request({
     method: 'POST',
     url: '/auth/signup',
@@ -53,19 +63,22 @@ t.test('signup validation: 422 with a detail for every bad field', async (t) => 
   const paths = response.body.error.details.map((d: { path: string }) => d.path);
   for (const path of ['firstName', 'lastName', 'email', 'password', 'storeSlug', 'extra']) t.ok(paths.includes(path), `detail for ${path}`);
 
-  const long = await app.request({ method: 'POST', url: '/auth/signup', payload: { ...validSignup(), password: 'x'.repeat(129) } });
+  const long = await app.request({ method: 'POST', url: '/auth/signup', payload: { ...longSignup, password: 'x'.repeat(129) } });
   t.equal(long.status, 422);
-  const reserved = await app.request({ method: 'POST', url: '/auth/signup', payload: { ...validSignup(), storeSlug: 'admin' } });
+  const reserved = await app.request({ method: 'POST', url: '/auth/signup', payload: { ...reservedSignup, storeSlug: 'admin' } });
   t.equal(reserved.status, 422);
   t.equal(reserved.body.error.details[0].path, 'storeSlug');
   const empty = await app.request({ method: 'POST', url: '/auth/signup' });
   t.equal(empty.status, 422);
-  const count = await app.ctx.db('users').count('* as n').first();
+  // The app is shared: count the rows these attempts could have made (their emails, their slugs).
+  const emails = ['not-an-email', longSignup.email, reservedSignup.email].map((email) => email.toLowerCase());
+  const count = await app.ctx.db('users').whereRaw('lower(email) = any(?)', [emails]).count('* as n').first();
   t.equal(Number(count?.n), 0, 'nothing written');
+  const stores = await app.ctx.db('stores').whereIn('slug', ['-Bad_slug-', longSignup.storeSlug, 'admin']).count('* as n').first();
+  t.equal(Number(stores?.n), 0, 'no store either');
 });
 
 t.test('signup conflicts: email_taken and slug_taken, case-insensitively', async (t) => {
-  const app = await buildApp(t);
   const first = validSignup();
   t.equal((await app.request({ method: 'POST', url: '/auth/signup', payload: first })).status, 201);
   const sameEmail = await app.request({ method: 'POST', url: '/auth/signup', payload: { ...validSignup(), email: first.email.toUpperCase() } });
@@ -77,22 +90,24 @@ t.test('signup conflicts: email_taken and slug_taken, case-insensitively', async
 });
 
 t.test('two simultaneous signups with the same slug: one 201, one 409, nothing half-created', async (t) => {
-  const app = await buildApp(t);
   const slug = `race-${unique('r')}`;
   const attempts = Array.from({ length: 6 }, () => ({ ...validSignup(), storeSlug: slug }));
   const responses = await Promise.all(attempts.map((payload) => app.request({ method: 'POST', url: '/auth/signup', payload })));
   const statuses = responses.map((r) => r.status).sort();
   t.same(statuses, [201, 409, 409, 409, 409, 409]);
   for (const r of responses.filter((r) => r.status === 409)) t.equal(r.body.error.code, 'slug_taken');
-  const users = await app.ctx.db('users').count('* as n').first();
-  const stores = await app.ctx.db('stores').count('* as n').first();
-  const memberships = await app.ctx.db('memberships').count('* as n').first();
-  const tokens = await app.ctx.db('storefrontTokens').count('* as n').first();
+  // The app is shared: count what these six attempts could have made (their emails, the slug's store).
+  const emails = attempts.map((attempt) => attempt.email.toLowerCase());
+  const userIds = app.ctx.db('users').whereRaw('lower(email) = any(?)', [emails]).select('id');
+  const storeIds = app.ctx.db('stores').where({ slug }).select('id');
+  const users = await app.ctx.db('users').whereRaw('lower(email) = any(?)', [emails]).count('* as n').first();
+  const stores = await app.ctx.db('stores').where({ slug }).count('* as n').first();
+  const memberships = await app.ctx.db('memberships').where((q) => q.whereIn('userId', userIds).orWhereIn('storeId', storeIds)).count('* as n').first();
+  const tokens = await app.ctx.db('storefrontTokens').whereIn('storeId', storeIds).count('* as n').first();
   t.same([users?.n, stores?.n, memberships?.n, tokens?.n].map(Number), [1, 1, 1, 1], 'only the winner exists');
 });
 
 t.test('login: success, and the same 401 for a wrong password and an unknown email', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const ok = await app.request({ method: 'POST', url: '/auth/login', payload: { email: owner.email.toUpperCase(), password: owner.password } });
   t.equal(ok.status, 200);

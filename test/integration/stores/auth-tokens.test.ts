@@ -1,11 +1,17 @@
 import Jwt from '@hapi/jwt';
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+// The forgot-password test (its own mail server and worker) builds its own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('access tokens: exp required, alg fixed, aud/iss checked, expiry enforced', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const { config } = app.ctx;
   const base = { sub: owner.user.id, sv: 0, aud: config.jwtAudience, iss: config.jwtIssuer };
@@ -87,7 +93,6 @@ t.test('forgot-password emails a single-use link that resets the password and en
 });
 
 t.test('an expired reset link is refused', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const { hashToken } = await import('../../../src/platform/secrets.js');
   await app.ctx.db('passwordResets').insert({ userId: owner.user.id, tokenHash: hashToken('expired-token'), expiresAt: new Date(Date.now() - 1000) });

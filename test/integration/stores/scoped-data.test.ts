@@ -18,6 +18,14 @@ const withKey = (app: TestApp, secret: string, options: { method?: string; url: 
  * and an import's row errors (which quote the file's cells) need read_customers. read_jobs alone
  * still follows the job (status, progress), with the result withheld and the scope named.
  */
+
+// One app for the tests without workers (issue #32); each signs up its own store, so none sees another's
+// data. The job tests (workers from the start, or started mid-way) build their own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test("a job's result and file need the scope of its data, not only read_jobs", async (t) => {
   const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
@@ -103,7 +111,6 @@ t.test("a job's event stream withholds its result from a key without the data's 
  * count stays under marketing (sizing a campaign); the sample of customers needs read_customers.
  */
 t.test("the audience preview's sample needs read_customers; the count does not", async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   await app.ctx.db('customers').insert([
     { storeId: owner.store.id, email: 'sub1@example.com', firstName: 'Sue', lastName: 'One', emailMarketing: 'subscribed' },
@@ -127,7 +134,6 @@ t.test("the audience preview's sample needs read_customers; the count does not",
 
 /** A reviewer's email is customer data too: a read_products key moderates reviews without it. */
 t.test("a review's email needs read_customers; moderation does not", async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const product = await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Kettle', variants: [{ price: 100 }] }, ...admin(owner) });
   const [review] = await app.ctx

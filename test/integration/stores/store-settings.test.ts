@@ -1,7 +1,15 @@
 import t from 'tap';
-import { addMember, buildApp, signupOwner } from '../../helpers/app.js';
+import { addMember, buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { MODULES } from '../../../src/installed-modules.js';
+
+// One app for the file (issue #32); each test signs up its own store, so none sees another's data.
+// The round-trip test (another send-rate cap) and the one counting every statement the app's pool
+// runs build their own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
 
 t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips through GET', async (t) => {
   const app = await buildApp(t, { workers: false, env: { MARKETING_SEND_RATE_CAP: '20' } });
@@ -62,7 +70,6 @@ t.test('PATCH /admin/store: every AdminUpdateStoreRequest field round-trips thro
 });
 
 t.test('currency is locked (409) once the orders module says the store has orders', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   // The orders module answers through the registry; this stand-in says only `owner` has orders.
@@ -82,7 +89,6 @@ t.test('currency is locked (409) once the orders module says the store has order
 });
 
 t.test('dashboard: setup flags and figures from every module', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const owner = await signupOwner(app);
   const empty = await app.request({ url: '/admin/store', ...admin(owner) });
   t.equal(empty.status, 200);
@@ -105,7 +111,6 @@ t.test('dashboard: setup flags and figures from every module', async (t) => {
 });
 
 t.test('dashboard customer counts (trigger-kept) match the table through inserts, upserts, updates and deletes', async (t) => {
-  const app = await buildApp(t, { workers: false });
   const a = await signupOwner(app);
   const b = await signupOwner(app);
   const db = app.ctx.db;

@@ -53,6 +53,13 @@ async function checkout(
 const refund = (app: TestApp, owner: Owner, orderId: string, payload: Record<string, unknown>) =>
   app.request({ method: 'POST', url: `/admin/orders/${orderId}/refunds`, payload: { reason: 'test', notifyCustomer: false, ...payload }, ...admin(owner) });
 
+// One app for the tests without workers (issue #32); each signs up its own store, so none sees another's
+// data. The US test (an imports worker) builds its own.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t);
+});
+
 t.test('US store: exclusive sales tax by state, a percentage discount, a partial refund, an exempt customer, the report', async (t) => {
   const app = await buildApp(t, { workers: ['imports'] });
   const owner = await signupOwner(app);
@@ -128,7 +135,6 @@ t.test('US store: exclusive sales tax by state, a percentage discount, a partial
 });
 
 t.test('EU store: VAT-inclusive prices, a reduced class, VAT on shipping, a fixed discount, a partial refund', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   await setupShop(app, owner, { currency: 'EUR', pricesIncludeTax: true });
   await region(app, owner, { country: 'DE', name: 'MwSt.', rate: 1900, classRates: { reduced: 700, zero: 0 }, taxShipping: true });
@@ -164,7 +170,6 @@ t.test('EU store: VAT-inclusive prices, a reduced class, VAT on shipping, a fixe
 });
 
 t.test('no tax regions: totals as before, taxTotal 0; tax regions are tenant-scoped and validated', async (t) => {
-  const app = await buildApp(t);
   const owner = await signupOwner(app);
   const other = await signupOwner(app);
   await setupShop(app, owner);

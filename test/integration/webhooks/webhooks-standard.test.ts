@@ -18,8 +18,14 @@ async function subscribe(app: TestApp, owner: Owner, url: string) {
 
 const newProduct = (app: TestApp, owner: Owner) => app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Hooked', variants: [{ price: 100 }] }, ...admin(owner) });
 
+// One app with the webhooks worker for the file (issue #32: each app costs a cloned database and a
+// server), as every test wanted; each signs up its own store and listens with its own receiver.
+let app: TestApp;
+t.before(async () => {
+  app = await buildApp(t, { workers: ['webhooks'], env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
+});
+
 t.test('deliveries verify with the standardwebhooks library; the older header stays; secrets are whsec_ with a checksum', async (t) => {
-  const app = await buildApp(t, { workers: ['webhooks'], env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
   const owner = await signupOwner(app);
   const receiver = await startReceiver(t);
   const { webhook, secret } = await subscribe(app, owner, receiver.url);
@@ -50,7 +56,6 @@ t.test('deliveries verify with the standardwebhooks library; the older header st
 });
 
 t.test('a subscription created before issue #36 keeps its secret: it verifies with format raw', async (t) => {
-  const app = await buildApp(t, { workers: ['webhooks'], env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
   const owner = await signupOwner(app);
   const receiver = await startReceiver(t);
   const { webhook } = await subscribe(app, owner, receiver.url);
@@ -65,7 +70,6 @@ t.test('a subscription created before issue #36 keeps its secret: it verifies wi
 });
 
 t.test('a receiver answering 410 Gone disables its subscription at once', async (t) => {
-  const app = await buildApp(t, { workers: ['webhooks'], env: { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' } });
   const owner = await signupOwner(app);
   const receiver = await startReceiver(t, () => ({ status: 410 }));
   const { webhook } = await subscribe(app, owner, receiver.url);
