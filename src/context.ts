@@ -52,6 +52,8 @@ export interface ContextOptions {
   modules: readonly Module[];
   log?: Logger;
   dbPoolMax?: number;
+  /** How long an idle pooled connection is kept (knex's default: 30 s). */
+  dbPoolIdleMs?: number;
   /** false: no read-replica pool or probe (a worker process serves no storefront reads). Default true. */
   readReplica?: boolean;
 }
@@ -60,7 +62,7 @@ export function createContext(config: Config, options: ContextOptions): AppConte
   const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const db = createDb(
     config.databaseUrl,
-    { max: options.dbPoolMax ?? 10 },
+    { max: options.dbPoolMax ?? 10, idleMs: options.dbPoolIdleMs },
     { statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs },
     knexLog(log)
   );

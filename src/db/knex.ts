@@ -52,7 +52,7 @@ function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
  */
 export function createDb(
   databaseUrl: string,
-  pool: { min?: number; max?: number } = {},
+  pool: { min?: number; max?: number; idleMs?: number } = {},
   timeouts: SessionTimeouts = {},
   log?: Knex.Config['log']
 ): Knex {
@@ -67,7 +67,7 @@ export function createDb(
       ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
       ...(timeouts.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs } : {})
     },
-    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10, ...(pool.idleMs ? { idleTimeoutMillis: pool.idleMs } : {}) },
     acquireConnectionTimeout: 10_000,
     wrapIdentifier: mappers.wrapIdentifier,
     // Query-builder rows are mapped by objection's mapper; a raw query's result is pg's own object,

@@ -69,7 +69,9 @@ export async function buildApp(
     ALLOW_PRIVATE_SMTP_HOSTS: 'true',
     ...options.env
   });
-  const ctx = createContext(config, { modules: MODULES, dbPoolMax: 20 });
+  // Idle connections go back after 1 s: a file's shared app keeps its pool while a test builds an
+  // app of its own, and three files run at once on a server of 100 connections.
+  const ctx = createContext(config, { modules: MODULES, dbPoolMax: 20, dbPoolIdleMs: 1_000 });
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0, host: '127.0.0.1' });
   // Every response a test receives must be one the OpenAPI document describes (helpers/openapi-contract.ts).
