@@ -115,7 +115,7 @@ export async function run(): Promise<void> {
     let n = 0;
     const checkout = async (trace?: (step: Step) => void) => {
       const variantId = variants[n++ % variants.length]!;
-      const email = `shopper${n % 500}@bench.example`;
+      const email = `shopper${n % shoppers}@bench.example`; // as the bench: one customer per shopper, found again at each checkout
       trace?.('cart');
       const cart = await call('POST', '/storefront/carts', { email }, shopper);
       const cartId = cart.cart.id as string;
