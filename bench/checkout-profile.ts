@@ -153,6 +153,35 @@ export async function run(): Promise<void> {
     for (const [pid, ms] of after.postgresMs) postgres += ms - (before.postgresMs.get(pid) ?? 0);
     console.log(`PostgreSQL CPU ${(postgres / runs).toFixed(2)} ms per checkout; this process ${((after.serverMs - before.serverMs) / runs).toFixed(2)} ms; ${((runs / elapsed) * 1000).toFixed(0)} checkouts/s in-process`);
 
+    // A/B inside one run: CHECKOUT_PROFILE_ON and CHECKOUT_PROFILE_OFF are SQL that switch a
+    // variant of the schema on and off (a trigger dropped, a foreign key dropped …); rounds of
+    // checkouts alternate between the two on this one database, so both see the same load.
+    const on = process.env.CHECKOUT_PROFILE_ON;
+    const off = process.env.CHECKOUT_PROFILE_OFF;
+    if (on && off) {
+      const rounds = Number(process.env.CHECKOUT_PROFILE_ROUNDS ?? 4);
+      const per = Math.max(20, Math.round(runs / rounds));
+      const figures: Record<'off' | 'on', number[]> = { off: [], on: [] };
+      for (let round = 0; round < rounds; round++) {
+        for (const variant of ['off', 'on'] as const) {
+          await sql(databaseUrl, variant === 'on' ? on : off);
+          await loop(5);
+          await ctx.outbox.drain();
+          const a = cpuSnapshot(process.pid, databaseName);
+          await loop(per);
+          await ctx.outbox.drain();
+          const b = cpuSnapshot(process.pid, databaseName);
+          let ms = 0;
+          for (const [pid, value] of b.postgresMs) ms += value - (a.postgresMs.get(pid) ?? 0);
+          figures[variant].push(ms / per);
+        }
+      }
+      await sql(databaseUrl, off);
+      const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+      const show = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+      console.log(`A/B PostgreSQL CPU per checkout, ${rounds} rounds of ${per}: off ${show(figures.off)} (median ${median(figures.off).toFixed(2)}), on ${show(figures.on)} (median ${median(figures.on).toFixed(2)})`);
+    }
+
     if (explain) {
       await checkout();
       await checkout();
