@@ -77,7 +77,7 @@ export async function run(): Promise<void> {
     }
     await admin.end();
   }
-  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl });
+  const config = loadConfig({ ...process.env, RATE_LIMIT_STOREFRONT_PER_TOKEN: '1000000000', RATE_LIMIT_STOREFRONT_PER_CLIENT: '1000000000', NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl });
   const ctx = createContext(config, { modules: MODULES, dbPoolMax: shoppers + 4 });
   await openContext(ctx);
   const server = await createServer(ctx, { port: 0 });
