@@ -4,6 +4,7 @@ import { run as catalogExplain } from './catalog-explain.js';
 import { run as consoleApp } from './console.js';
 import { run as checkout } from './checkout.js';
 import { run as checkoutTax } from './checkout-tax.js';
+import { run as checkoutProfile } from './checkout-profile.js';
 import { run as customersCsv } from './customers-csv.js';
 import { run as drafts } from './drafts.js';
 import { run as foundation } from './foundation.js';
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   foundation,
   catalog,
   'catalog-explain': catalogExplain,
+  'checkout-profile': checkoutProfile,
   customers: customersCsv,
   products,
   'products-memory': productsMemory,
