@@ -66,8 +66,9 @@ t.test('prepared storefront reads keep their generic plan instead of re-planning
       const before = new Set(sent.keys());
       const response = await app.request({ url, ...sf });
       t.equal(response.status, 200, url);
-      const added = [...sent.keys()].filter((name) => !before.has(name));
-      t.equal(added.length, 1, `${url}: sent as one prepared statement`);
+      // The audit seal (prepared statements of its own) may run meanwhile for the admin writes above: not the storefront's.
+      const added = [...sent.keys()].filter((name) => !before.has(name) && !/\baudit_(log|pending)\b|'audit:'/.test(sent.get(name)!.text));
+      t.equal(added.length, 1, `${url}: sent as one prepared statement` + (added.length === 1 ? "" : ` (${added.map((name) => sent.get(name)!.text.slice(0, 80)).join(" | ")})`));
       if (added[0]) named.set(url, added[0]);
     }
   } finally {
