@@ -114,8 +114,8 @@ module.exports = {
     {
       name: 'kernel-below-layers',
       severity: 'error',
-      comment: 'config, errors, logger and lifecycle are used by every layer and import none.',
-      from: { path: '^src/(config|errors|logger|lifecycle)\\.ts$' },
+      comment: 'config, errors, logger, lifecycle and time-limit are used by every layer and import none.',
+      from: { path: '^src/(config|errors|logger|lifecycle|time-limit)\\.ts$' },
       to: { path: LAYERS }
     }
   ],

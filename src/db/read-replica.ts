@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { isBackendDown } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { withinTime } from '../time-limit.js';
 
 /**
  * A PostgreSQL streaming replica (REPLICA_DATABASE_URL) beside the primary, and what we last learnt
@@ -60,17 +61,6 @@ export async function currentWalLsn(primary: Knex): Promise<bigint> {
 const MAX_SAMPLES = 256;
 /** Early probes (`probeSoon`) are at least this far apart. */
 const MIN_EARLY_PROBE_GAP_MS = 50;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`replica probe timed out after ${ms} ms`)), ms);
-      timer.unref();
-    })
-  ]).finally(() => clearTimeout(timer));
-}
 
 export class ReadReplica {
   private health: ReplicaHealth = 'starting';
@@ -152,7 +142,7 @@ export class ReadReplica {
     let primaryLsn: bigint;
     try {
       // The primary first: any position it had then, the replica must have replayed to be current.
-      primaryLsn = await withTimeout(currentWalLsn(this.primary), timeoutMs);
+      primaryLsn = await withinTime(currentWalLsn(this.primary), timeoutMs, 'the primary probe');
     } catch {
       // Without the primary there is nothing to compare with; the replica's state stays as it was.
       return;
@@ -164,9 +154,10 @@ export class ReadReplica {
     }
     let row: { recovering: boolean; replayed: string | null };
     try {
-      const result = await withTimeout(
-        this.db.raw('select pg_is_in_recovery() as recovering, pg_last_wal_replay_lsn()::text as replayed'),
-        timeoutMs
+      const result = await withinTime(
+        Promise.resolve(this.db.raw('select pg_is_in_recovery() as recovering, pg_last_wal_replay_lsn()::text as replayed')),
+        timeoutMs,
+        'the replica probe'
       );
       row = result.rows[0] as typeof row;
     } catch (error) {

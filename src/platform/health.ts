@@ -1,13 +1,7 @@
 import type { AppContext } from '../context.js';
+import { withinTime } from '../time-limit.js';
 
 const PROBE_TIMEOUT_MS = 1_500;
-
-function withTimeout<T>(promise: Promise<T>): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('probe timed out')), PROBE_TIMEOUT_MS).unref())
-  ]);
-}
 
 /**
  * Probes PostgreSQL and the store behind the queues and shared state (Redis PING, or a query on the
@@ -15,8 +9,8 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
  */
 export async function checkHealth(ctx: AppContext) {
   const [database, queue] = await Promise.all([
-    withTimeout(ctx.db.raw('select 1')).then(() => 'connected' as const, () => 'disconnected' as const),
-    withTimeout(ctx.backends.ping()).then(() => 'connected' as const, () => 'disconnected' as const)
+    withinTime(Promise.resolve(ctx.db.raw('select 1')), PROBE_TIMEOUT_MS, 'the database probe').then(() => 'connected' as const, () => 'disconnected' as const),
+    withinTime(ctx.backends.ping(), PROBE_TIMEOUT_MS, 'the queue backend probe').then(() => 'connected' as const, () => 'disconnected' as const)
   ]);
   const healthy = database === 'connected' && queue === 'connected';
   const kind = ctx.backends.kind;

@@ -32,6 +32,30 @@ export interface ChainedFields {
 }
 
 /** sha256(prev_hash || canonical JSON of the entry), hex. */
+/** The fields every audit entry carries whatever its table (pending or sealed), as entries. */
+type SharedFields = Pick<ChainedFields, 'id' | 'actorType' | 'actorUserId' | 'actorApiKeyId' | 'actorEmail' | 'action' | 'resourceType' | 'resourceId' | 'requestId' | 'ip' | 'userAgent'>;
+
+/**
+ * Those fields as one array each, the bindings the pending insert and the seal's insert both unnest
+ * (one prepared statement for any number of entries).
+ */
+export function sharedFieldArrays(entries: SharedFields[]) {
+  const column = <K extends keyof SharedFields>(key: K) => entries.map((entry) => entry[key]);
+  return {
+    ids: column('id'),
+    actorTypes: column('actorType'),
+    actorUserIds: column('actorUserId'),
+    actorApiKeyIds: column('actorApiKeyId'),
+    actorEmails: column('actorEmail'),
+    actions: column('action'),
+    resourceTypes: column('resourceType'),
+    resourceIds: column('resourceId'),
+    requestIds: column('requestId'),
+    ips: column('ip'),
+    userAgents: column('userAgent')
+  };
+}
+
 export function entryHash(prevHash: string, fields: ChainedFields): string {
   return createHash('sha256').update(prevHash).update(canonicalJson(fields)).digest('hex');
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { defineStatement, runStatements, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
-import type { ChainedFields } from './chain.js';
+import { sharedFieldArrays, type ChainedFields } from './chain.js';
 import { currentAuditRequest, type AuditActor } from './context.js';
 import { diff, redact } from './redact.js';
 import { scheduleSeal } from './seal.js';
@@ -128,24 +128,13 @@ function pendingInserts(ctx: AppContext, trx: Sql, entries: Unchained[]): Statem
   }
   for (const [storeId, ofStore] of byStore) for (let i = 0; i < ofStore.length; i += INSERT_CHUNK) {
     const chunk = ofStore.slice(i, i + INSERT_CHUNK);
-    const column = <K extends keyof Unchained>(key: K) => chunk.map((entry) => entry[key]);
     calls.push({
       statement: INSERT_PENDING,
       values: {
         storeId,
         createdAt,
-        ids: column('id'),
-        actorTypes: column('actorType'),
-        actorUserIds: column('actorUserId'),
-        actorApiKeyIds: column('actorApiKeyId'),
-        actorEmails: column('actorEmail'),
-        actions: column('action'),
-        resourceTypes: column('resourceType'),
-        resourceIds: column('resourceId'),
-        changes: column('changes'),
-        requestIds: column('requestId'),
-        ips: column('ip'),
-        userAgents: column('userAgent')
+        ...sharedFieldArrays(chunk),
+        changes: chunk.map((entry) => entry.changes)
       }
     });
   }

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { defineStatement, runStatements, runStatementsAndCommit } from '../../db/prepared-statements.js';
 import type { Transaction } from '../../db/transaction.js';
 import { withTransaction } from '../../platform/with-transaction.js';
-import { entryHash, GENESIS_HASH, type ChainedFields } from './chain.js';
+import { entryHash, GENESIS_HASH, sharedFieldArrays, type ChainedFields } from './chain.js';
 import { outsideAuditRequest } from './context.js';
 
 /** Entries sealed per transaction (a bulk job's thousands go in a few). */
@@ -91,24 +91,14 @@ async function sealBatch(trx: Transaction, storeId: string): Promise<number> {
     prevHash = hash;
     return chained;
   });
-  const column = <K extends keyof ChainedFields>(key: K) => rows.map((row) => row.fields[key]);
+  const fieldsOf = rows.map((row) => row.fields);
   const insert = {
     storeId,
-    seqs: column('seq'),
-    ids: column('id'),
-    createdAts: column('createdAt'),
-    actorTypes: column('actorType'),
-    actorUserIds: column('actorUserId'),
-    actorApiKeyIds: column('actorApiKeyId'),
-    actorEmails: column('actorEmail'),
-    actions: column('action'),
-    resourceTypes: column('resourceType'),
-    resourceIds: column('resourceId'),
+    seqs: fieldsOf.map((fields) => fields.seq),
+    createdAts: fieldsOf.map((fields) => fields.createdAt),
+    ...sharedFieldArrays(fieldsOf),
     // As hashed: the JSON of what jsonb gave back.
     changes: rows.map((row) => (row.fields.changes === null ? null : JSON.stringify(row.fields.changes))),
-    requestIds: column('requestId'),
-    ips: column('ip'),
-    userAgents: column('userAgent'),
     prevHashes: rows.map((row) => row.prevHash),
     hashes: rows.map((row) => row.hash)
   };

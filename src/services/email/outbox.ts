@@ -5,6 +5,7 @@ import { isBackendDown, notFound, serviceUnavailable, unprocessable, upstreamFai
 import { sendEmailJob, type SendEmailPayload } from '../../jobs/send-email.js';
 import { jobInsert, withdrawJob } from '../../platform/outbox/enqueue.js';
 import { withTransaction } from '../../platform/with-transaction.js';
+import { withinTime } from '../../time-limit.js';
 import { runStatements } from '../../db/prepared-statements.js';
 import { waitForJob } from '../../platform/outbox/wait-for-job.js';
 import { storeTemplateKeys } from '../../platform/modules/registry.js';
@@ -73,15 +74,6 @@ const TEST_SEND_OUTCOME_WAIT_MS = 15_000;
 /** A relay that failed lets go of the row at once; one that hangs is not waited for longer. */
 const WITHDRAW_LOCK_WAIT_MS = 1_000;
 
-/** Rejects when `work` has not settled within `ms` (the work itself goes on). */
-function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Takes a test send back: its log row says `withdrawn` (delivery skips such a row whenever its job
  * runs, so a relay that was stuck and moves the job later sends nothing), and its job intent leaves
@@ -111,13 +103,13 @@ async function withdrawEmail(ctx: AppContext, emailLogId: string, jobId: string)
  */
 async function sendAndWait(ctx: AppContext, input: EnqueueEmailInput): Promise<{ messageId: string; accepted: string[] }> {
   if (input.storeId) await assertEmailSecretsReadable(ctx, input.storeId);
-  const events = await within(ctx.queues.eventsFor('email'), TEST_SEND_RELAY_WAIT_MS, 'the queue connection').catch(() => {
+  const events = await withinTime(ctx.queues.eventsFor('email'), TEST_SEND_RELAY_WAIT_MS, 'the queue connection').catch(() => {
     throw serviceUnavailable('The job queue is unavailable');
   });
   const { emailLogId, jobId } = await enqueueEmail(ctx, input, { attempts: 1 });
   const outcome = waitForJob<DeliveryResult>(events, jobId, TEST_SEND_OUTCOME_WAIT_MS);
   try {
-    await within(ctx.outbox.drain(), TEST_SEND_RELAY_WAIT_MS, 'the outbox relay');
+    await withinTime(ctx.outbox.drain(), TEST_SEND_RELAY_WAIT_MS, 'the outbox relay');
   } catch (error) {
     outcome.cancel();
     if ((await withdrawEmail(ctx, emailLogId, jobId)) || isBackendDown(error)) throw serviceUnavailable('The job queue is unavailable');
