@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, openContext } from '../src/context.js';
 import { MODULES } from '../src/installed-modules.js';
 import { cpuSnapshot } from './lib/cpu-time.js';
-import { benchSql as sql } from './lib/bench-store.js';
+import { benchSql as sql, seedBenchVariants } from './lib/bench-store.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { STEPS, type Step } from './lib/shoppers.js';
 
@@ -102,14 +102,7 @@ export async function run(): Promise<void> {
     const settings = await call('PATCH', '/admin/store', { manualPaymentsEnabled: true, shippingMethods: [{ name: 'Standard', price: 500 }] }, admin);
     const shippingMethodId = (settings.store ?? settings).shippingMethods[0].id as string;
     const storeId = signup.store.id as string;
-    await sql(
-      databaseUrl,
-      `with p as (insert into products (store_id, title, slug, status, min_price, max_price)
-                  select $1, 'Bench product ' || g, 'bench-' || g, 'active', 1000 + g, 1000 + g from generate_series(1, 101) g returning id, slug, min_price)
-       insert into product_variants (store_id, product_id, sku, title, price, inventory_quantity)
-       select $1, id, slug, 'Default', min_price, 100000 from p`,
-      [storeId]
-    );
+    await seedBenchVariants(databaseUrl, storeId, 101);
     const variants = (await sql<{ id: string }>(databaseUrl, 'select id from product_variants where store_id = $1', [storeId])).map((v) => v.id);
     const shopper = { 'x-storefront-token': signup.storefrontToken as string };
     let n = 0;

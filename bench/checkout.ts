@@ -4,7 +4,7 @@ import { freshBenchDatabase } from './lib/database.js';
 import { measure, startBenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
 import { percentile, printStats, runShoppers } from './lib/shoppers.js';
-import { benchApi as api, benchSql as sql } from './lib/bench-store.js';
+import { benchApi as api, benchSql as sql, seedBenchVariants } from './lib/bench-store.js';
 
 /**
  * Issue 9 targets on this machine: >= 200 complete checkouts/s with 50 concurrent shoppers over
@@ -72,14 +72,7 @@ export async function run(): Promise<void> {
     const settings = await api(server.api, 'PATCH', '/admin/store', { manualPaymentsEnabled: true, shippingMethods: [{ name: 'Standard', price: 500 }] }, adminHeaders);
     const shippingMethodId = (settings.store ?? settings).shippingMethods[0].id as string;
     const storeId = signup.store.id as string;
-    await sql(
-      databaseUrl,
-      `with p as (insert into products (store_id, title, slug, status, min_price, max_price)
-                  select $1, 'Bench product ' || g, 'bench-' || g, 'active', 1000 + g, 1000 + g from generate_series(1, 101) g returning id, slug, min_price)
-       insert into product_variants (store_id, product_id, sku, title, price, inventory_quantity)
-       select $1, id, slug, 'Default', min_price, case when slug = 'bench-101' then 1000 else 100000 end from p`,
-      [storeId]
-    );
+    await seedBenchVariants(databaseUrl, storeId, 101, 'bench-101');
     const variants = await sql<{ id: string; sku: string; inventory_quantity: number }>(databaseUrl, 'select id, sku, inventory_quantity from product_variants where store_id = $1', [storeId]);
     const initial = new Map(variants.map((v) => [v.id, v.inventory_quantity]));
     const spread = variants.filter((v) => v.sku !== 'bench-101').map((v) => v.id);

@@ -18,6 +18,22 @@ export async function benchApi(base: string, method: string, path: string, body:
   return payload.data;
 }
 
+/**
+ * The checkout benches' catalog, straight in SQL (seeding is not what they measure): `count` active
+ * products `bench-1`..`bench-<count>` of one variant each, priced 1000 + n, 100,000 in stock; the
+ * variant of `scarce` (a slug) gets 1,000, the hot variant every shopper races for.
+ */
+export async function seedBenchVariants(databaseUrl: string, storeId: string, count: number, scarce: string | null = null): Promise<void> {
+  await benchSql(
+    databaseUrl,
+    `with p as (insert into products (store_id, title, slug, status, min_price, max_price)
+                select $1, 'Bench product ' || g, 'bench-' || g, 'active', 1000 + g, 1000 + g from generate_series(1, $2::int) g returning id, slug, min_price)
+     insert into product_variants (store_id, product_id, sku, title, price, inventory_quantity)
+     select $1, id, slug, 'Default', min_price, case when slug = $3 then 1000 else 100000 end from p`,
+    [storeId, count, scarce]
+  );
+}
+
 export interface CheckoutStore {
   storeId: string;
   storefrontToken: string;
@@ -35,14 +51,7 @@ export async function checkoutStore(api: string, databaseUrl: string, slug: stri
   const adminHeaders = { authorization: `Bearer ${signup.accessToken}`, 'x-store-id': signup.store.id };
   const settings = await benchApi(api, 'PATCH', '/admin/store', { manualPaymentsEnabled: true, shippingMethods: [{ name: 'Standard', price: 500 }] }, adminHeaders);
   const storeId = signup.store.id as string;
-  await benchSql(
-    databaseUrl,
-    `with p as (insert into products (store_id, title, slug, status, min_price, max_price)
-                select $1, 'Bench product ' || g, 'bench-' || g, 'active', 1000 + g, 1000 + g from generate_series(1, 100) g returning id, slug, min_price)
-     insert into product_variants (store_id, product_id, sku, title, price, inventory_quantity)
-     select $1, id, slug, 'Default', min_price, 100000 from p`,
-    [storeId]
-  );
+  await seedBenchVariants(databaseUrl, storeId, 100);
   const variants = await benchSql<{ id: string }>(databaseUrl, 'select id from product_variants where store_id = $1', [storeId]);
   return {
     storeId,
