@@ -35,6 +35,7 @@ async function testServer(env: NodeJS.ProcessEnv): Promise<EmbeddedPostgres | nu
  * this run's template and no other run's (helpers/databases.ts).
  */
 const chosen = process.env.TEST_TEMPLATE_DATABASE;
+const runStarted = Date.now();
 const server = await testServer(process.env);
 
 const template = chosen || `shopwright_tpl_${randomBytes(6).toString('hex')}`;
@@ -146,6 +147,15 @@ async function dropDatabases(): Promise<void> {
 
 async function finish(tapCode: number | null, signal: NodeJS.Signals | null): Promise<void> {
   const checked = await checkStatements(tapCode).catch((error: Error) => (console.log(`# statement check failed: ${error.message}`), 1));
+  // Last, so that a log read from its tail names what failed (./failure-summary.ts).
+  if (tap && tapCode !== 0) {
+    const { printFailedTests } = await import('./failure-summary.js');
+    try {
+      printFailedTests(path.join('.tap', 'test-results'), runStarted);
+    } catch (error) {
+      console.log(`# reading tap's record of the failures failed: ${(error as Error).message}`);
+    }
+  }
   const code = await dropDatabases().then(
     () => checked,
     (error: Error) => (console.log(`# dropping the run's test databases failed: ${error.message}`), checked || 1)
