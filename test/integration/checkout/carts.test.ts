@@ -128,3 +128,29 @@ t.test('carts: lines, merging, totals, discounts, shipping, isolation, closing',
   const cleaned = await deleteExpiredCarts(app.ctx);
   t.equal(cleaned.deleted, 1);
 });
+
+t.test('a cart created with its items lists them, and its order holds them, in the order they were given', async (t) => {
+  const app = await buildApp(t);
+  const owner = await signupOwner(app);
+  const methods = await setupShop(app, owner);
+  const products = [];
+  for (const title of ['Anchor', 'Beacon', 'Compass', 'Dinghy', 'Ensign', 'Fender']) products.push(await sellable(app, owner, title, [{ price: 1000, stock: 10 }]));
+  const variantIds = products.map((product) => product.variants[0]!.id);
+  // Six lines in one request, inserted a few hundred microseconds apart: when their times held only
+  // milliseconds, lines that tied came back in the order of their random ids.
+  for (const order of [variantIds, [...variantIds].reverse()]) {
+    const created = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: order.map((variantId) => ({ variantId, quantity: 1 })) }, ...sf(owner) });
+    t.equal(created.status, 201, created.raw);
+    const cart = created.body.data.cart;
+    t.same(cart.items.map((item: { variantId: string }) => item.variantId), order, 'the cart lists its lines as given');
+    const read = await app.request({ url: `/storefront/carts/${cart.id}`, ...sf(owner) });
+    t.same(read.body.data.cart.items.map((item: { variantId: string }) => item.variantId), order, 'and reads them back so');
+    const shipping = await app.request({ method: 'POST', url: `/storefront/carts/${cart.id}/shipping-method`, payload: { shippingMethodId: methods.express }, ...sf(owner) });
+    t.equal(shipping.status, 200, shipping.raw);
+    const session = await app.request({ method: 'POST', url: `/storefront/carts/${cart.id}/checkout-session`, payload: { email: 'sam@example.com', shippingAddress: ADDRESS }, ...sf(owner) });
+    t.equal(session.status, 201, session.raw);
+    const confirmed = await confirm(app, owner, session.body.data.checkoutSession.id);
+    t.equal(confirmed.status, 200, confirmed.raw);
+    t.same(confirmed.body.data.order.items.map((item: { variantId: string }) => item.variantId), order, 'the order keeps the cart\'s order');
+  }
+});
