@@ -31,7 +31,6 @@ export interface ChainedFields {
   userAgent: string | null;
 }
 
-/** sha256(prev_hash || canonical JSON of the entry), hex. */
 /** The fields every audit entry carries whatever its table (pending or sealed), as entries. */
 type SharedFields = Pick<ChainedFields, 'id' | 'actorType' | 'actorUserId' | 'actorApiKeyId' | 'actorEmail' | 'action' | 'resourceType' | 'resourceId' | 'requestId' | 'ip' | 'userAgent'>;
 
@@ -56,6 +55,7 @@ export function sharedFieldArrays(entries: SharedFields[]) {
   };
 }
 
+/** sha256(prev_hash || canonical JSON of the entry), hex. */
 export function entryHash(prevHash: string, fields: ChainedFields): string {
   return createHash('sha256').update(prevHash).update(canonicalJson(fields)).digest('hex');
 }

@@ -9,5 +9,5 @@ export { recordBulkRead } from './bulk-read.js';
 export { runWithAuditRequest, currentAuditRequest, type AuditActor, type AuditRequest, type PendingAuditEntry } from './context.js';
 export { auditQuery, chainedFields, listAuditLog, toAuditDto, verifyAuditLog, type AuditFilter } from './read.js';
 export { purgeExpiredAuditEntries } from './retention.js';
-export { sealAllPending, sealAuditLog } from './seal.js';
+export { scheduledSealsDone, sealAllPending, sealAuditLog } from './seal.js';
 export { entryHash, GENESIS_HASH } from './chain.js';

@@ -5,6 +5,7 @@ import { confirm, openSession, sellable, setupShop } from '../../helpers/checkou
 import { orderOps } from '../../helpers/order-ops.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { sealAudit } from '../../helpers/audit.js';
+import { scheduledSealsDone } from '../../../src/services/audit/index.js';
 
 /**
  * One app for the file (issue #32: each app costs a cloned database and a server). Each test signs up
@@ -224,7 +225,7 @@ t.test('concurrent changes in one store commit side by side and are sealed into 
     Array.from({ length: 30 }, (_, i) => app.request({ method: 'PATCH', url: `/admin/products/${products[i % 5]!.id}`, payload: { description: `edit ${i}` }, ...admin(owner) }))
   );
   t.same([...new Set(edits.map((response) => response.status))], [200]);
-  // No read seals here: the seal each commit schedules (~50 ms later) empties audit_pending by itself.
+  // No read seals here: the seal each commit schedules (a second later) empties audit_pending by itself.
   const deadline = Date.now() + 5_000;
   let pending = -1;
   while (Date.now() < deadline && pending !== 0) {
@@ -245,9 +246,9 @@ t.test('a pending entry is append-only too; the sweep seals what a stopped proce
   const owner = await signupOwner(app);
   t.equal((await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'first', variants: [{ price: 1 }] }, ...admin(owner) })).status, 201);
   await sealAudit(app, owner.store.id);
-  // The seal that request scheduled (50 ms after its commit) has run and ended: nothing but the
+  // The seal that request scheduled (a second after its commit) has run and ended: nothing but the
   // sweep below can seal the row inserted next.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await scheduledSealsDone(app.ctx);
   // As a process would leave it had it stopped between its COMMIT and its seal.
   await app.ctx.db('auditPending').insert({ storeId: owner.store.id, id: '00000000-0000-4000-8000-000000000001', createdAt: new Date(), actorType: 'system', actorEmail: 'test', action: 'product.updated', resourceType: 'product', changes: JSON.stringify({ title: { before: 'a', after: 'b' } }) });
   await t.rejects(app.ctx.db.raw(`update audit_pending set action = 'x' where store_id = ?`, [owner.store.id]), /append-only/, 'UPDATE refused');
