@@ -58,6 +58,16 @@ export function useLive<T>(source: LiveSource<T>, initial: T | null = null) {
   const [value, setValue] = useState<T | null>(initial);
   const [mode, setMode] = useState<'stream' | 'poll'>('stream');
   const { path } = source;
+  // A new path (the next job a screen follows) starts from its own first state, not from the last
+  // state of the one before: a job that had completed before its stream answered went from
+  // "completed" to "completed", and a screen waiting for that change (the bulk actions, which then
+  // read the list again) never saw it. Reset while rendering, so no render shows the old value.
+  const [valuePath, setValuePath] = useState(path);
+  if (valuePath !== path) {
+    setValuePath(path);
+    setValue(initial);
+    setMode('stream');
+  }
   useEffect(() => {
     if (!path) return;
     const controller = new AbortController();
