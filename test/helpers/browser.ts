@@ -8,6 +8,10 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = () => existsSync(CHROMIUM);
 
+/** A browser test's `skip`: false with chromium here, else the reason (every browser file says the same). */
+export const chromiumSkip = (): false | string =>
+  hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+
 /** Where screenshots of each screen are kept (gitignored; CI keeps it as an artifact). */
 export const ARTIFACTS = path.resolve('test-artifacts', 'console');
 

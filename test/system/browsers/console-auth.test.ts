@@ -1,10 +1,10 @@
 import t from 'tap';
 import { buildApp, signupOwner } from '../../helpers/app.js';
-import { hasChromium, launchBrowser, screenshot, seriousViolations, watchPageErrors } from '../../helpers/browser.js';
+import { chromiumSkip, launchBrowser, screenshot, seriousViolations, watchPageErrors } from '../../helpers/browser.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
 
 // The browser is a system package (`apt-get install chromium`, done by .ci/run): without it, a stated skip.
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 
 t.test('sign-in errors, forgot and reset password in the browser', { skip }, async (t) => {
   const smtp = await new SmtpCapture().start();

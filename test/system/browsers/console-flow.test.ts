@@ -3,7 +3,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { closeCampaignTransports } from '../../../src/adapters/mail/index.js';
 import { buildApp, unique, type Owner } from '../../helpers/app.js';
-import { hasChromium, launchBrowser, screenshot, seriousViolations, watchPageErrors } from '../../helpers/browser.js';
+import { chromiumSkip, launchBrowser, screenshot, seriousViolations, watchPageErrors } from '../../helpers/browser.js';
 import { confirm, openSession, setupShop } from '../../helpers/checkout.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
 
@@ -17,7 +17,7 @@ import { SmtpCapture } from '../../helpers/smtp-capture.js';
 t.setTimeout(300_000);
 
 // The browser is a system package (`apt-get install chromium`, done by .ci/run): without it, a stated skip.
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 
 t.test('an operator runs a store from the browser only', { skip }, async (t) => {
   const smtp = await new SmtpCapture().start();

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { buildApp, signupOwner } from '../../helpers/app.js';
-import { hasChromium, launchBrowser, signIn, watchPageErrors } from '../../helpers/browser.js';
+import { chromiumSkip, launchBrowser, signIn, watchPageErrors } from '../../helpers/browser.js';
 import { waitForJob } from '../../helpers/jobs.js';
 
 /**
@@ -15,7 +15,7 @@ import { waitForJob } from '../../helpers/jobs.js';
  */
 t.setTimeout(300_000);
 
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 
 t.test('the bulk screen follows its second job from that job\'s first state: a bulk delete after a bulk tag refreshes the list', { skip }, async (t) => {
   const app = await buildApp(t, { workers: true, listen: true });

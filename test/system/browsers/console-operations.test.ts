@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { buildApp, signupOwner, type Owner } from '../../helpers/app.js';
-import { axeViolations, hasChromium, launchBrowser, screenshot, watchPageErrors, signIn } from '../../helpers/browser.js';
+import { axeViolations, chromiumSkip, launchBrowser, screenshot, signIn, watchPageErrors } from '../../helpers/browser.js';
 import { shopifyCsv } from '../../helpers/products-csv.js';
 
 /**
@@ -18,7 +18,7 @@ import { shopifyCsv } from '../../helpers/products-csv.js';
  */
 t.setTimeout(600_000);
 
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 
 t.test('the operations screens at 1360 px and 390 px', { skip }, async (t) => {
   const app = await buildApp(t, { workers: true, listen: true });

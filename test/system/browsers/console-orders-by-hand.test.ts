@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { admin } from '../../helpers/catalog.js';
 import { sellable, setupShop } from '../../helpers/checkout.js';
 import { buildApp, signupOwner, type Owner } from '../../helpers/app.js';
-import { axeViolations, hasChromium, launchBrowser, press, screenshot, watchPageErrors, signIn } from '../../helpers/browser.js';
+import { axeViolations, chromiumSkip, launchBrowser, press, screenshot, signIn, watchPageErrors } from '../../helpers/browser.js';
 import { orderOps } from '../../helpers/order-ops.js';
 
 /**
@@ -16,7 +16,7 @@ import { orderOps } from '../../helpers/order-ops.js';
  */
 t.setTimeout(480_000);
 
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 
 t.test('orders by hand in the console at 1360 px and 390 px', { skip }, async (t) => {
   const app = await buildApp(t, { listen: true });

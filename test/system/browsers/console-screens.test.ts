@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { buildApp, signupOwner, type Owner } from '../../helpers/app.js';
-import { axeViolations, hasChromium, launchBrowser, screenshot, watchPageErrors, signIn } from '../../helpers/browser.js';
+import { axeViolations, chromiumSkip, launchBrowser, screenshot, signIn, watchPageErrors } from '../../helpers/browser.js';
 
 /**
  * Issue #37 in chromium: the screens an operator needs beyond the first flow (order detail with
@@ -17,7 +17,7 @@ import { axeViolations, hasChromium, launchBrowser, screenshot, watchPageErrors,
  */
 t.setTimeout(420_000);
 
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 const FIRST_LOAD_BUDGET = 200 * 1024;
 
 /** The gzip size of what the browser fetched from the console (HTML, scripts, styles) to show a page the first time. */

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { closeCampaignTransports } from '../../../src/adapters/mail/index.js';
 import { buildApp, signupOwner } from '../../helpers/app.js';
-import { hasChromium, launchBrowser, press, screenshot, seriousViolations, watchPageErrors } from '../../helpers/browser.js';
+import { chromiumSkip, launchBrowser, press, screenshot, seriousViolations, watchPageErrors } from '../../helpers/browser.js';
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
@@ -15,7 +15,7 @@ import { startReceiver } from '../../helpers/webhook-receiver.js';
  */
 t.setTimeout(240_000);
 
-const skip = hasChromium() ? false : 'needs /usr/bin/chromium (apt-get install chromium); Playwright cannot download its own browser here';
+const skip = chromiumSkip();
 
 t.test('an operator manages webhooks, returns and customers from the browser', { skip }, async (t) => {
   t.teardown(() => closeCampaignTransports());
