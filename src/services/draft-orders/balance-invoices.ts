@@ -93,7 +93,6 @@ export async function voidBalanceInvoices(trx: Sql, storeId: string, orderId: st
   await trx('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).update({ status: 'void', updatedAt: trx.fn.now() });
 }
 
-/** The order's balances paid by link (each a payment of its own), newest first. */
 /**
  * The order whose balance a Stripe PaymentIntent paid, across stores: Stripe's refund and charge
  * events name only the PaymentIntent, and a refund made in Stripe's dashboard on a balance payment
@@ -107,6 +106,7 @@ export async function orderOfBalancePayment(db: Sql, paymentIntentId: string): P
   return row && { storeId: row.storeId, orderId: row.orderId, amount: Number(row.amount) };
 }
 
+/** The order's balances paid by link (each a payment of its own), newest first. */
 export async function paidBalancesOf(db: Sql, storeId: string, orderId: string): Promise<Array<{ paymentIntentId: string; amount: number }>> {
   const rows = (await db('orderBalanceInvoices')
     .where({ storeId, orderId, status: 'paid' })
