@@ -1,12 +1,16 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppContext } from '../context.js';
 import { runStatementsAndCommit, type StatementCall } from '../db/prepared-statements.js';
 import { transaction, type Transaction, type TransactionOptions } from '../db/transaction.js';
 import { publishEvents, reactInTransaction } from './events/domain-events.js';
 import type { DomainEvent, EmitEvent } from './events/domain-event.js';
+import { ScopedStorage } from './scoped-storage.js';
 
-/** Set while a `withTransaction` work runs: a transaction opened inside it is not the outermost. */
-const inTransaction = new AsyncLocalStorage<true>();
+/**
+ * Set while a `withTransaction` work runs: a transaction opened inside it is not the outermost.
+ * Only a request scope (an admin request's audit) reads `outermost`, so the work runs in it only
+ * while one is in flight: a storefront checkout, or a job, turns no promise hooks on.
+ */
+const inTransaction = new ScopedStorage<true>();
 
 /** The handles `withTransaction` gave out: their modules' `beforeCommit` runs before they commit. */
 const managed = new WeakSet<object>();
@@ -38,7 +42,7 @@ export async function withTransaction<T>(
     ctx.db,
     async (trx) => {
       managed.add(trx);
-      const value = outermost ? await inTransaction.run(true, () => work(trx, (event) => events.push(event))) : await work(trx, (event) => events.push(event));
+      const value = outermost && ScopedStorage.requestScopesInFlight() ? await inTransaction.run(true, () => work(trx, (event) => events.push(event))) : await work(trx, (event) => events.push(event));
       if (events.length) await reactInTransaction(ctx, trx, events);
       const last: StatementCall[] = [];
       for (const module of ctx.modules) {

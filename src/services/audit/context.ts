@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ScopedStorage } from '../../platform/scoped-storage.js';
 
 /** Who is acting: a person, an API key (with the member who created it), or a system job. */
 export type AuditActor =
@@ -35,7 +35,8 @@ export interface PendingAuditEntry {
   details: Record<string, unknown>;
 }
 
-const storage = new AsyncLocalStorage<AuditRequest>();
+// Scoped: its promise hooks are on only while an admin request runs (platform/scoped-storage.ts).
+const storage = new ScopedStorage<AuditRequest>({ requestScope: true });
 
 export function runWithAuditRequest<T>(request: AuditRequest, work: () => T): T {
   return storage.run(request, work);
