@@ -32,6 +32,11 @@ export const uploadCleanupPlugin: Plugin<void> = {
   register(server) {
     const log = server.app.ctx.log;
     server.events.on('response', (request) => {
+      // Only a route that streams its body (or a multipart part) to a file can leave one: every
+      // other response skips the walk over its payload.
+      const settings = request.route.settings.payload;
+      const multipart = settings?.multipart;
+      if (settings?.output !== 'file' && !(multipart && typeof multipart === 'object' && multipart.output === 'file')) return;
       const files = uploadedFilesIn(request.payload);
       if (!files.length) return;
       void Promise.all(files.map((file) => rm(file.path, { force: true }))).catch((error: Error) =>
