@@ -2,18 +2,13 @@ import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 import { settled } from '../../helpers/jobs.js';
+import { freshMinute } from '../../helpers/rate-window.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
 
 const subscribe = (app: TestApp, owner: Owner, email: string, ip = '198.51.100.1') =>
   app.request({ method: 'POST', url: '/storefront/newsletter/subscribe', payload: { email }, storefrontToken: owner.storefrontToken, headers: { 'x-forwarded-for': ip } });
 
 const isConfirmMail = (subject: string | undefined) => /Confirm your subscription/.test(subject ?? '');
-
-/** The per-client limit counts in fixed one-minute windows: start a sequence early in one. */
-async function freshMinute() {
-  const intoMinute = (Date.now() / 1000) % 60;
-  if (intoMinute > 50) await new Promise((resolve) => setTimeout(resolve, (60 - intoMinute) * 1000 + 50));
-}
 
 t.test('a new store confirms sign-ups by email: nobody is subscribed until the emailed link is followed', async (t) => {
   const smtp = await new SmtpCapture().start();
