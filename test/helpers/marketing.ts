@@ -109,3 +109,29 @@ export async function campaignShop(t: Teardownable, marketingSendRate: number) {
   await app.ctx.db('stores').where({ id: owner.store.id }).update({ marketingSendRate });
   return { smtp, app, owner, as: { token: owner.accessToken, storeId: owner.store.id } };
 }
+
+/** The least-squares slope of arrival times (ms) in messages/s: a late timer clumping a few messages at either end does not swing it the way first-to-last would. */
+export function measuredSendRate(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  const n = sorted.length;
+  const meanT = sorted.reduce((a, b) => a + b, 0) / n;
+  const meanI = (n - 1) / 2;
+  let num = 0;
+  let den = 0;
+  sorted.forEach((time, i) => {
+    num += (time - meanT) * (i - meanI);
+    den += (time - meanT) ** 2;
+  });
+  return (num / den) * 1000;
+}
+
+/**
+ * Whether a measured send rate keeps a store's setting. The limiter's promise is a ceiling, so the
+ * bound above is tight (10%). Below, a busy machine (CI runs other suites beside a 3-master Redis
+ * Cluster) makes senders miss slots they were given, and a slot missed is gone: stop 43's CI measured
+ * 33.5/s for 40 there. The floor (70%) still fails a limiter that splits the rate between processes
+ * (50%) or leaves gaps between batches.
+ */
+export function sendRateKept(measured: number, rate: number): boolean {
+  return measured <= rate * 1.1 && measured >= rate * 0.7;
+}
