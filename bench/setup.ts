@@ -6,11 +6,13 @@ import path from 'node:path';
 import { freshBenchDatabase } from './lib/database.js';
 
 /**
- * Issue 23 targets: `npm start` with no DATABASE_URL, to a healthy `/health`, on the embedded
- * PostgreSQL: cold (a fresh data directory: initdb, server start, every migration) under 10 s and
- * warm (the same directory again) under 3 s. Printed, not asserted.
+ * `npm start` with no DATABASE_URL, to a healthy `/health`, on the embedded PostgreSQL: cold (a
+ * fresh data directory: initdb, server start, every migration) under 5 s (issue #38, a fresh
+ * clone's first start, was 10 s in issue 23) and warm (the same directory again) under 3 s (issue
+ * 23). The console's state does not enter: a missing or stale build runs in the background. Printed,
+ * not asserted.
  */
-const TARGETS = { cold: 10_000, warm: 3_000 };
+const TARGETS = { cold: 5_000, warm: 3_000 };
 /** Longer than the app's own shutdown deadline (28 s, src/lifecycle.ts). */
 const STOP_WAIT_MS = 35_000;
 
