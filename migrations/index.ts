@@ -8,6 +8,7 @@ import * as storefrontSearchStoreKeys from './20261130020000_storefront_search_s
 import * as emailLogWithdrawn from './20261130050000_email_log_withdrawn.js';
 import * as balancePaymentIntentIndex from './20261130051000_balance_payment_intent_index.js';
 import * as cartItemsAddedInOrder from './20261201010000_cart_items_added_in_order.js';
+import * as orderEventsWrittenOrder from './20261202010000_order_events_written_order.js';
 import * as auditPending from './20261128040000_audit_pending.js';
 import * as auditPendingSealCheckFirst from './20261130040000_audit_pending_seal_check_first.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
@@ -116,5 +117,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261130040000_audit_pending_seal_check_first', module: auditPendingSealCheckFirst },
   { name: '20261130050000_email_log_withdrawn', module: emailLogWithdrawn },
   { name: '20261130051000_balance_payment_intent_index', module: balancePaymentIntentIndex },
-  { name: '20261201010000_cart_items_added_in_order', module: cartItemsAddedInOrder }
+  { name: '20261201010000_cart_items_added_in_order', module: cartItemsAddedInOrder },
+  { name: '20261202010000_order_events_written_order', module: orderEventsWrittenOrder }
 ];

@@ -41,6 +41,6 @@ export async function deleteOrderNote(ctx: AppContext, storeId: string, orderId:
 
 /** The public notes of an order, oldest first, for its tracking page. */
 export async function publicNotes(ctx: AppContext, storeId: string, orderId: string) {
-  const rows = (await ctx.db('orderEvents').where({ storeId, orderId, type: 'note', isPublic: true }).orderBy('createdAt').select('body', 'createdAt')) as Array<{ body: string; createdAt: Date }>;
+  const rows = (await ctx.db('orderEvents').where({ storeId, orderId, type: 'note', isPublic: true }).orderBy([{ column: 'createdAt' }, { column: 'seq' }]).select('body', 'createdAt')) as Array<{ body: string; createdAt: Date }>;
   return rows;
 }

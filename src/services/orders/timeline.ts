@@ -47,6 +47,8 @@ export interface OrderEventRow {
   body: string | null;
   isPublic: boolean;
   createdAt: Date;
+  /** The order entries were written in (ties of one transaction's instant). */
+  seq: number;
   updatedAt: Date | null;
 }
 
@@ -97,6 +99,7 @@ export async function recordOrderEvents(db: Sql, storeId: string, orderId: strin
 export async function listTimeline(ctx: AppContext, storeId: string, orderId: string, page: PageRequest) {
   const order = await ctx.db('orders').where({ storeId, id: orderId }).first('id');
   if (!order) throw notFound('Order');
-  const result = await keysetPage<OrderEventRow>(ctx.db('orderEvents').where({ storeId, orderId }), { column: 'createdAt', direction: 'desc' }, page);
+  // Entries of one transaction share its instant: `seq` (the order they were written in) breaks the tie.
+  const result = await keysetPage<OrderEventRow>(ctx.db('orderEvents').where({ storeId, orderId }), { column: 'createdAt', direction: 'desc', tieBreaker: 'seq', kinds: ['timestamp', 'bigint'] }, page);
   return { events: result.items.map(toOrderEventDto), nextCursor: result.nextCursor };
 }
