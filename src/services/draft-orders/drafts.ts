@@ -393,7 +393,7 @@ export async function setDraftPaymentStatus(db: Sql, storeId: string, paymentInt
 }
 
 export async function draftPayments(db: Sql, storeId: string, draftId: string): Promise<DraftPaymentRow[]> {
-  return db('draftOrderPayments').where({ storeId, draftOrderId: draftId }).orderBy('createdAt');
+  return db('draftOrderPayments').where({ storeId, draftOrderId: draftId }).orderBy(['createdAt', 'id']);
 }
 
 /** What the public invoice page shows: the store, the lines and totals, whether it is paid. */

@@ -62,8 +62,8 @@ export async function loadOrder(ctx: AppContext, db: Sql, storeId: string, order
   const [order, items, fulfillments, refunds, base] = await Promise.all([
     db('orders').where({ storeId, id: orderId }).first() as Promise<OrderRow | undefined>,
     db('orderItems').where({ storeId, orderId }).orderBy('position') as Promise<OrderItemRow[]>,
-    db('fulfillments').where({ storeId, orderId }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
-    db('orderRefunds').where({ storeId, orderId }).orderBy('createdAt') as Promise<RefundRow[]>,
+    db('fulfillments').where({ storeId, orderId }).orderBy(['createdAt', 'id']) as Promise<FulfillmentRow[]>,
+    db('orderRefunds').where({ storeId, orderId }).orderBy(['createdAt', 'id']) as Promise<RefundRow[]>,
     trackingUrlBase(ctx, storeId)
   ]);
   if (!order) throw notFound('Order');
@@ -73,8 +73,8 @@ export async function loadOrder(ctx: AppContext, db: Sql, storeId: string, order
 /** An order's DTO from its row and lines in hand: its fulfilments and refunds read (together). */
 export async function orderDtoOf(ctx: AppContext, order: OrderRow, items: OrderItemRow[]) {
   const [fulfillments, refunds, base] = await Promise.all([
-    ctx.db('fulfillments').where({ storeId: order.storeId, orderId: order.id }).orderBy('createdAt') as Promise<FulfillmentRow[]>,
-    ctx.db('orderRefunds').where({ storeId: order.storeId, orderId: order.id }).orderBy('createdAt') as Promise<RefundRow[]>,
+    ctx.db('fulfillments').where({ storeId: order.storeId, orderId: order.id }).orderBy(['createdAt', 'id']) as Promise<FulfillmentRow[]>,
+    ctx.db('orderRefunds').where({ storeId: order.storeId, orderId: order.id }).orderBy(['createdAt', 'id']) as Promise<RefundRow[]>,
     trackingUrlBase(ctx, order.storeId)
   ]);
   return toOrderDto(order, items, fulfillments, trackingUrlFor(base, order.trackingToken), refunds);

@@ -13,7 +13,7 @@ export async function trackOrder(ctx: AppContext, trackingToken: string) {
   if (!order) throw notFound('Order');
   const [items, fulfillments, notes] = await Promise.all([
     ctx.db('orderItems').where({ storeId: order.storeId, orderId: order.id }).orderBy('position').select('title', 'quantity', 'fulfilledQuantity'),
-    ctx.db('fulfillments').where({ storeId: order.storeId, orderId: order.id }).orderBy('createdAt').select('trackingCompany', 'trackingNumber', 'trackingUrl', 'createdAt'),
+    ctx.db('fulfillments').where({ storeId: order.storeId, orderId: order.id }).orderBy(['createdAt', 'id']).select('trackingCompany', 'trackingNumber', 'trackingUrl', 'createdAt'),
     publicNotes(ctx, order.storeId, order.id)
   ]);
   return {

@@ -77,7 +77,7 @@ async function storeImages(ctx: AppContext, storeId: string, drafts: ProductDraf
   const known = (await ctx.db('media')
     .where({ storeId })
     .whereIn('sourceUrl', [...new Set(wanted.map((w) => w.image.src))])
-    .orderBy('createdAt')
+    .orderBy(['createdAt', 'id'])
     .select('id', 'sourceUrl')) as Array<{ id: string; sourceUrl: string }>;
   for (const row of known) if (!media.has(row.sourceUrl)) media.set(row.sourceUrl, row.id);
   const missing = [...new Map(wanted.filter((w) => !media.has(w.image.src)).map((w) => [w.image.src, w])).values()];
