@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { conflict } from '../errors.js';
+import { AppError, conflict, notFound } from '../errors.js';
 import type { EmitEvent } from '../platform/events/domain-events.js';
 import { withTransaction } from '../platform/with-transaction.js';
 import { syncTaxWithProvider } from './tax-transactions.js';
@@ -9,16 +9,19 @@ import { lockVariants } from '../services/catalog/index.js';
 import { enqueueEmail } from '../services/email/index.js';
 import {
   failPendingRefund,
+  findOrder,
   findRefund,
   findReportedRefund,
   lockPendingRefund,
   noteRefundPart,
+  noteRefundPartRefused,
   orderItemsOf,
   orderMailStore,
   orderRefundedEmail,
   recordOrderEvent,
   recordStripeRefund,
   refundAnswer,
+  refundPartKey,
   refundRestockVariantIds,
   requestedRestockVariantIds,
   reserveRefund,
@@ -32,7 +35,7 @@ import {
   type RefundRow,
   type ReportedRefund
 } from '../services/orders/index.js';
-import { refundStripePayment } from '../services/payments/index.js';
+import { refundStripePayment, stripeRefused } from '../services/payments/index.js';
 
 type MailStore = { name: string; trackingBase: string };
 
@@ -73,37 +76,75 @@ export async function refundOrder(ctx: AppContext, storeId: string, orderId: str
 
 /**
  * A refund's Stripe parts asked of Stripe in turn (refund-payments.ts: newest payment first), each
- * with its own idempotency key derived from the refund's (`order-refund:<refund>:<PaymentIntent>`;
- * a row from before parts were kept: `order-refund:<refund>`), so a retry asks no payment twice;
- * each part's Stripe refund is kept on the row, and the refund settles once every part is accepted.
- * Stripe refusing the first part releases the refund (502, or 409 refund_failed); refusing a later
- * one leaves it pending with the timeline saying which part failed (the earlier parts are paid
- * back: the money moved), and answers the same error.
+ * with its own idempotency key derived from the refund's (refundPartKey:
+ * `order-refund:<refund>:<PaymentIntent>`; a row from before parts were kept: `order-refund:<refund>`),
+ * so a retry asks no payment twice; each part's Stripe refund is kept on the row, and the refund
+ * settles once every part is accepted. A part Stripe already accepted is not asked again (a retry
+ * of a refund left pending: retryRefund). Stripe refusing before any part was accepted releases the
+ * refund (502, or 409 refund_failed); refusing a later one leaves it pending with the timeline
+ * saying which part failed (the earlier parts are paid back: the money moved), counts the refusal
+ * (the next ask takes a new key), and answers the same error. A failure that is not a certain
+ * refusal (network, Stripe 5xx) releases nothing and counts nothing: the refund stays pending, the
+ * same key asked again by a retry or Stripe's webhook for the refund settles it.
  */
 export async function refundThroughStripe(ctx: AppContext, storeId: string, order: Pick<OrderRow, 'id' | 'paymentProvider' | 'paymentIntentId'>, refund: RefundRow, actor: Actor): Promise<void> {
   const parts = stripeParts(refund, order);
   let first: string | null = null;
+  let accepted = 0;
   for (const [index, part] of parts.entries()) {
+    if (part.stripeRefundId) {
+      first ??= part.stripeRefundId;
+      accepted += 1;
+      continue;
+    }
     try {
       const stripeRefund = await refundStripePayment(ctx, storeId, {
         paymentIntentId: part.paymentIntentId,
         amount: part.amount,
         metadata: { storeId, orderId: order.id, refundId: refund.id, part: `${index + 1}/${parts.length}` },
-        idempotencyKey: part.legacy ? `order-refund:${refund.id}` : `order-refund:${refund.id}:${part.paymentIntentId}`
+        idempotencyKey: refundPartKey(refund.id, part)
       });
       if (stripeRefund.status === 'failed' || stripeRefund.status === 'canceled') {
         throw conflict('refund_failed', `Stripe could not refund the payment (${stripeRefund.status})`, [{ path: 'amount', message: `refund ${stripeRefund.status}` }]);
       }
       if (!part.legacy) await noteRefundPart(ctx.db, storeId, refund.id, part.paymentIntentId!, stripeRefund.id);
       first ??= stripeRefund.id;
+      accepted += 1;
     } catch (error) {
       const why = (error as Error).message;
-      if (index === 0) await failPendingRefund(ctx, storeId, refund.id, actor, why);
-      else await recordOrderEvent(ctx.db, storeId, order.id, 'refund_failed', actor, { refundId: refund.id, amount: part.amount, paymentIntentId: part.paymentIntentId, partsRefunded: index, error: why.slice(0, 500) });
+      // Refused for certain (a failed refund, a 4xx about the request): nothing moved under this key.
+      // Anything else (network, 5xx) may hide a refund Stripe made: the refund stays pending, and a
+      // retry asks under the same key, which finds it.
+      const refused = (error instanceof AppError && error.code === 'refund_failed') || stripeRefused(error);
+      if (accepted === 0 && refused) await failPendingRefund(ctx, storeId, refund.id, actor, why);
+      else {
+        if (refused && !part.legacy) await noteRefundPartRefused(ctx.db, storeId, refund.id, part.paymentIntentId!, part.refusals ?? 0);
+        await recordOrderEvent(ctx.db, storeId, order.id, 'refund_failed', actor, { refundId: refund.id, amount: part.amount, paymentIntentId: part.paymentIntentId, partsRefunded: accepted, retryable: true, error: why.slice(0, 500) });
+      }
       throw error;
     }
   }
   await settlePendingRefund(ctx, storeId, refund.id, first!, actor);
+}
+
+/**
+ * A refund left pending because Stripe refused one of its later parts (the earlier ones paid
+ * back): its parts not yet accepted are asked again, each under a new key, and the refund settles
+ * once all are (200 with the refund and its order). Anything but a pending refund of this order:
+ * 404, or 409 refund_not_pending. Refused again: the same error as the refund's, and it stays
+ * pending. Two retries at once share each part's key, so Stripe refunds a part once.
+ */
+export async function retryRefund(ctx: AppContext, storeId: string, orderId: string, refundId: string, actor: Actor) {
+  const order = await findOrder(ctx, storeId, orderId);
+  const refund = await findRefund(ctx.db, storeId, refundId);
+  if (!refund || refund.orderId !== orderId) throw notFound('Refund');
+  if (refund.status !== 'pending' || !stripeParts(refund, order).length) {
+    throw conflict('refund_not_pending', `The refund is ${refund.status}: only a refund waiting on Stripe can be retried`, [{ path: 'refundId', message: `refund ${refund.status}` }]);
+  }
+  await refundThroughStripe(ctx, storeId, order, refund, actor);
+  const answer = await refundAnswer(ctx, storeId, orderId, refundId);
+  if (answer.refund.status === 'succeeded') await syncTaxWithProvider(ctx, { storeId, orderId, refundId, amount: answer.refund.amount });
+  return answer;
 }
 
 /** Orders settles the refund; the customer hears of it (order_refunded) when the refund asked so. */

@@ -75,6 +75,8 @@ export class StripeServer {
   readonly refunds = new Map<string, Refund>();
   /** Answer every request with 500 while set (Stripe down). */
   failing = false;
+  /** PaymentIntents whose refunds Stripe refuses (400 charge_disputed), as it does for a disputed charge. */
+  readonly refusingRefundsOf = new Set<string>();
   /** Answer Stripe Tax transactions and reversals with 500 while set (the rest of Stripe up). */
   failingTaxTransactions = false;
   /** Never answer Stripe Tax calculations while set (Stripe hangs): the caller's timeout decides. */
@@ -188,6 +190,7 @@ export class StripeServer {
       const intent = this.intents.get(String(body.payment_intent));
       if (!intent || intent.account !== request.stripeAccount) return [404, { error: { type: 'invalid_request_error', message: 'No such payment_intent' } }];
       if (intent.status !== 'succeeded') return [400, { error: { type: 'invalid_request_error', message: 'This PaymentIntent has no successful charge to refund' } }];
+      if (this.refusingRefundsOf.has(intent.id)) return [400, { error: { type: 'invalid_request_error', code: 'charge_disputed', message: 'This charge has been disputed and cannot be refunded (test)' } }];
       const amount = body.amount !== undefined ? Number(body.amount) : intent.amount - this.refundedOf(intent.id);
       if (amount <= 0 || amount > intent.amount - this.refundedOf(intent.id)) {
         return [400, { error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: `Refund amount (${amount}) is greater than unrefunded amount on charge` } }];

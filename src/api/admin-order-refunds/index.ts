@@ -1,4 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { createRefundRoute } from './routes.js';
+import { createRefundRoute, retryRefundRoute } from './routes.js';
 
-export const adminOrderRefundRoutes: ServerRoute[] = [createRefundRoute];
+export const adminOrderRefundRoutes: ServerRoute[] = [createRefundRoute, retryRefundRoute];

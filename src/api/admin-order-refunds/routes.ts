@@ -1,4 +1,4 @@
-import { refundOrder } from '../../use-cases/refund-order.js';
+import { refundOrder, retryRefund } from '../../use-cases/refund-order.js';
 import { previewRefund, userActor } from '../../services/orders/index.js';
 import type { RefundInput } from '../../services/orders/index.js';
 import { ADMINS } from '../../platform/roles.js';
@@ -23,6 +23,24 @@ export const createRefundRoute = idempotent(
         if (query.dryRun) return previewRefund(ctx, storeId, params.orderId, payload);
         return h.response(await refundOrder(ctx, storeId, params.orderId, payload, userActor(actor.userId))).code(201);
       })
+    }
+  })
+);
+
+export const retryRefundRoute = idempotent(
+  adminRoute(ADMINS, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/refunds/{refundId}/retry',
+    options: {
+      plugins: { openapi: { errors: [404, 409, 502] } },
+      description:
+        "Asks Stripe again for a refund left pending: one that went to several payments whose later part Stripe refused after the earlier ones were paid back (timeline refund_failed, retryable), or one whose Stripe call failed without an answer. Parts already accepted are not asked again; a refused part is asked under a new idempotency key, so concurrent retries refund it once. 200 with the refund (succeeded once every part is) and its order; 409 refund_not_pending for any other refund; Stripe refusing again answers as the refund did (502, or 409 refund_failed) and leaves it pending. Owner or admin",
+      tags: ['orders'],
+      validate: { params: idParams('orderId', 'refundId') },
+      response: { status: { 200: refundCreatedResponse } },
+      handler: adminHandler<{ orderId: string; refundId: string }>(async ({ ctx, storeId, actor, params }) =>
+        retryRefund(ctx, storeId, params.orderId, params.refundId, userActor(actor.userId))
+      )
     }
   })
 );

@@ -121,6 +121,8 @@ export interface RefundPart {
   amount: number;
   stripeRefundId: string | null;
   legacy?: boolean;
+  /** Times Stripe refused this part (a retry asks again under a new idempotency key: refundPartKey). */
+  refusals?: number;
 }
 
 /** An `order_refunds` row. */

@@ -27,7 +27,7 @@ export {
   settleRefund
 } from './refunds.js';
 export { RETURN_STATUSES, cancelReturn, closeReturn, closeReturnRow, findReturn, getReturn, markReturnReceived, requestReturn, returnVariantIds, toReturnDto, type ReturnLine } from './returns.js';
-export { noteRefundPart, stripeParts } from './refund-payments.js';
+export { noteRefundPart, noteRefundPartRefused, refundPartKey, stripeParts } from './refund-payments.js';
 export { findReportedRefund, recordStripeRefund, type ReportedRefund } from './stripe-refunds.js';
 export { ACTOR_TYPES, ORDER_EVENT_TYPES, SYSTEM, WEBHOOK, listTimeline, recordOrderEvent, recordOrderEvents, userActor, type Actor } from './timeline.js';
 export { orderMailStore, trackingUrlFor } from './tracking-url.js';

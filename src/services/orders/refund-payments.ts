@@ -61,3 +61,28 @@ export async function noteRefundPart(db: Sql, storeId: string, refundId: string,
     [paymentIntentId, stripeRefundId, storeId, refundId]
   );
 }
+
+/**
+ * The idempotency key a part is asked of Stripe under: one per refund and payment, so a retry of
+ * the request asks no payment twice; after Stripe refused the part, the next ask takes a new key
+ * (Stripe keeps a refused answer under its key), numbered by the refusals so far. Two retries at
+ * once read the same count and share a key: Stripe answers them as one.
+ */
+export function refundPartKey(refundId: string, part: RefundPart): string {
+  if (part.legacy) return `order-refund:${refundId}`;
+  const base = `order-refund:${refundId}:${part.paymentIntentId}`;
+  return part.refusals ? `${base}:retry-${part.refusals}` : base;
+}
+
+/** Stripe refused a part under the key of `refusals` refusals: counted once (two retries sharing the key count it once). */
+export async function noteRefundPartRefused(db: Sql, storeId: string, refundId: string, paymentIntentId: string, refusals: number): Promise<void> {
+  await db.raw(
+    `update order_refunds set payments = (
+       select coalesce(jsonb_agg(case when part->>'paymentIntentId' = ? and coalesce((part->>'refusals')::int, 0) = ?
+                                      then jsonb_set(part, '{refusals}', to_jsonb(? + 1)) else part end order by position), '[]'::jsonb)
+       from jsonb_array_elements(payments) with ordinality as parts(part, position)
+     ), updated_at = now()
+     where store_id = ? and id = ?`,
+    [paymentIntentId, refusals, refusals, storeId, refundId]
+  );
+}

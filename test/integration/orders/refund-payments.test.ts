@@ -1,9 +1,10 @@
 import t from 'tap';
-import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
+import { buildApp, signupOwner } from '../../helpers/app.js';
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { admin } from '../../helpers/catalog.js';
-import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
-import { connectStripe, startStripeServer, type StripeServer } from '../../helpers/stripe-server.js';
+import { sellable, setupShop } from '../../helpers/checkout.js';
+import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
+import { twoPayments } from '../../helpers/split-payments.js';
 
 /**
  * Refunds go to the payments that hold the money (docs/orders-by-hand.md, Refunds): a Stripe order
@@ -11,26 +12,6 @@ import { connectStripe, startStripeServer, type StripeServer } from '../../helpe
  * first, one Stripe refund per payment with its own idempotency key, never above what a payment
  * holds, and concurrent refunds never add up to more than the two payments together.
  */
-
-/** A Stripe order of one unit (paid by its PaymentIntent), then an edit adding one unit of `added`, its balance paid through the link. */
-async function twoPayments(app: TestApp, stripe: StripeServer, owner: Owner, accountId: string, variantId: string, added: string, email: string) {
-  const { session } = await openSession(app, owner, [{ variantId, quantity: 1 }], { email });
-  if (session.status !== 201) throw new Error(`session: ${session.status} ${session.raw}`);
-  const firstIntent = [...stripe.intents.keys()].pop()!;
-  stripe.setIntentStatus(firstIntent, 'succeeded');
-  const confirmed = await confirm(app, owner, session.body.data.checkoutSession.id);
-  if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status} ${confirmed.raw}`);
-  const order = confirmed.body.data.order as { id: string; total: number };
-  const edited = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits`, payload: { add: [{ variantId: added, quantity: 1 }], collect: 'invoice' }, ...admin(owner) });
-  if (edited.status !== 201) throw new Error(`edit: ${edited.status} ${edited.raw}`);
-  const token = (edited.body.data.edit.invoice.url as string).split('/public/invoices/')[1]!;
-  const pay = await app.request({ method: 'POST', url: `/public/invoices/${token}/pay` });
-  const balanceIntent = stripe.setIntentStatus(pay.body.data.payment.paymentIntentId, 'succeeded');
-  const paid = event('payment_intent.succeeded', { ...balanceIntent }, accountId);
-  await deliver(app, paid);
-  await processed(app, paid.id);
-  return { order, firstIntent, balanceIntent: balanceIntent.id, firstAmount: order.total, balanceAmount: edited.body.data.edit.difference as number };
-}
 
 t.test('a refund goes to the balance paid by link first, then to the first payment, one Stripe refund each; a retry asks no payment twice', async (t) => {
   const stripe = await startStripeServer(t);
@@ -150,4 +131,92 @@ t.test("a refund made in Stripe's dashboard on the balance payment is recorded a
   t.equal(stripe.refundedOf(paid.balanceIntent), 1200, 'the balance is refunded in full, never more');
   t.equal(stripe.refundedOf(paid.firstIntent), 800);
   t.equal(refund.body.data.order.amountRefunded, 2000);
+});
+
+t.test('a split refund whose later part Stripe refused stays pending and is retried: only the refused part is asked again, under a new key, once however many retries race', async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { manualPaymentsEnabled: false });
+  const accountId = await connectStripe(app, stripe, owner);
+  const product = await sellable(app, owner, 'Bowl', [
+    { price: 1000, stock: 50 },
+    { price: 1200, stock: 50 }
+  ]);
+  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'disputed@example.com');
+  const orderUrl = `/admin/orders/${paid.order.id}`;
+
+  // The first payment's charge is disputed: the balance (1200) is paid back, its 300 is refused.
+  stripe.refusingRefundsOf.add(paid.firstIntent);
+  const refused = await app.request({ method: 'POST', url: `${orderUrl}/refunds`, payload: { amount: 1500, reason: 'split', notifyCustomer: false }, ...admin(owner) });
+  t.equal(refused.status, 502, refused.raw);
+  t.equal(stripe.refundedOf(paid.balanceIntent), 1200, 'the earlier part moved');
+  const [pending] = await app.ctx.db('orderRefunds').where({ storeId: owner.store.id, orderId: paid.order.id });
+  t.equal(pending.status, 'pending', 'neither settled nor released: part of it was paid back');
+  const retryUrl = `${orderUrl}/refunds/${pending.id}/retry`;
+  const timeline = (await app.request({ url: `${orderUrl}/timeline`, ...admin(owner) })).body.data.events as Array<{ type: string; data: any }>;
+  t.match(timeline.find((e) => e.type === 'refund_failed')?.data, { refundId: pending.id, amount: 300, paymentIntentId: paid.firstIntent, partsRefunded: 1, retryable: true });
+
+  // Still refused: the same answer, still pending, the balance not asked again.
+  const again = await app.request({ method: 'POST', url: retryUrl, ...admin(owner) });
+  t.equal(again.status, 502, again.raw);
+  t.equal((await app.ctx.db('orderRefunds').where({ id: pending.id }).first()).status, 'pending');
+
+  // The dispute is over: ten retries at once refund the part once and settle the refund.
+  stripe.refusingRefundsOf.delete(paid.firstIntent);
+  const retries = await Promise.all(Array.from({ length: 10 }, () => app.request({ method: 'POST', url: retryUrl, ...admin(owner) })));
+  t.same([...new Set(retries.map((r) => r.status))], [200], retries.map((r) => r.raw).find((raw) => !raw.includes('"succeeded"')) ?? '');
+  t.match(retries[0]!.body.data.refund, { id: pending.id, status: 'succeeded', amount: 1500, payments: [{ paymentIntentId: paid.balanceIntent, amount: 1200 }, { paymentIntentId: paid.firstIntent, amount: 300 }] });
+  t.equal(retries[0]!.body.data.order.amountRefunded, 1500);
+  t.equal(stripe.refundedOf(paid.firstIntent), 300, 'the refused part refunded once');
+  t.equal(stripe.refundedOf(paid.balanceIntent), 1200, 'the accepted part never asked twice');
+  const keys = stripe.requests.filter((r) => r.path === '/v1/refunds').map((r) => r.idempotencyKey);
+  t.same(keys.filter((k) => k?.includes(paid.balanceIntent)), [`order-refund:${pending.id}:${paid.balanceIntent}`], 'the balance was asked once');
+  t.same([...new Set(keys.filter((k) => k?.includes(paid.firstIntent)))], [`order-refund:${pending.id}:${paid.firstIntent}`, `order-refund:${pending.id}:${paid.firstIntent}:retry-1`, `order-refund:${pending.id}:${paid.firstIntent}:retry-2`], 'a new key after each refusal, one for the racing retries');
+
+  // Nothing left to retry; another store's refund is not found.
+  const done = await app.request({ method: 'POST', url: retryUrl, ...admin(owner) });
+  t.equal(done.status, 409);
+  t.equal(done.body.error.code, 'refund_not_pending');
+  const other = await signupOwner(app);
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds/${pending.id}/retry`, ...admin(other) })).status, 404);
+  t.equal((await app.request({ method: 'POST', url: `${orderUrl}/refunds/00000000-0000-4000-8000-000000000000/retry`, ...admin(owner) })).status, 404);
+});
+
+t.test('Stripe refusing a refund outright releases it; Stripe failing without an answer leaves it pending for a retry under the same key', async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { manualPaymentsEnabled: false });
+  const accountId = await connectStripe(app, stripe, owner);
+  const product = await sellable(app, owner, 'Plate', [
+    { price: 1000, stock: 50 },
+    { price: 1200, stock: 50 }
+  ]);
+  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'outright@example.com');
+  const refund = (amount: number) => app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds`, payload: { amount, reason: 'r', notifyCustomer: false }, ...admin(owner) });
+
+  // Refused outright (its only part: the balance): released, nothing held, nothing to retry.
+  stripe.refusingRefundsOf.add(paid.balanceIntent);
+  const refused = await refund(500);
+  t.equal(refused.status, 502, refused.raw);
+  const [released] = await app.ctx.db('orderRefunds').where({ storeId: owner.store.id, orderId: paid.order.id });
+  t.equal(released.status, 'failed');
+  t.equal((await app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds/${released.id}/retry`, ...admin(owner) })).status, 409);
+  stripe.refusingRefundsOf.delete(paid.balanceIntent);
+
+  // Stripe down (500): Stripe may have refunded without our hearing, so nothing is released.
+  stripe.failing = true;
+  const down = await refund(500);
+  stripe.failing = false;
+  t.equal(down.status, 502, down.raw);
+  const held = (await app.ctx.db('orderRefunds').where({ storeId: owner.store.id, orderId: paid.order.id, status: 'pending' })) as Array<{ id: string }>;
+  t.equal(held.length, 1, 'pending, not released');
+  t.equal((await refund(paid.firstAmount + paid.balanceAmount - 499)).status, 409, 'and still holds its amount against what is left');
+  const retried = await app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds/${held[0]!.id}/retry`, ...admin(owner) });
+  t.equal(retried.status, 200, retried.raw);
+  t.match(retried.body.data.refund, { status: 'succeeded', amount: 500 });
+  const keys = stripe.requests.filter((r) => r.path === '/v1/refunds' && r.idempotencyKey?.startsWith(`order-refund:${held[0]!.id}`)).map((r) => r.idempotencyKey);
+  t.same([...new Set(keys)], [`order-refund:${held[0]!.id}:${paid.balanceIntent}`], 'the same key: a refund Stripe had made would be found, not made twice');
+  t.equal(stripe.refundedOf(paid.balanceIntent), 500);
 });

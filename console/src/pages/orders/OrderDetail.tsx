@@ -14,6 +14,7 @@ import { OrderEditForm } from './OrderEditForm';
 import { OrderExchangeForm } from './OrderExchangeForm';
 import { OrderReturns } from './OrderReturns';
 import { OrderTimeline } from './OrderTimeline';
+import { PendingRefundRetry } from './PendingRefundRetry';
 import { RefundForm } from './RefundForm';
 
 type Address = components['schemas']['Address'];
@@ -173,11 +174,14 @@ export function OrderDetail() {
               {o.refunds.length > 0 && (
                 <Stack gap={2} mt="xs">
                   {o.refunds.map((r) => (
-                    <Text size="sm" key={r.id} data-testid="refund">
-                      {new Date(r.createdAt).toLocaleString()}: {money(r.amount)} {human(r.status).toLowerCase()}
-                      {r.items.length > 0 && ` — ${r.items.map((line) => `${line.quantity} × ${o.items.find((i) => i.id === line.orderItemId)?.title ?? 'item'}${line.restock ? ' (restocked)' : ''}`).join(', ')}`}
-                      {r.reason ? ` — ${r.reason}` : ''}
-                    </Text>
+                    <div key={r.id}>
+                      <Text size="sm" data-testid="refund">
+                        {new Date(r.createdAt).toLocaleString()}: {money(r.amount)} {human(r.status).toLowerCase()}
+                        {r.items.length > 0 && ` — ${r.items.map((line) => `${line.quantity} × ${o.items.find((i) => i.id === line.orderItemId)?.title ?? 'item'}${line.restock ? ' (restocked)' : ''}`).join(', ')}`}
+                        {r.reason ? ` — ${r.reason}` : ''}
+                      </Text>
+                      {isAdmin && r.status === 'pending' && r.payments.some((part) => part.provider === 'stripe') && <PendingRefundRetry orderId={orderId} refund={r} />}
+                    </div>
                   ))}
                 </Stack>
               )}
