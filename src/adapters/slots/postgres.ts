@@ -1,25 +1,23 @@
 import type { Db } from '../../db/knex.js';
-import { transaction } from '../../db/transaction.js';
+import { defineStatement, runStatement } from '../../db/prepared-statements.js';
 
 /**
- * Rows in `backend_slots`, one per claim. A transaction-scoped advisory lock on the key serialises
- * the claims of one key across processes, so the count it checks cannot move under it.
+ * Rows in `backend_slots`, one per claim. A claim is one prepared call of `backend_slot_take`
+ * (migration 20261202020000): a transaction-scoped advisory lock on the key serialises the claims
+ * of one key across processes, so the count it checks cannot move under it.
  */
+const TAKE = defineStatement('select backend_slot_take(:key, :member, :limit, :claimMs) as taken');
+const RELEASE = defineStatement('delete from backend_slots where key = :key and member = :member');
+
 export class PostgresSlotStore {
   constructor(private readonly db: Db) {}
 
   async take(key: string, member: string, limit: number, claimMs: number): Promise<boolean> {
-    return transaction(this.db, async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 7))', [key]);
-      await trx('backendSlots').where({ key }).where('claimedAt', '<', trx.raw(`now() - make_interval(secs => ?)`, [claimMs / 1000])).delete();
-      const rows = (await trx('backendSlots').where({ key }).whereNot({ member }).count({ count: '*' })) as Array<{ count: number }>;
-      if (Number(rows[0]?.count ?? 0) >= limit) return false;
-      await trx.raw('INSERT INTO backend_slots (key, member, claimed_at) VALUES (?, ?, now()) ON CONFLICT (key, member) DO UPDATE SET claimed_at = now()', [key, member]);
-      return true;
-    });
+    const { rows } = await runStatement<{ taken: boolean }>(this.db, TAKE, { key, member, limit, claimMs });
+    return rows[0]?.taken === true;
   }
 
   async release(key: string, member: string): Promise<void> {
-    await this.db('backendSlots').where({ key, member }).delete();
+    await runStatement(this.db, RELEASE, { key, member });
   }
 }

@@ -93,6 +93,15 @@ for (const { kind, env, skip } of KINDS) {
     t.equal(await b.take(lone, 'e2', 1, 60_000), false, 'one slot, taken');
     await new Promise((resolve) => setTimeout(resolve, 300));
     t.equal(await b.take(lone, 'e2', 1, 200), true, 'a claim older than the claim time has lapsed');
+
+    // 60 claims at once from both processes on a cap of 4: exactly 4 taken, and 4 rows/members held.
+    const raced = 'webhook-inflight:race';
+    const taken = await Promise.all(Array.from({ length: 60 }, (_v, i) => (i % 2 ? a : b).take(raced, `r${i}`, 4, 60_000)));
+    t.equal(taken.filter(Boolean).length, 4, 'a cap of 4 holds under 60 concurrent claims from two processes');
+    const holders = taken.flatMap((ok, i) => (ok ? [`r${i}`] : []));
+    t.equal(await a.take(raced, holders[0]!, 4, 60_000), true, 'a holder renewing its claim keeps it at the cap');
+    await Promise.all(holders.map((member) => b.release(raced, member)));
+    t.equal(await a.take(raced, 'late', 4, 60_000), true, 'released, the slots are free again');
   });
 }
 
