@@ -12,6 +12,8 @@ export interface SlotStore {
   /** Claims a slot for `member` under `key`; false (nothing claimed) when `limit` are taken. */
   take(key: string, member: string, limit: number, claimMs: number): Promise<boolean>;
   release(key: string, member: string): Promise<void>;
+  /** Releases `member`'s claims under each of `keys` (one statement on PostgreSQL). */
+  releaseAll(keys: string[], member: string): Promise<void>;
 }
 
 export function createSlotStore(store: { redis: RedisClient; prefix: string } | { db: Db }): SlotStore {

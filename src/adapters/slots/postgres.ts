@@ -8,6 +8,7 @@ import { defineStatement, runStatement } from '../../db/prepared-statements.js';
  */
 const TAKE = defineStatement('select backend_slot_take(:key, :member, :limit, :claimMs) as taken');
 const RELEASE = defineStatement('delete from backend_slots where key = :key and member = :member');
+const RELEASE_ALL = defineStatement('delete from backend_slots where member = :member and key = any(:keys::text[])');
 
 export class PostgresSlotStore {
   constructor(private readonly db: Db) {}
@@ -19,5 +20,9 @@ export class PostgresSlotStore {
 
   async release(key: string, member: string): Promise<void> {
     await runStatement(this.db, RELEASE, { key, member });
+  }
+
+  async releaseAll(keys: string[], member: string): Promise<void> {
+    if (keys.length) await runStatement(this.db, RELEASE_ALL, { keys, member });
   }
 }

@@ -40,4 +40,9 @@ export class RedisSlotStore {
   async release(key: string, member: string): Promise<void> {
     await this.redis.zrem(`${this.prefix}:${key}`, member);
   }
+
+  /** One ZREM per key, sent together (the keys may live on different Cluster nodes). */
+  async releaseAll(keys: string[], member: string): Promise<void> {
+    await Promise.all(keys.map((key) => this.release(key, member)));
+  }
 }

@@ -64,7 +64,8 @@ async function takeSlot(ctx: AppContext, slot: { key: string; limit: number }, d
 }
 
 async function releaseSlots(ctx: AppContext, keys: string[], deliveryId: string): Promise<void> {
-  await Promise.all(keys.map((key) => ctx.backends.slots.release(key, deliveryId).catch(() => undefined)));
+  // A claim not released lapses after CLAIM_MS by itself: a failed release only delays the next attempt.
+  await ctx.backends.slots.releaseAll(keys, deliveryId).catch(() => undefined);
 }
 
 /**

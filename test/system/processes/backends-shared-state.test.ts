@@ -102,6 +102,12 @@ for (const { kind, env, skip } of KINDS) {
     t.equal(await a.take(raced, holders[0]!, 4, 60_000), true, 'a holder renewing its claim keeps it at the cap');
     await Promise.all(holders.map((member) => b.release(raced, member)));
     t.equal(await a.take(raced, 'late', 4, 60_000), true, 'released, the slots are free again');
+    // One member's claims under two keys (a delivery's endpoint and host) released together.
+    const [endpoint, host] = ['webhook-inflight:both', 'webhook-host:both'];
+    t.same([await a.take(endpoint, 'x', 1, 60_000), await a.take(host, 'x', 1, 60_000)], [true, true]);
+    t.same([await b.take(endpoint, 'y', 1, 60_000), await b.take(host, 'y', 1, 60_000)], [false, false], 'both caps full');
+    await a.releaseAll([endpoint, host], 'x');
+    t.same([await b.take(endpoint, 'y', 1, 60_000), await b.take(host, 'y', 1, 60_000)], [true, true], 'both released at once');
   });
 }
 
