@@ -1,8 +1,8 @@
-import { type Owner, type TestApp } from './app.js';
+import { buildApp, signupOwner, type Owner, type Teardownable, type TestApp } from './app.js';
 import { admin } from './catalog.js';
-import { confirm, openSession } from './checkout.js';
+import { confirm, openSession, sellable, setupShop } from './checkout.js';
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from './stripe-events.js';
-import type { StripeServer } from './stripe-server.js';
+import { connectStripe, startStripeServer, type StripeServer } from './stripe-server.js';
 
 /** A Stripe order of one unit (paid by its PaymentIntent), then an edit adding one unit of `added`, its balance paid through the link. */
 export async function twoPayments(app: TestApp, stripe: StripeServer, owner: Owner, accountId: string, variantId: string, added: string, email: string) {
@@ -22,4 +22,24 @@ export async function twoPayments(app: TestApp, stripe: StripeServer, owner: Own
   await deliver(app, paid);
   await processed(app, paid.id);
   return { order, firstIntent, balanceIntent: balanceIntent.id, firstAmount: order.total, balanceAmount: edited.body.data.edit.difference as number };
+}
+
+/**
+ * A Stripe shop (its Stripe server, webhooks worker, manual payments off) with one order paid in two
+ * payments (twoPayments): a product of two variants at `prices` (the first bought at checkout, the
+ * second added by an edit and paid by link).
+ */
+export async function splitPaidShop(t: Teardownable, options: { title: string; email: string; prices?: [number, number]; listen?: boolean }) {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { ...(options.listen ? { listen: true } : {}), workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { manualPaymentsEnabled: false });
+  const accountId = await connectStripe(app, stripe, owner);
+  const [checkoutPrice, addedPrice] = options.prices ?? [1000, 1200];
+  const product = await sellable(app, owner, options.title, [
+    { price: checkoutPrice, stock: 50 },
+    { price: addedPrice, stock: 50 }
+  ]);
+  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, options.email);
+  return { stripe, app, owner, accountId, paid };
 }

@@ -1,10 +1,8 @@
 import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { signupOwner } from '../../helpers/app.js';
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { admin } from '../../helpers/catalog.js';
-import { sellable, setupShop } from '../../helpers/checkout.js';
-import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
-import { twoPayments } from '../../helpers/split-payments.js';
+import { splitPaidShop } from '../../helpers/split-payments.js';
 
 /**
  * Refunds go to the payments that hold the money (docs/orders-by-hand.md, Refunds): a Stripe order
@@ -14,17 +12,7 @@ import { twoPayments } from '../../helpers/split-payments.js';
  */
 
 t.test('a refund goes to the balance paid by link first, then to the first payment, one Stripe refund each; a retry asks no payment twice', async (t) => {
-  const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const product = await sellable(app, owner, 'Mug', [
-    { price: 1000, stock: 50 },
-    { price: 1200, stock: 50 }
-  ]);
-  const [m0, m1] = product.variants;
-  const paid = await twoPayments(app, stripe, owner, accountId, m0!.id, m1!.id, 'two@example.com');
+  const { stripe, app, owner, paid } = await splitPaidShop(t, { title: 'Mug', email: 'two@example.com' });
   t.equal(paid.balanceAmount, 1200);
   const refund = (amount: number, key?: string) =>
     app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds`, payload: { amount, reason: 'split', notifyCustomer: false }, headers: key ? { 'idempotency-key': key } : {}, ...admin(owner) });
@@ -66,16 +54,7 @@ t.test('a refund goes to the balance paid by link first, then to the first payme
 });
 
 t.test('20 concurrent refunds of an order paid in two payments never exceed either payment nor their sum', async (t) => {
-  const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const product = await sellable(app, owner, 'Lamp', [
-    { price: 1000, stock: 50 },
-    { price: 1000, stock: 50 }
-  ]);
-  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'race@example.com');
+  const { stripe, app, owner, paid } = await splitPaidShop(t, { title: 'Lamp', email: 'race@example.com', prices: [1000, 1000] });
   const total = paid.firstAmount + paid.balanceAmount;
   t.equal(total, 3500, '2500 paid at checkout, 1000 by link');
   const results = await Promise.all(
@@ -92,16 +71,7 @@ t.test('20 concurrent refunds of an order paid in two payments never exceed eith
 });
 
 t.test("a refund made in Stripe's dashboard on the balance payment is recorded against that payment, and later refunds ask it only for what it still holds", async (t) => {
-  const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const product = await sellable(app, owner, 'Vase', [
-    { price: 1000, stock: 50 },
-    { price: 1200, stock: 50 }
-  ]);
-  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'dash@example.com');
+  const { stripe, app, owner, accountId, paid } = await splitPaidShop(t, { title: 'Vase', email: 'dash@example.com' });
 
   // The merchant refunds 500 of the balance in Stripe's dashboard: we hear of it by its event only.
   const dashboard = stripe.dashboardRefund(paid.balanceIntent, 500);
@@ -134,16 +104,7 @@ t.test("a refund made in Stripe's dashboard on the balance payment is recorded a
 });
 
 t.test('a split refund whose later part Stripe refused stays pending and is retried: only the refused part is asked again, under a new key, once however many retries race', async (t) => {
-  const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const product = await sellable(app, owner, 'Bowl', [
-    { price: 1000, stock: 50 },
-    { price: 1200, stock: 50 }
-  ]);
-  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'disputed@example.com');
+  const { stripe, app, owner, paid } = await splitPaidShop(t, { title: 'Bowl', email: 'disputed@example.com' });
   const orderUrl = `/admin/orders/${paid.order.id}`;
 
   // The first payment's charge is disputed: the balance (1200) is paid back, its 300 is refused.
@@ -184,16 +145,7 @@ t.test('a split refund whose later part Stripe refused stays pending and is retr
 });
 
 t.test('Stripe refusing a refund outright releases it; Stripe failing without an answer leaves it pending for a retry under the same key', async (t) => {
-  const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const product = await sellable(app, owner, 'Plate', [
-    { price: 1000, stock: 50 },
-    { price: 1200, stock: 50 }
-  ]);
-  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'outright@example.com');
+  const { stripe, app, owner, paid } = await splitPaidShop(t, { title: 'Plate', email: 'outright@example.com' });
   const refund = (amount: number) => app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds`, payload: { amount, reason: 'r', notifyCustomer: false }, ...admin(owner) });
 
   // Refused outright (its only part: the balance): released, nothing held, nothing to retry.

@@ -1,10 +1,7 @@
 import t from 'tap';
 import { admin } from '../../helpers/catalog.js';
-import { sellable, setupShop } from '../../helpers/checkout.js';
-import { buildApp, signupOwner } from '../../helpers/app.js';
 import { axeViolations, chromiumSkip, launchBrowser, screenshot, signIn, watchPageErrors } from '../../helpers/browser.js';
-import { twoPayments } from '../../helpers/split-payments.js';
-import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
+import { splitPaidShop } from '../../helpers/split-payments.js';
 
 /**
  * A refund Stripe left pending (its later part refused after the first was paid back) shows on the
@@ -17,17 +14,8 @@ t.setTimeout(240_000);
 const skip = chromiumSkip();
 
 t.test('a pending refund is asked of Stripe again from the order page', { skip }, async (t) => {
-  const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { listen: true, workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const { stripe, app, owner, paid } = await splitPaidShop(t, { title: 'Jug', email: 'jug@example.com', listen: true });
   const base = app.server.info.uri;
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const product = await sellable(app, owner, 'Jug', [
-    { price: 1000, stock: 10 },
-    { price: 1200, stock: 10 }
-  ]);
-  const paid = await twoPayments(app, stripe, owner, accountId, product.variants[0]!.id, product.variants[1]!.id, 'jug@example.com');
   stripe.refusingRefundsOf.add(paid.firstIntent);
   const refused = await app.request({ method: 'POST', url: `/admin/orders/${paid.order.id}/refunds`, payload: { amount: 1500, reason: 'Chipped', notifyCustomer: false }, ...admin(owner) });
   t.equal(refused.status, 502, 'the balance paid back, the first payment refused');
