@@ -16,7 +16,7 @@ const OWNERS: Role[] = ['owner'];
  */
 function allowedRoles(method: string, path: string): Role[] {
   if (/^\/admin\/store\/payments\/(onboarding-link|dashboard-link|reset)$/.test(path)) return OWNERS;
-  if (/^\/admin\/orders\/\{orderId\}\/(cancel|refunds)$/.test(path)) return ADMINS;
+  if (/^\/admin\/orders\/\{orderId\}\/(cancel|refunds|refunds\/\{refundId\}\/retry)$/.test(path)) return ADMINS;
   // Staff may draft orders, edit and exchange them (a change that refunds is refused to staff by the service: 403),
   // and void an edit's balance payment link (it moves no money: it stops asking for it).
   if (/^\/admin\/(products|collections|orders|draft-orders|returns|reviews)(\/|$)/.test(path)) return ALL;
