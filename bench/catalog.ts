@@ -4,6 +4,7 @@ import { encodeCursor } from '../src/platform/pagination.js';
 import { seedCatalog, signupBenchStore } from './lib/catalog-seed.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { cpuRatio, measure, ratio, startBenchServer, wireBytes, type BenchServer, type Measurement } from './lib/http.js';
+import { recordGoal } from './lib/goals.js';
 import { settle } from './lib/settle.js';
 
 /**
@@ -80,6 +81,21 @@ export async function run(): Promise<void> {
       );
       console.log(`cache off: ${line('search', rawSearch, 10)}`);
       console.log(`cache off: ${line('product', rawProduct, 15)}`);
+      const share = (m: Measurement) => (m.reqPerSec / rawBare.reqPerSec) * 100;
+      recordGoal({
+        row: 'storefront search, cache off',
+        figure: `${share(rawSearch).toFixed(1)}% of bare, p99 ${rawSearch.p99} ms`,
+        goal: '>= 10%, p99 < 30 ms',
+        met: share(rawSearch) >= 10 && rawSearch.p99 < 30,
+        bare: rawBare.reqPerSec
+      });
+      recordGoal({
+        row: 'storefront list, cache off',
+        figure: `${share(rawList).toFixed(1)}% of bare, deep page ${share(rawDeep).toFixed(1)}% (${deepVsList >= 0 ? '+' : ''}${deepVsList.toFixed(1)}% of page 1's req/s)`,
+        goal: '>= 15%, deep page within 10% of page 1',
+        met: share(rawList) >= 15 && Math.abs(deepVsList) <= 10,
+        bare: rawBare.reqPerSec
+      });
     } finally {
       await raw.stop();
     }

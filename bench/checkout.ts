@@ -1,5 +1,6 @@
 import { checkoutRoundTrips, formatRoundTrips } from './lib/checkout-round-trips.js';
-import { cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
+import { recordGoal } from './lib/goals.js';
+import { cpuMsPerUnit, cpuPerUnit, cpuSnapshot } from './lib/cpu-time.js';
 import { freshBenchDatabase } from './lib/database.js';
 import { measure, startBenchServer } from './lib/http.js';
 import { settle } from './lib/settle.js';
@@ -41,7 +42,7 @@ async function consistency(databaseUrl: string, storeId: string, initial: Map<st
  * The same five requests and load generator against a server on the same stack that does the
  * least each step can (bench/lib/checkout-floor-serve.ts): the ceiling for this machine.
  */
-async function checkoutFloor(realPerSec: number) {
+async function checkoutFloor(realPerSec: number): Promise<number> {
   const databaseUrl = await freshBenchDatabase('checkout_floor');
   const server = await startBenchServer(databaseUrl, {}, 'bench/lib/checkout-floor-serve.ts');
   try {
@@ -54,6 +55,7 @@ async function checkoutFloor(realPerSec: number) {
     const perSec = printStats('floor: the same requests, each step one locked write in a transaction, no business rules', stats);
     console.log(`  ${cpuPerUnit(before, after, stats.completed, 'checkout')}`);
     console.log(`  the real checkout runs at ${((realPerSec / perSec) * 100).toFixed(0)}% of this floor`);
+    return (realPerSec / perSec) * 100;
   } finally {
     await server.stop();
   }
@@ -99,7 +101,8 @@ export async function run(): Promise<void> {
     const requestsPerSec = ((stats.completed * 5) / stats.elapsedMs) * 1000;
     console.log(`  ${requestsPerSec.toFixed(0)} checkout requests/s vs ${bare.reqPerSec} req/s on the bare hapi route (${((requestsPerSec / bare.reqPerSec) * 100).toFixed(1)}%)`);
     console.log(`  targets: >= 200 checkouts/s (${perSec >= 200 ? 'met' : 'MISSED'}), confirm p99 < 100 ms (${percentile(stats.latencies.confirm, 99) < 100 ? 'met' : 'MISSED'})`);
-    await checkoutFloor(perSec);
+    const ofFloor = await checkoutFloor(perSec);
+    const postgresMs = cpuMsPerUnit(cpuBefore, cpuAfter, stats.completed).postgresMs;
 
     // Until sold out: every shopper stops at its first sold-out 409 (the units still held are confirmed by their shoppers).
     const hotStats = await runShoppers({
@@ -112,6 +115,13 @@ export async function run(): Promise<void> {
 
     const check = await consistency(databaseUrl, storeId, initial);
     console.log(`consistency: ${check.ordered} units ordered; oversold units ${check.oversold} (must be 0); variants whose stock does not match orders + holds: ${check.mismatched}`);
+    recordGoal({
+      row: 'checkout, 50 shoppers over 100 variants',
+      figure: `${ofFloor.toFixed(0)}% of the floor (${perSec.toFixed(0)}/s), PostgreSQL CPU ${postgresMs.toFixed(2)} ms per checkout, ${check.oversold} oversold`,
+      goal: '>= 50% of the floor, PostgreSQL CPU <= 1.5 ms, 0 oversold',
+      met: ofFloor >= 50 && postgresMs <= 1.5 && check.oversold === 0,
+      bare: bare.reqPerSec
+    });
 
     // The dashboard on a store with 100,000 orders (seeded with negative numbers, out of the
     // sequence's way, and their rollup rows).

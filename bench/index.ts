@@ -15,6 +15,7 @@ import { run as queues } from './queue-backends.js';
 import { run as processes } from './processes.js';
 import { run as products, runMemory as productsMemory } from './products.js';
 import { BENCH_DATABASE_TRANSPORT } from './lib/database.js';
+import { printGoals } from './lib/goals.js';
 import { settle } from './lib/settle.js';
 import { run as setup } from './setup.js';
 import { run as shipping } from './shipping.js';
@@ -60,4 +61,5 @@ for (const [name, run] of Object.entries(BENCHMARKS)) {
   if (name !== 'setup') await settle();
   await run();
 }
+printGoals();
 process.exit(0);

@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import { recordGoal } from './lib/goals.js';
 import { createQueueBackend, type QueueBackend } from '../src/adapters/queue/index.js';
 import { DEFAULT_JOB_OPTIONS } from '../src/jobs/queues.js';
 import { createFailFastRedis, waitForReady } from '../src/adapters/redis.js';
@@ -26,8 +27,9 @@ export async function run(): Promise<void> {
   if (process.env.BENCH_QUEUE_PROFILE === '1') await adminQuery(databaseUrl, `alter database "${decodeURIComponent(new URL(databaseUrl).pathname.slice(1))}" set track_functions = 'pl'`);
   // The machine is shared: the bare route of this run says how much of it the bench got.
   const server = await startBenchServer(databaseUrl);
+  let bare: number | null = null;
   try {
-    await measure('GET bare hapi route', server.bare, { duration: 4 });
+    bare = (await measure('GET bare hapi route', server.bare, { duration: 4 })).reqPerSec;
   } finally {
     await server.stop();
   }
@@ -52,6 +54,14 @@ export async function run(): Promise<void> {
       const goal = metric === 'processed c=16' || metric === 'processed c=64' ? ` (target >= 0.5: ${share >= 0.5 ? 'met' : 'MISSED'})` : '';
       console.log(`${metric}: postgres ${results.postgres![metric]}/s, redis ${results.redis[metric]}/s, postgres/redis = ${share.toFixed(2)}${goal}`);
     }
+    const at = (metric: string) => results.postgres![metric]! / results.redis![metric]!;
+    recordGoal({
+      row: 'PostgreSQL queue, processed no-op jobs',
+      figure: `${at('processed c=16').toFixed(2)} of Redis at concurrency 16, ${at('processed c=64').toFixed(2)} at 64`,
+      goal: '>= 0.5 of Redis at 16 and 64',
+      met: at('processed c=16') >= 0.5 && at('processed c=64') >= 0.5,
+      bare
+    });
   }
 }
 
