@@ -3,6 +3,7 @@ import { signupOwner } from '../../helpers/app.js';
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { admin } from '../../helpers/catalog.js';
 import { splitPaidShop } from '../../helpers/split-payments.js';
+import { sealAudit } from '../../helpers/audit.js';
 
 /**
  * Refunds go to the payments that hold the money (docs/orders-by-hand.md, Refunds): a Stripe order
@@ -129,6 +130,10 @@ t.test('a split refund whose later part Stripe refused stays pending and is retr
   t.same([...new Set(retries.map((r) => r.status))], [200], retries.map((r) => r.raw).find((raw) => !raw.includes('"succeeded"')) ?? '');
   t.match(retries[0]!.body.data.refund, { id: pending.id, status: 'succeeded', amount: 1500, payments: [{ paymentIntentId: paid.balanceIntent, amount: 1200 }, { paymentIntentId: paid.firstIntent, amount: 300 }] });
   t.equal(retries[0]!.body.data.order.amountRefunded, 1500);
+  await sealAudit(app, owner.store.id);
+  const audited = await app.ctx.db('auditLog').where({ storeId: owner.store.id, resourceType: '/api/v1/admin/orders/{orderId}/refunds/{refundId}/retry' });
+  t.equal(audited.length, 10, 'each retry that answered 200 is in the audit log, by the member');
+  t.ok(audited.every((row: { actorUserId: string }) => row.actorUserId === owner.user.id));
   t.equal(stripe.refundedOf(paid.firstIntent), 300, 'the refused part refunded once');
   t.equal(stripe.refundedOf(paid.balanceIntent), 1200, 'the accepted part never asked twice');
   const keys = stripe.requests.filter((r) => r.path === '/v1/refunds').map((r) => r.idempotencyKey);
