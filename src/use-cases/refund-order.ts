@@ -67,10 +67,17 @@ export async function refundOrder(ctx: AppContext, storeId: string, orderId: str
   });
 
   if (stripeParts(reserved.refund, reserved.order).length) await refundThroughStripe(ctx, storeId, reserved.order, reserved.refund, actor);
-  const answer = await refundAnswer(ctx, storeId, orderId, reserved.refund.id);
-  // A refund of an order whose tax the provider records (Stripe Tax) reverses that much of its
-  // transaction; the refund stands either way, a failed call is retried by the tax-sync job.
-  if (answer.refund.status === 'succeeded') await syncTaxWithProvider(ctx, { storeId, orderId, refundId: reserved.refund.id, amount: answer.refund.amount });
+  return answerRefund(ctx, storeId, orderId, reserved.refund.id);
+}
+
+/**
+ * The refund as it now is, with its order; a refund that succeeded of an order whose tax the
+ * provider records (Stripe Tax) reverses that much of its transaction (the refund stands either
+ * way: a failed call is retried by the tax-sync job).
+ */
+async function answerRefund(ctx: AppContext, storeId: string, orderId: string, refundId: string) {
+  const answer = await refundAnswer(ctx, storeId, orderId, refundId);
+  if (answer.refund.status === 'succeeded') await syncTaxWithProvider(ctx, { storeId, orderId, refundId, amount: answer.refund.amount });
   return answer;
 }
 
@@ -142,9 +149,7 @@ export async function retryRefund(ctx: AppContext, storeId: string, orderId: str
     throw conflict('refund_not_pending', `The refund is ${refund.status}: only a refund waiting on Stripe can be retried`, [{ path: 'refundId', message: `refund ${refund.status}` }]);
   }
   await refundThroughStripe(ctx, storeId, order, refund, actor);
-  const answer = await refundAnswer(ctx, storeId, orderId, refundId);
-  if (answer.refund.status === 'succeeded') await syncTaxWithProvider(ctx, { storeId, orderId, refundId, amount: answer.refund.amount });
-  return answer;
+  return answerRefund(ctx, storeId, orderId, refundId);
 }
 
 /** Orders settles the refund; the customer hears of it (order_refunded) when the refund asked so. */

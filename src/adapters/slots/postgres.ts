@@ -7,7 +7,6 @@ import { defineStatement, runStatement } from '../../db/prepared-statements.js';
  * of one key across processes, so the count it checks cannot move under it.
  */
 const TAKE = defineStatement('select backend_slot_take(:key, :member, :limit, :claimMs) as taken');
-const RELEASE = defineStatement('delete from backend_slots where key = :key and member = :member');
 const RELEASE_ALL = defineStatement('delete from backend_slots where member = :member and key = any(:keys::text[])');
 
 export class PostgresSlotStore {
@@ -19,7 +18,7 @@ export class PostgresSlotStore {
   }
 
   async release(key: string, member: string): Promise<void> {
-    await runStatement(this.db, RELEASE, { key, member });
+    await this.releaseAll([key], member);
   }
 
   async releaseAll(keys: string[], member: string): Promise<void> {

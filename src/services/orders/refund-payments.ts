@@ -50,16 +50,24 @@ export function stripeParts(refund: RefundRow, order: Pick<OrderRow, 'paymentPro
   return order.paymentProvider === 'stripe' ? [{ provider: 'stripe', paymentIntentId: order.paymentIntentId, amount: Number(refund.amount), stripeRefundId: refund.stripeRefundId, legacy: true }] : [];
 }
 
-/** A part's Stripe refund is known: kept on the refund row (by its position in `payments`). */
-export async function noteRefundPart(db: Sql, storeId: string, refundId: string, paymentIntentId: string, stripeRefundId: string): Promise<void> {
+/**
+ * Rewrites the refund's part on `paymentIntentId` (in its place in `payments`): `change` is a SQL
+ * expression of `part` (and `?` bindings), applied only where `condition` (of `part`) holds.
+ */
+async function rewritePart(db: Sql, storeId: string, refundId: string, paymentIntentId: string, condition: { sql: string; bindings: Array<string | number> }, change: { sql: string; bindings: Array<string | number> }): Promise<void> {
   await db.raw(
     `update order_refunds set payments = (
-       select coalesce(jsonb_agg(case when part->>'paymentIntentId' = ? then jsonb_set(part, '{stripeRefundId}', to_jsonb(?::text)) else part end order by position), '[]'::jsonb)
+       select coalesce(jsonb_agg(case when part->>'paymentIntentId' = ? and ${condition.sql} then ${change.sql} else part end order by position), '[]'::jsonb)
        from jsonb_array_elements(payments) with ordinality as parts(part, position)
      ), updated_at = now()
      where store_id = ? and id = ?`,
-    [paymentIntentId, stripeRefundId, storeId, refundId]
+    [paymentIntentId, ...condition.bindings, ...change.bindings, storeId, refundId]
   );
+}
+
+/** A part's Stripe refund is known: kept on the refund row. */
+export async function noteRefundPart(db: Sql, storeId: string, refundId: string, paymentIntentId: string, stripeRefundId: string): Promise<void> {
+  await rewritePart(db, storeId, refundId, paymentIntentId, { sql: 'true', bindings: [] }, { sql: "jsonb_set(part, '{stripeRefundId}', to_jsonb(?::text))", bindings: [stripeRefundId] });
 }
 
 /**
@@ -76,13 +84,5 @@ export function refundPartKey(refundId: string, part: RefundPart): string {
 
 /** Stripe refused a part under the key of `refusals` refusals: counted once (two retries sharing the key count it once). */
 export async function noteRefundPartRefused(db: Sql, storeId: string, refundId: string, paymentIntentId: string, refusals: number): Promise<void> {
-  await db.raw(
-    `update order_refunds set payments = (
-       select coalesce(jsonb_agg(case when part->>'paymentIntentId' = ? and coalesce((part->>'refusals')::int, 0) = ?
-                                      then jsonb_set(part, '{refusals}', to_jsonb(? + 1)) else part end order by position), '[]'::jsonb)
-       from jsonb_array_elements(payments) with ordinality as parts(part, position)
-     ), updated_at = now()
-     where store_id = ? and id = ?`,
-    [paymentIntentId, refusals, refusals, storeId, refundId]
-  );
+  await rewritePart(db, storeId, refundId, paymentIntentId, { sql: "coalesce((part->>'refusals')::int, 0) = ?", bindings: [refusals] }, { sql: "jsonb_set(part, '{refusals}', to_jsonb(?::int + 1))", bindings: [refusals] });
 }
