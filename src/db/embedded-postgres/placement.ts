@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmod, cp, mkdir, realpath, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Binaries } from './binaries.js';
-import type { ClusterPaths } from './cluster.js';
+import { isPostgres, readPostmaster, stopPostmaster, type ClusterPaths } from './cluster.js';
 import { exists } from './lease.js';
 import type { RunAs } from './os-user.js';
 
@@ -58,7 +58,21 @@ export async function placeData(paths: ClusterPaths, who: RunAs): Promise<Cluste
   if (await canEnter(who, paths.dir)) return paths;
   const outside = path.join(OUTSIDE, `data-${tag(paths.dir)}`);
   await makeOutside(outside);
+  if (!(await exists(paths.passwordFile))) await clearOrphan({ ...paths, data: path.join(outside, 'data') });
   await rm(paths.data, { recursive: true, force: true });
   await symlink(path.join(outside, 'data'), paths.data);
   return { ...paths, data: path.join(outside, 'data'), log: path.join(outside, 'postgres.log') };
+}
+
+/**
+ * A cluster an earlier checkout at the same path left outside (the checkout deleted, its link and
+ * password file with it): nothing can reach it any more, so its server is stopped and its data
+ * removed, and this checkout starts with an empty one. Without this, a new clone where an old one
+ * stood failed to start ("password is missing"). Only called when this checkout has no password.
+ */
+async function clearOrphan(orphan: ClusterPaths): Promise<void> {
+  if (!(await exists(orphan.data))) return;
+  const postmaster = await readPostmaster(orphan);
+  if (postmaster && (await isPostgres(postmaster.pid))) await stopPostmaster(orphan, postmaster.pid);
+  await rm(orphan.data, { recursive: true, force: true });
 }

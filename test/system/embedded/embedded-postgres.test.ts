@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, chown, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -182,6 +182,16 @@ t.test('as root in a directory the postgres user cannot enter: the data is place
   t.ok(await answers(server.url('postgres')));
   await server.release();
   t.equal(await postmasterPid(dir), null, 'stopped through the link');
+
+  // The checkout deleted, a new one made at the same path: the cluster left outside is nobody's
+  // (its password went with the old checkout), and the new checkout starts with an empty one.
+  await rm(parent, { recursive: true, force: true });
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  const again = await acquireEmbeddedPostgres({ dir, profile: 'test' });
+  t.equal(again.startedHere, true, 'a new clone where an old one stood starts');
+  t.equal(path.dirname(await realpath(path.join(dir, 'data'))), outside, 'in the same place outside');
+  t.ok(await answers(again.url('postgres')));
+  await again.release();
 });
 
 t.test('`npm run web` without DATABASE_URL: one log line says where the server runs; SIGTERM stops both', async (t) => {
