@@ -1,6 +1,6 @@
 import { defineStatement, type StatementCall } from '../../db/prepared-statements.js';
 import type { Sql } from '../../db/transaction.js';
-import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
+import { DELIVERY_BATCH_MAX, webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
 import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { wakeRelayAfterCommit } from '../../platform/outbox/wake.js';
 import type { WebhookTopic } from './topics.js';
@@ -51,13 +51,20 @@ export async function recordWebhookEvents(trx: Sql, storeId: string, topic: Webh
   return result.rows[0]?.queued ?? 0;
 }
 
-/** New deliveries of an existing event (fan-out, redeliver), each with its first job. */
+/**
+ * New deliveries of an existing event (fan-out, redeliver) with their first attempts' jobs: up to
+ * DELIVERY_BATCH_MAX deliveries to a job, as record_webhook_events writes them (a lone delivery's
+ * job names it alone).
+ */
 export async function queueDeliveries(trx: Sql, storeId: string, eventId: string, subscriptionIds: string[]): Promise<string[]> {
-  const deliveries = await trx('webhookDeliveries')
+  const deliveries = (await trx('webhookDeliveries')
     .insert(subscriptionIds.map((subscriptionId) => ({ subscriptionId, eventId, storeId })))
-    .returning(['id', 'subscriptionId']);
-  for (const { id, subscriptionId } of deliveries as Array<{ id: string; subscriptionId: string }>) await enqueueJob(trx, webhookDeliveryJob, { deliveryId: id, subscriptionId });
-  return (deliveries as Array<{ id: string }>).map((d) => d.id);
+    .returning(['id', 'subscriptionId'])) as Array<{ id: string; subscriptionId: string }>;
+  for (let start = 0; start < deliveries.length; start += DELIVERY_BATCH_MAX) {
+    const batch = deliveries.slice(start, start + DELIVERY_BATCH_MAX).map(({ id, subscriptionId }) => ({ deliveryId: id, subscriptionId }));
+    await enqueueJob(trx, webhookDeliveryJob, batch.length === 1 ? batch[0]! : { deliveries: batch });
+  }
+  return deliveries.map((d) => d.id);
 }
 
 /** The bindings record_webhook_events (migration 20261125013000) takes after the events: the delivery job. */

@@ -4,6 +4,7 @@
  */
 export { listDeliveries, pingSubscription, redeliver } from './deliveries.js';
 export { deliverWebhook } from './delivery.js';
+export { deliverWebhookBatch } from './delivery-batch.js';
 export { deliveryJobSqlLiterals, orderEventsCall } from './events.js';
 export { webhooksModule } from './module.js';
 export { createSubscription, deleteSubscription, getSubscription, listSubscriptions, rotateSubscriptionSecret, updateSubscription, type SubscriptionPatch } from './subscriptions.js';

@@ -15,7 +15,7 @@ const BATCH = 500;
 /**
  * Deliveries whose job is gone: `pending` past their due time (the next retry, or creation for a
  * first attempt) or `delivering` under a claim that lapsed, by `overdueMs`, with no job waiting in
- * the outbox. Each gets a new job (one id per delivery and attempt count, so repeated sweeps add it
+ * the outbox (alone or in a batch). Each gets a new job (one id per delivery and attempt count, so repeated sweeps add it
  * once), unless its retry window (24 h, scaled) is over: then it is failed, as a last attempt would.
  */
 export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs?: number } = {}): Promise<{ requeued: number; failed: number }> {
@@ -29,7 +29,8 @@ export async function sweepStuckDeliveries(ctx: AppContext, options: { overdueMs
         where d.status in ('pending', 'delivering')
           and coalesce(d.next_retry_at, d.created_at) < now() - ?::interval
           and (d.status = 'pending' or d.locked_until < now() - ?::interval)
-          and not exists (select 1 from outbox o where o.name = ? and o.payload->>'deliveryId' = d.id::text)
+          and not exists (select 1 from outbox o where o.name = ? and (o.payload->>'deliveryId' = d.id::text
+                          or o.payload->'deliveries' @> jsonb_build_array(jsonb_build_object('deliveryId', d.id::text))))
         order by coalesce(d.next_retry_at, d.created_at)
         limit ?`,
       [window, overdue, `${DELIVERY_TIMEOUT_MS} milliseconds`, webhookDeliveryJob.name, BATCH]
