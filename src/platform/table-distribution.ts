@@ -32,7 +32,7 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
   knex_migrations: 'local',
   knex_migrations_lock: 'local',
   backend_counters: 'local',
-  backend_slots: 'local',
+  backend_slot_claims: 'local',
   backend_values: 'local',
   outbox: 'local',
   jobs: 'local', // platform jobs have no store (store_id is nullable)

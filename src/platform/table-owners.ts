@@ -74,7 +74,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   store_email_settings: 'email',
   outbox: 'outbox',
   backend_counters: 'adapters',
-  backend_slots: 'adapters',
+  backend_slot_claims: 'adapters',
   backend_values: 'adapters',
   jobs: 'job-history',
   store_issues: 'issues',

@@ -2,12 +2,13 @@ import type { Db } from '../../db/knex.js';
 import { defineStatement, runStatement } from '../../db/prepared-statements.js';
 
 /**
- * Rows in `backend_slots`, one per claim. A claim is one prepared call of `backend_slot_take`
- * (migration 20261202020000): a transaction-scoped advisory lock on the key serialises the claims
- * of one key across processes, so the count it checks cannot move under it.
+ * One row per key in `backend_slot_claims`, holding its claims (member: claimed at). A claim is one
+ * prepared call of `backend_slot_take` (migrations 20261202020000, 20261203020000): the key's row
+ * lock serialises the claims of one key across processes, so the count it checks cannot move under
+ * it, and every take and release updates that row in place (no index entry per claim).
  */
 const TAKE = defineStatement('select backend_slot_take(:key, :member, :limit, :claimMs) as taken');
-const RELEASE_ALL = defineStatement('delete from backend_slots where member = :member and key = any(:keys::text[])');
+const RELEASE_ALL = defineStatement('update backend_slot_claims set claims = claims - :member::text where key = any(:keys::text[]) and claims -> :member::text is not null');
 
 export class PostgresSlotStore {
   constructor(private readonly db: Db) {}
