@@ -12,6 +12,7 @@ import * as orderEventsWrittenOrder from './20261202010000_order_events_written_
 import * as backendSlotTake from './20261202020000_backend_slot_take.js';
 import * as webhookDeliveryBatches from './20261203010000_webhook_delivery_batches.js';
 import * as backendSlotClaims from './20261203020000_backend_slot_claims.js';
+import * as backendSlotBatches from './20261203030000_backend_slot_batches.js';
 import * as auditPending from './20261128040000_audit_pending.js';
 import * as auditPendingSealCheckFirst from './20261130040000_audit_pending_seal_check_first.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
@@ -124,5 +125,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261202010000_order_events_written_order', module: orderEventsWrittenOrder },
   { name: '20261202020000_backend_slot_take', module: backendSlotTake },
   { name: '20261203010000_webhook_delivery_batches', module: webhookDeliveryBatches },
-  { name: '20261203020000_backend_slot_claims', module: backendSlotClaims }
+  { name: '20261203020000_backend_slot_claims', module: backendSlotClaims },
+  { name: '20261203030000_backend_slot_batches', module: backendSlotBatches }
 ];

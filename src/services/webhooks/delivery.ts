@@ -12,7 +12,7 @@ import { signingSecrets, type SubscriptionRow } from './subscriptions.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import { destinationKey, hostOf, resolveDestination } from '../../platform/url-guard.js';
 import { defineStatement, runStatement } from '../../db/prepared-statements.js';
-import { Batched } from './batched.js';
+import { Batched } from '../../db/batched.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 5_000;
