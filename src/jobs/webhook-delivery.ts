@@ -11,7 +11,7 @@ export interface WebhookDeliveryPayload {
   deliveryId?: string;
   /** The delivery's subscription, so an attempt takes the endpoint's in-flight slot before any database read (older jobs lack it). */
   subscriptionId?: string;
-  /** How many times this attempt has already waited for an in-flight cap (its next wait is longer). */
+  /** How many times this attempt (or batch of attempts) has already waited for an in-flight cap (its next wait is longer). */
   deferrals?: number;
   /**
    * The first attempts of deliveries written together (one event's fan-out to a store's
@@ -41,7 +41,7 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload>({
     subscriptionId: uuid,
     deferrals: Joi.number().integer().min(0),
     deliveries: Joi.array().items(Joi.object({ deliveryId: uuid.required(), subscriptionId: uuid.required() })).min(1).max(DELIVERY_BATCH_MAX)
-  }).xor('deliveryId', 'deliveries').oxor('deliveries', 'subscriptionId').oxor('deliveries', 'deferrals'),
+  }).xor('deliveryId', 'deliveries').oxor('deliveries', 'subscriptionId'),
   options: { attempts: 20, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: { age: 3600, count: 10_000 } },
   // Mostly waiting on receivers; one slow endpoint holds at most its in-flight cap of these.
   concurrency: 50

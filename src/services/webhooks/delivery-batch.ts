@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { AppContext } from '../../context.js';
 import { webhookDeliveryJob, type DeliveryRef } from '../../jobs/webhook-delivery.js';
-import { deliverWebhook, type DeliveryOutcome } from './delivery.js';
+import { deliverWebhook, requeueDeferred, type DeliveryOutcome } from './delivery.js';
 
 /**
  * Batch deliveries in flight at once in one process: as many as the one-delivery jobs a worker
@@ -29,13 +29,14 @@ export interface BatchResult {
 /**
  * The first attempts of a batch of deliveries, each made exactly as deliverWebhook makes one alone
  * (its own in-flight slots, claim, outcome and retry job), so a batch changes what a job carries,
- * not what an attempt does. Different endpoints go at once; one endpoint's deliveries go at most
+ * not what an attempt does; only the attempts that meet a full in-flight cap are re-queued together,
+ * as one delayed batch. Different endpoints go at once; one endpoint's deliveries go at most
  * its in-flight cap at a time, so that a batch does not defer its own deliveries against each
  * other (a bulk write's batch may hold 25 for one endpoint), and every batch of the process shares
  * one limit of deliveries in flight (inFlight). After the worker's shutdown signal no
  * further delivery starts: those left are unfinished, for the job's next run.
  */
-export async function deliverWebhookBatch(ctx: AppContext, deliveries: DeliveryRef[], signal?: AbortSignal): Promise<BatchResult> {
+export async function deliverWebhookBatch(ctx: AppContext, deliveries: DeliveryRef[], signal?: AbortSignal, deferrals = 0): Promise<BatchResult> {
   const byEndpoint = new Map<string, DeliveryRef[]>();
   for (const delivery of deliveries) {
     const lane = byEndpoint.get(delivery.subscriptionId);
@@ -43,6 +44,7 @@ export async function deliverWebhookBatch(ctx: AppContext, deliveries: DeliveryR
     else byEndpoint.set(delivery.subscriptionId, [delivery]);
   }
   const result: BatchResult = { outcomes: {}, unfinished: [] };
+  const waiting: DeliveryRef[] = [];
   const width = Math.max(1, ctx.config.webhooks.endpointConcurrency);
   const limit = inFlight(ctx);
   await Promise.all(
@@ -57,7 +59,7 @@ export async function deliverWebhookBatch(ctx: AppContext, deliveries: DeliveryR
               return;
             }
             try {
-              const outcome = await deliverWebhook(ctx, delivery.deliveryId, signal, delivery.subscriptionId);
+              const outcome = await deliverWebhook(ctx, delivery.deliveryId, signal, delivery.subscriptionId, deferrals, (deferred) => waiting.push(deferred));
               result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
             } catch (error) {
               result.unfinished.push(delivery);
@@ -69,5 +71,15 @@ export async function deliverWebhookBatch(ctx: AppContext, deliveries: DeliveryR
       await Promise.all(Array.from({ length: Math.min(width, queue.length) }, lane));
     })
   );
+  // The attempts that met a full cap wait their turn as one job, not a job each: a bulk write's
+  // batch for one busy endpoint re-queued up to 25 jobs, each costing the queue more than its attempt.
+  if (waiting.length) {
+    try {
+      await requeueDeferred(ctx, waiting, deferrals);
+    } catch (error) {
+      result.unfinished.push(...waiting);
+      result.error ??= error;
+    }
+  }
   return result;
 }

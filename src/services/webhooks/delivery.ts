@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import type { AppContext } from '../../context.js';
 import type { Sql } from '../../db/transaction.js';
-import { webhookDeliveryJob } from '../../jobs/webhook-delivery.js';
+import { webhookDeliveryJob, type DeliveryRef } from '../../jobs/webhook-delivery.js';
 import { enqueueEmail } from '../email/index.js';
 import { enqueueJob } from '../../platform/outbox/enqueue.js';
 import { DELIVERY_TIMEOUT_MS, postWebhook, type PostResult } from './http-post.js';
@@ -181,14 +181,27 @@ function bookkeeping(ctx: AppContext) {
  * 4xx other than 408/429 is final; anything else retries on the schedule until 24 h (scaled) after
  * the first attempt. A job for a delivery already done, or not yet due, does nothing.
  */
-export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal?: AbortSignal, knownSubscriptionId?: string, deferrals = 0): Promise<DeliveryOutcome> {
+export async function deliverWebhook(
+  ctx: AppContext,
+  deliveryId: string,
+  signal?: AbortSignal,
+  knownSubscriptionId?: string,
+  deferrals = 0,
+  /** A batch's collector of the attempts that must wait their turn: it re-queues them together (deliverWebhookBatch). */
+  deferInto?: (delivery: DeliveryRef) => void
+): Promise<DeliveryOutcome> {
+  const defer = (subscriptionId: string): Promise<DeliveryOutcome> => {
+    if (!deferInto) return deferAlone(ctx, deliveryId, subscriptionId, deferrals);
+    deferInto({ deliveryId, subscriptionId });
+    return Promise.resolve('deferred');
+  };
   // A job that names its subscription takes the endpoint's slot first: an attempt that must wait
   // its turn costs no database read (one endpoint with a deep backlog defers most attempts).
   const held: string[] = [];
   try {
     if (knownSubscriptionId) {
       const slot = endpointSlot(ctx, knownSubscriptionId);
-      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(ctx, deliveryId, knownSubscriptionId, deferrals);
+      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(knownSubscriptionId);
       held.push(slot.key);
     }
     const view = await bookkeeping(ctx).read.call(deliveryId);
@@ -201,11 +214,11 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
     }
     if (!held.length) {
       const slot = endpointSlot(ctx, view.subscriptionId);
-      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(ctx, deliveryId, view.subscriptionId, deferrals);
+      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(view.subscriptionId);
       held.push(slot.key);
     }
     const destination = await takeDestination(ctx, view.url, deliveryId, held);
-    if (!destination) return defer(ctx, deliveryId, view.subscriptionId, deferrals);
+    if (!destination) return defer(view.subscriptionId);
     const claimed = await bookkeeping(ctx).claim.call({ storeId: view.storeId, id: deliveryId });
     if (!claimed) {
       // Another worker holds a live claim: BullMQ retries this job after the claim may have lapsed.
@@ -243,11 +256,20 @@ export async function deliverWebhook(ctx: AppContext, deliveryId: string, signal
  * delivery row is already there), a deferral costs no database write, and if the add fails this
  * job fails and BullMQ runs it again (the sweeper covers a job lost with Redis).
  */
-async function defer(ctx: AppContext, deliveryId: string, subscriptionId: string, deferrals: number): Promise<DeliveryOutcome> {
+async function deferAlone(ctx: AppContext, deliveryId: string, subscriptionId: string, deferrals: number): Promise<DeliveryOutcome> {
+  await requeueDeferred(ctx, { deliveryId, subscriptionId }, deferrals);
+  return 'deferred';
+}
+
+/**
+ * The job of attempts that waited for an in-flight cap (one delivery, or a batch's together): a new
+ * delayed job, 0.5 s doubling with each wait up to 10 s, plus up to as much jitter.
+ */
+export async function requeueDeferred(ctx: AppContext, waiting: DeliveryRef | DeliveryRef[], deferrals: number): Promise<void> {
   const base = Math.min(BUSY_MAX_DELAY_MS, BUSY_DELAY_MS * 2 ** Math.min(deferrals, 10));
   const delay = Math.round(base + Math.random() * base);
-  await ctx.queues.get(webhookDeliveryJob.queue).add(webhookDeliveryJob.name, { deliveryId, subscriptionId, deferrals: deferrals + 1 }, { ...webhookDeliveryJob.options, delay });
-  return 'deferred';
+  const payload = Array.isArray(waiting) ? { deliveries: waiting, deferrals: deferrals + 1 } : { ...waiting, deferrals: deferrals + 1 };
+  await ctx.queues.get(webhookDeliveryJob.queue).add(webhookDeliveryJob.name, payload, { ...webhookDeliveryJob.options, delay });
 }
 
 const isSuccess = (code: number | null) => code !== null && code >= 200 && code < 300;

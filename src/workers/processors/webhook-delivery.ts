@@ -10,9 +10,9 @@ import { processorOf } from '../processor.js';
 export const webhookDeliveryProcessor = processorOf(webhookDeliveryJob, async (ctx, job, signal) => {
   const { deliveries } = job.data;
   if (!deliveries) return { outcome: await deliverWebhook(ctx, job.data.deliveryId!, signal, job.data.subscriptionId, job.data.deferrals) };
-  const batch = await deliverWebhookBatch(ctx, deliveries, signal);
+  const batch = await deliverWebhookBatch(ctx, deliveries, signal, job.data.deferrals);
   if (batch.unfinished.length) {
-    await job.updateData({ deliveries: batch.unfinished });
+    await job.updateData({ deliveries: batch.unfinished, ...(job.data.deferrals ? { deferrals: job.data.deferrals } : {}) });
     throw batch.error ?? new Error(`${batch.unfinished.length} of ${deliveries.length} webhook deliveries were not attempted before the worker stopped`);
   }
   return { outcomes: batch.outcomes };

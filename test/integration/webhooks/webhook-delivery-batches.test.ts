@@ -137,3 +137,30 @@ t.test('the sweeper counts a delivery waiting in a batch in the outbox as queued
   t.same(await sweepStuckDeliveries(app.ctx, { overdueMs: 0 }), { requeued: 0, failed: 0 }, 'none is lost: their job waits');
   t.equal(await app.ctx.db('outbox').where({ name: 'webhook-delivery' }).count('* as n').first().then((r) => Number(r!.n)), 1, 'and none got a second job');
 });
+
+t.test("a batch's attempts that meet a full in-flight cap wait their turn as one job", async (t) => {
+  const app = await buildApp(t, { workers: false, env: { ...ENV, WEBHOOK_ENDPOINT_CONCURRENCY: '1' } });
+  const owner = await signupOwner(app);
+  const receiver = await startReceiver(t);
+  const subscriptions = await subscribeMany(app, owner, receiver.url, 3, ['product.created']);
+  // Each endpoint's one slot held elsewhere (another worker's attempt in flight).
+  const slots = subscriptions.map((id) => `webhook-inflight:${id}`);
+  for (const slot of slots) t.equal(await app.ctx.backends.slots.take(slot, 'elsewhere', 1, 60_000), true);
+  await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Busy', variants: [{ price: 500 }] }, ...admin(owner) });
+  const [batch] = await queuedJobs(app, 1);
+  t.equal(batch!.data.deliveries.length, 3, 'one batch of three');
+
+  await app.startWorkers(['webhooks']);
+  await waitFor('the batch job done', async () => (await (await app.ctx.queues.get('webhooks').getJob(batch!.id!))?.getState()) === 'completed');
+  // The queue's scheduled jobs (the sweep, the reconcile) wait there too: only deliveries count.
+  const after = (await app.ctx.queues.get('webhooks').getJobs(['delayed'])).filter((job) => job?.name === 'webhook-delivery');
+  t.equal(after.length, 1, 'one delayed job for the three attempts, not one each');
+  t.same(new Set(after[0]!.data.deliveries.map((d: { deliveryId: string }) => d.deliveryId)), new Set(batch!.data.deliveries.map((d: { deliveryId: string }) => d.deliveryId)));
+  t.equal(after[0]!.data.deferrals, 1, 'its next wait is longer');
+  t.equal(receiver.received.length, 0, 'nothing sent past the caps');
+
+  for (const slot of slots) await app.ctx.backends.slots.release(slot, 'elsewhere');
+  await waitFor('all three delivered', async () => (await deliveryRows(app, owner)).every((row) => row.status === 'succeeded'), 60_000);
+  await settled(app, ['webhooks']);
+  t.equal(receiver.received.length, 3, 'each once');
+});
