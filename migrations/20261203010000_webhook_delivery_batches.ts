@@ -9,7 +9,8 @@ import type { Knex } from 'knex';
  * rows) cost more CPU than the delivery it carried. A lone delivery keeps the one-delivery payload.
  * Same order as before: event by event, each to every subscriber (by id) in turn.
  */
-const BATCHED = `
+/** Both versions' first part: the subscribers, the events, one delivery per subscriber and event. */
+const EVENTS_AND_DELIVERIES = `
     CREATE OR REPLACE FUNCTION record_webhook_events(p_store uuid, p_topic text, p_events jsonb, p_queue text, p_job text, p_options jsonb) RETURNS integer
     LANGUAGE plpgsql AS $$
     DECLARE
@@ -26,7 +27,9 @@ const BATCHED = `
       ), d AS (
         INSERT INTO webhook_deliveries (subscription_id, event_id, store_id)
         SELECT s.id, ev.id, p_store FROM ev CROSS JOIN unnest(subscribers) WITH ORDINALITY AS s(id, n) ORDER BY ev.seq, s.n
-        RETURNING id, subscription_id, event_id
+`;
+
+const BATCHED = `${EVENTS_AND_DELIVERIES}        RETURNING id, subscription_id, event_id
       ), n AS (
         SELECT d.id, d.subscription_id, row_number() OVER (ORDER BY ev.seq, d.subscription_id) - 1 AS i
           FROM d JOIN ev ON ev.id = d.event_id
@@ -46,24 +49,7 @@ const BATCHED = `
       RETURN queued;
     END $$;`;
 
-const ONE_BY_ONE = `
-    CREATE OR REPLACE FUNCTION record_webhook_events(p_store uuid, p_topic text, p_events jsonb, p_queue text, p_job text, p_options jsonb) RETURNS integer
-    LANGUAGE plpgsql AS $$
-    DECLARE
-      subscribers uuid[];
-      queued integer;
-    BEGIN
-      SELECT array_agg(id ORDER BY id) INTO subscribers
-        FROM webhook_subscriptions WHERE store_id = p_store AND enabled AND p_topic = ANY(topics);
-      IF subscribers IS NULL OR jsonb_array_length(p_events) = 0 THEN RETURN 0; END IF;
-      WITH ev AS (
-        INSERT INTO webhook_events (store_id, topic, resource_id, data)
-        SELECT p_store, p_topic, (e.value->>'resourceId')::uuid, e.value->'data' FROM jsonb_array_elements(p_events) WITH ORDINALITY e ORDER BY e.ordinality
-        RETURNING id, seq
-      ), d AS (
-        INSERT INTO webhook_deliveries (subscription_id, event_id, store_id)
-        SELECT s.id, ev.id, p_store FROM ev CROSS JOIN unnest(subscribers) WITH ORDINALITY AS s(id, n) ORDER BY ev.seq, s.n
-        RETURNING id, subscription_id
+const ONE_BY_ONE = `${EVENTS_AND_DELIVERIES}        RETURNING id, subscription_id
       ), j AS (
         SELECT gen_random_uuid() AS id, d.id AS delivery_id, d.subscription_id FROM d
       ), o AS (
