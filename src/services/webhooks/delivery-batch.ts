@@ -37,40 +37,29 @@ export interface BatchResult {
  * further delivery starts: those left are unfinished, for the job's next run.
  */
 export async function deliverWebhookBatch(ctx: AppContext, deliveries: DeliveryRef[], signal?: AbortSignal, deferrals = 0): Promise<BatchResult> {
-  const byEndpoint = new Map<string, DeliveryRef[]>();
-  for (const delivery of deliveries) {
-    const lane = byEndpoint.get(delivery.subscriptionId);
-    if (lane) lane.push(delivery);
-    else byEndpoint.set(delivery.subscriptionId, [delivery]);
-  }
   const result: BatchResult = { outcomes: {}, unfinished: [] };
   const waiting: DeliveryRef[] = [];
-  const width = Math.max(1, ctx.config.webhooks.endpointConcurrency);
-  const limit = inFlight(ctx);
-  await Promise.all(
-    [...byEndpoint.values()].map(async (queue) => {
-      let next = 0;
-      const lane = async () => {
-        while (next < queue.length) {
-          const delivery = queue[next++]!;
-          await limit(async () => {
-            if (signal?.aborted) {
-              result.unfinished.push(delivery);
-              return;
-            }
-            try {
-              const outcome = await deliverWebhook(ctx, delivery.deliveryId, signal, delivery.subscriptionId, deferrals, (deferred) => waiting.push(deferred));
-              result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
-            } catch (error) {
-              result.unfinished.push(delivery);
-              result.error ??= error;
-            }
-          });
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(width, queue.length) }, lane));
-    })
-  );
+  const inProcess = inFlight(ctx);
+  const endpoints = new Map<string, LimitFunction>();
+  const endpointLimit = (subscriptionId: string) => {
+    let limit = endpoints.get(subscriptionId);
+    if (!limit) endpoints.set(subscriptionId, (limit = pLimit(Math.max(1, ctx.config.webhooks.endpointConcurrency))));
+    return limit;
+  };
+  const attempt = async (delivery: DeliveryRef) => {
+    if (signal?.aborted) {
+      result.unfinished.push(delivery);
+      return;
+    }
+    try {
+      const outcome = await deliverWebhook(ctx, delivery.deliveryId, signal, delivery.subscriptionId, deferrals, (deferred) => waiting.push(deferred));
+      result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+    } catch (error) {
+      result.unfinished.push(delivery);
+      result.error ??= error;
+    }
+  };
+  await Promise.all(deliveries.map((delivery) => endpointLimit(delivery.subscriptionId)(() => inProcess(() => attempt(delivery)))));
   // The attempts that met a full cap wait their turn as one job, not a job each: a bulk write's
   // batch for one busy endpoint re-queued up to 25 jobs, each costing the queue more than its attempt.
   if (waiting.length) {

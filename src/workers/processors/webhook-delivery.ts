@@ -12,7 +12,7 @@ export const webhookDeliveryProcessor = processorOf(webhookDeliveryJob, async (c
   if (!deliveries) return { outcome: await deliverWebhook(ctx, job.data.deliveryId!, signal, job.data.subscriptionId, job.data.deferrals) };
   const batch = await deliverWebhookBatch(ctx, deliveries, signal, job.data.deferrals);
   if (batch.unfinished.length) {
-    await job.updateData({ deliveries: batch.unfinished, ...(job.data.deferrals ? { deferrals: job.data.deferrals } : {}) });
+    await job.updateData({ ...job.data, deliveries: batch.unfinished });
     throw batch.error ?? new Error(`${batch.unfinished.length} of ${deliveries.length} webhook deliveries were not attempted before the worker stopped`);
   }
   return { outcomes: batch.outcomes };
