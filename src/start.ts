@@ -24,9 +24,6 @@ runMain(async () => {
   const ctx = createContext(config, { modules: MODULES, log });
   if (applied.length) ctx.log.info({ applied }, 'migrations applied');
   await openContext(ctx);
-  // The console builds in the background when missing or stale: /health answers meanwhile and /app
-  // says "building" (issue #38), instead of the API waiting 7 to 32 s for vite.
-  const consoleBuild = startConsoleBuild(ctx.log, consoleDistOf(config));
   // The API listens first: with Redis down at boot it still answers (health says what is down,
   // routes that need Redis 503) while the workers wait for Redis.
   const server = await createServer(ctx);
@@ -36,6 +33,12 @@ runMain(async () => {
   // to come up on it put them on ended pools, where BullMQ's PostgreSQL backend retries in a hot loop
   // that starves the event loop, and the process never exited (100% CPU, growing memory).
   const { pool, ready } = launchWorkers(ctx);
+  // The console builds in the background when missing or stale: /health answers meanwhile and /app
+  // says "building" (issue #38), instead of the API waiting 7 to 32 s for vite. It starts once the
+  // workers are up (or after 10 s: with Redis down at boot they wait for it), so that it does not
+  // take a core from the app's own start.
+  const started = Promise.race([ready, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  const consoleBuild = startConsoleBuild(ctx.log, consoleDistOf(config), { after: started });
   let stopping = false;
   stopOnSignals(ctx.log, async () => {
     stopping = true;

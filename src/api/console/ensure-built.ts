@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -43,12 +44,20 @@ export interface ConsoleBuild {
  * dependencies not installed) is logged; /app then says how to build it. The build runs in a
  * process group of its own (tsc and vite under it), ended by `stop()` on shutdown.
  */
-export function startConsoleBuild(log: Logger, dist: string = CONSOLE_DIST, script = path.join(CONSOLE_SOURCES[0]!, 'scripts', 'build.ts')): ConsoleBuild {
+export function startConsoleBuild(
+  log: Logger,
+  dist: string = CONSOLE_DIST,
+  { script = path.join(CONSOLE_SOURCES[0]!, 'scripts', 'build.ts'), after }: { script?: string; after?: Promise<unknown> } = {}
+): ConsoleBuild {
   let child: ChildProcess | null = null;
   let stopped = false;
   consoleBuilding.start(dist);
   const done = (async () => {
     try {
+      // The build (tsc, then vite: a core for 7 to 30 s) waits for the app's own start (`after`):
+      // started beside migrations and the workers' start, it took one of two cores from them.
+      await after?.catch(() => undefined);
+      if (stopped) return 'stopped' as const;
       if (!(await consoleIsStale(dist))) return 'fresh' as const;
       if (stopped) return 'stopped' as const;
       log.info({ dist }, 'building the console in the background (console/dist is missing or stale); /app says so until it is built');
@@ -56,6 +65,14 @@ export function startConsoleBuild(log: Logger, dist: string = CONSOLE_DIST, scri
       const code = await new Promise<number | null>((resolve) => {
         const spawned = spawn(process.execPath, ['--import', 'tsx', script], { detached: true, env: { ...process.env, CONSOLE_DIST_DIR: dist }, stdio: ['ignore', 'inherit', 'inherit'] });
         child = spawned;
+        // Below the API and the workers it shares the machine with: a request waits on no build.
+        if (spawned.pid) {
+          try {
+            setPriority(spawned.pid, constants.priority.PRIORITY_BELOW_NORMAL);
+          } catch {
+            // not allowed here: the build runs at the app's priority
+          }
+        }
         spawned.on('error', () => resolve(-1));
         spawned.on('exit', resolve);
       });

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -39,7 +40,7 @@ t.test('with the console build absent, start does not wait for it: /health answe
   t.match(before.payload, /not built/);
 
   const started = Date.now();
-  const build = startConsoleBuild(app.ctx.log, dist, script);
+  const build = startConsoleBuild(app.ctx.log, dist, { script });
   t.teardown(() => build.stop());
   t.ok(Date.now() - started < 1_000, 'starting the build returns at once');
   const health = await app.request({ url: '/health' });
@@ -65,7 +66,7 @@ t.test('with the console build absent, start does not wait for it: /health answe
   t.match(page.payload, /<div id="root">/);
   t.equal(page.headers['cache-control'], 'no-cache');
 
-  const again = startConsoleBuild(app.ctx.log, dist, script);
+  const again = startConsoleBuild(app.ctx.log, dist, { script });
   t.equal(await again.done, 'fresh', 'a fresh build is not rebuilt at the next start');
 });
 
@@ -76,9 +77,44 @@ t.test('a failed background build leaves /app saying how to build the console', 
   const script = path.join(root, 'failing-build.mjs');
   await writeFile(script, 'process.exit(1);\n');
   const app = await buildApp(t, { env: { CONSOLE_DIST_DIR: dist } });
-  const build = startConsoleBuild(app.ctx.log, dist, script);
+  const build = startConsoleBuild(app.ctx.log, dist, { script });
   t.equal(await build.done, 'failed');
   const page = await app.server.inject({ url: '/app' });
   t.equal(page.statusCode, 503);
   t.match(page.payload, /npm run build/, 'says how to build it, not "building" for ever');
+});
+
+/**
+ * The build waits for the app's own start (`after`: the workers up), where it took a core from
+ * it, and then runs below the app's priority: the build script reports its own niceness.
+ */
+t.test('the background build starts only once the app has started, and below its priority', async (t) => {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'shopwright-console-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const dist = path.join(root, 'dist');
+  const script = path.join(root, 'reporting-build.mjs');
+  const started = path.join(root, 'started');
+  // Writes its priority as soon as it runs; lands at once.
+  await writeFile(
+    script,
+    `import os from 'node:os'; import { mkdir, writeFile } from 'node:fs/promises'; import path from 'node:path';
+     await new Promise((resolve) => setTimeout(resolve, 200)); // the parent lowers the priority right after spawning
+     await writeFile(${JSON.stringify(started)}, String(os.getPriority()));
+     const dist = process.env.CONSOLE_DIST_DIR; await mkdir(dist, { recursive: true });
+     await writeFile(path.join(dist, 'index.html'), '<!doctype html>'); await writeFile(path.join(dist, '.built-at'), 'now');`
+  );
+  const app = await buildApp(t, { env: { CONSOLE_DIST_DIR: dist } });
+  let appStarted!: () => void;
+  const after = new Promise<void>((resolve) => (appStarted = resolve));
+  const build = startConsoleBuild(app.ctx.log, dist, { script, after });
+  t.teardown(() => build.stop());
+
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.notOk(existsSync(started), 'no build while the app is still starting');
+  const page = await app.server.inject({ url: '/app' });
+  t.match(page.payload, /console is building/i, '/app already says the console is building');
+
+  appStarted();
+  t.equal(await build.done, 'built', 'the build runs once the app has started');
+  t.ok(Number(await readFile(started, 'utf8')) > os.getPriority(), 'below the priority of the app');
 });
