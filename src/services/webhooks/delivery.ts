@@ -13,6 +13,7 @@ import { withTransaction } from '../../platform/with-transaction.js';
 import { destinationKey, hostOf, resolveDestination } from '../../platform/url-guard.js';
 import { defineStatement, runStatement } from '../../db/prepared-statements.js';
 import { Batched } from '../../db/batched.js';
+import { SlotLeases, type Lease } from './slot-leases.js';
 
 /** How long a claimed attempt is held before another worker may take it over (its worker died). */
 const CLAIM_MS = DELIVERY_TIMEOUT_MS + 5_000;
@@ -55,17 +56,23 @@ export function eventBody(view: Pick<DeliveryView, 'eventId' | 'topic' | 'eventC
 const endpointSlot = (ctx: AppContext, subscriptionId: string) => ({ key: `webhook-inflight:${subscriptionId}`, limit: ctx.config.webhooks.endpointConcurrency });
 const destinationSlot = (ctx: AppContext, destination: string) => ({ key: `webhook-host:${destination}`, limit: ctx.config.webhooks.hostConcurrency });
 
-async function takeSlot(ctx: AppContext, slot: { key: string; limit: number }, deliveryId: string): Promise<boolean> {
-  try {
-    return await ctx.backends.slots.take(slot.key, deliveryId, slot.limit, CLAIM_MS);
-  } catch {
-    return true;
-  }
+/**
+ * The slots this process holds in the store, handed from one attempt to the next (SlotLeases): a
+ * slot unused for LINGER_MS goes back to the store.
+ */
+const LINGER_MS = 1_000;
+const leasesOf = new WeakMap<AppContext, SlotLeases>();
+function slotLeases(ctx: AppContext): SlotLeases {
+  let leases = leasesOf.get(ctx);
+  if (!leases) leasesOf.set(ctx, (leases = new SlotLeases(ctx.backends.slots, { claimMs: CLAIM_MS, lingerMs: LINGER_MS })));
+  return leases;
 }
 
-async function releaseSlots(ctx: AppContext, keys: string[], deliveryId: string): Promise<void> {
-  // A claim not released lapses after CLAIM_MS by itself: a failed release only delays the next attempt.
-  await ctx.backends.slots.releaseAll(keys, deliveryId).catch(() => undefined);
+/** Takes a slot into `held`; false when the cap is full. */
+async function takeSlot(ctx: AppContext, slot: { key: string; limit: number }, held: Lease[]): Promise<boolean> {
+  const lease = await slotLeases(ctx).acquire(slot.key, slot.limit);
+  if (lease) held.push(lease);
+  return lease !== null;
 }
 
 /**
@@ -77,11 +84,9 @@ async function releaseSlots(ctx: AppContext, keys: string[], deliveryId: string)
  * older rules meets today's. Returns the addresses to connect to (or why there are none), or null
  * when a cap is full.
  */
-async function takeDestination(ctx: AppContext, url: string, deliveryId: string, held: string[]): Promise<LookupAddress[] | Error | null> {
+async function takeDestination(ctx: AppContext, url: string, held: Lease[]): Promise<LookupAddress[] | Error | null> {
   const hostKey = destinationKey(hostOf(new URL(url)));
-  const host = destinationSlot(ctx, hostKey);
-  if (!(await takeSlot(ctx, host, deliveryId))) return null;
-  held.push(host.key);
+  if (!(await takeSlot(ctx, destinationSlot(ctx, hostKey), held))) return null;
   let addresses: LookupAddress[];
   try {
     addresses = await resolveDestination(url, ctx.config.webhooks.allowPrivateHosts);
@@ -90,9 +95,7 @@ async function takeDestination(ctx: AppContext, url: string, deliveryId: string,
   }
   const addressKey = destinationKey(addresses[0]!.address);
   if (addressKey === hostKey) return addresses;
-  const address = destinationSlot(ctx, addressKey);
-  if (!(await takeSlot(ctx, address, deliveryId))) return null;
-  held.push(address.key);
+  if (!(await takeSlot(ctx, destinationSlot(ctx, addressKey), held))) return null;
   return addresses;
 }
 
@@ -197,13 +200,9 @@ export async function deliverWebhook(
   };
   // A job that names its subscription takes the endpoint's slot first: an attempt that must wait
   // its turn costs no database read (one endpoint with a deep backlog defers most attempts).
-  const held: string[] = [];
+  const held: Lease[] = [];
   try {
-    if (knownSubscriptionId) {
-      const slot = endpointSlot(ctx, knownSubscriptionId);
-      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(knownSubscriptionId);
-      held.push(slot.key);
-    }
+    if (knownSubscriptionId && !(await takeSlot(ctx, endpointSlot(ctx, knownSubscriptionId), held))) return defer(knownSubscriptionId);
     const view = await bookkeeping(ctx).read.call(deliveryId);
     if (!view || view.status === 'succeeded' || view.status === 'failed') return 'skipped';
     if (view.status === 'pending' && view.nextRetryAt && view.nextRetryAt.getTime() > Date.now() + 1_000) return 'skipped';
@@ -212,12 +211,8 @@ export async function deliverWebhook(
         .update({ status: 'failed', lastError: 'the subscription is disabled', completedAt: ctx.db.fn.now(), nextRetryAt: null, updatedAt: ctx.db.fn.now() });
       return 'failed';
     }
-    if (!held.length) {
-      const slot = endpointSlot(ctx, view.subscriptionId);
-      if (!(await takeSlot(ctx, slot, deliveryId))) return defer(view.subscriptionId);
-      held.push(slot.key);
-    }
-    const destination = await takeDestination(ctx, view.url, deliveryId, held);
+    if (!held.length && !(await takeSlot(ctx, endpointSlot(ctx, view.subscriptionId), held))) return defer(view.subscriptionId);
+    const destination = await takeDestination(ctx, view.url, held);
     if (!destination) return defer(view.subscriptionId);
     const claimed = await bookkeeping(ctx).claim.call({ storeId: view.storeId, id: deliveryId });
     if (!claimed) {
@@ -246,7 +241,7 @@ export async function deliverWebhook(
         );
     return await recordOutcome(ctx, view, claimed.attempts, claimed.firstAttemptAt, result);
   } finally {
-    if (held.length) await releaseSlots(ctx, held, deliveryId);
+    for (const lease of held) lease.release();
   }
 }
 

@@ -56,6 +56,8 @@ t.test('the sweeper re-enqueues a delivery whose job vanished, and one whose job
 
   await app.startWorkers(['webhooks']);
   await waitFor('both delivered', () => receiver.received.length >= 2);
+  // The outcome is written after the receiver's answer: wait for the worker to record it.
+  await settled(app, ['webhooks']);
   for (const { webhookId } of [vanished, failing]) {
     const [row] = (await app.request({ url: `/admin/store/webhooks/${webhookId}/deliveries`, ...admin(owner) })).body.data.deliveries;
     t.match(row, { status: 'succeeded', attempts: 1, lastStatusCode: 200 });
