@@ -53,7 +53,7 @@ export function eventBody(view: Pick<DeliveryView, 'eventId' | 'topic' | 'eventC
  * one third party, and no number of stores together, puts more than WEBHOOK_HOST_CONCURRENCY
  * requests in flight at one host. Store away: no cap.
  */
-const endpointSlot = (ctx: AppContext, subscriptionId: string) => ({ key: `webhook-inflight:${subscriptionId}`, limit: ctx.config.webhooks.endpointConcurrency });
+const endpointSlot = (ctx: AppContext, subscriptionId: string) => ({ key: `webhook-inflight:${subscriptionId}`, limit: ctx.config.webhooks.endpointConcurrency, waitMs: ENDPOINT_WAIT_MS });
 const destinationSlot = (ctx: AppContext, destination: string) => ({ key: `webhook-host:${destination}`, limit: ctx.config.webhooks.hostConcurrency });
 
 /**
@@ -68,9 +68,16 @@ function slotLeases(ctx: AppContext): SlotLeases {
   return leases;
 }
 
+/**
+ * How long an attempt waits in the process for an endpoint slot this process holds, before it is
+ * re-queued (at most the cap's number of attempts wait per endpoint): a backlog on one endpoint
+ * (a bulk write's events) keeps its slots busy instead of waiting out re-queue delays.
+ */
+const ENDPOINT_WAIT_MS = 2_000;
+
 /** Takes a slot into `held`; false when the cap is full. */
-async function takeSlot(ctx: AppContext, slot: { key: string; limit: number }, held: Lease[]): Promise<boolean> {
-  const lease = await slotLeases(ctx).acquire(slot.key, slot.limit);
+async function takeSlot(ctx: AppContext, slot: { key: string; limit: number; waitMs?: number }, held: Lease[]): Promise<boolean> {
+  const lease = await slotLeases(ctx).acquire(slot.key, slot.limit, { waitMs: slot.waitMs });
   if (lease) held.push(lease);
   return lease !== null;
 }

@@ -43,8 +43,13 @@ export interface SlotLeasesOptions {
  * A process that dies leaves claims that lapse as before. What changes: a process keeps a token
  * for up to lingerMs after its last use, so another process may wait that much longer for it.
  */
+interface Waiter {
+  handOver(token: Token): void;
+}
+
 export class SlotLeases {
   private readonly tokens = new Map<string, Token[]>();
+  private readonly waiting = new Map<string, Waiter[]>();
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private made = 0;
 
@@ -53,26 +58,22 @@ export class SlotLeases {
     private readonly options: SlotLeasesOptions
   ) {}
 
-  /** A slot under `key` for one attempt, or null when the key's `limit` slots are all held (here or elsewhere). */
-  async acquire(key: string, limit: number): Promise<Lease | null> {
+  /**
+   * A slot under `key` for one attempt, or null when the key's `limit` slots are all held (here or
+   * elsewhere). With `waitMs`, an attempt that finds every slot held by this process in use waits
+   * up to that long for one of them to be handed back (at most `limit` attempts wait per key; the
+   * rest get null at once), instead of the caller re-queuing it.
+   */
+  async acquire(key: string, limit: number, { waitMs = 0 }: { waitMs?: number } = {}): Promise<Lease | null> {
     const held = this.tokensOf(key);
     const free = held.find((token) => !token.busy);
     if (free) {
       free.busy = true;
       clearTimeout(free.idle);
-      if (Date.now() - free.claimedAt > this.options.claimMs / 4) {
-        const at = Date.now();
-        // A renewal refused: the limit fell under what others hold. The token goes back.
-        if (!(await this.claim(key, free.member, limit))) {
-          this.drop(key, free);
-          return null;
-        }
-        free.claimedAt = at;
-      }
-      return this.leaseOf(key, free);
+      return this.renewed(key, free, limit);
     }
     // Every slot of the key is this process's and in use: no call can find another.
-    if (held.length >= limit) return null;
+    if (held.length >= limit) return waitMs > 0 ? this.waitFor(key, limit, waitMs) : null;
     const token: Token = { member: `${this.owner}:${++this.made}`, busy: true, claimedAt: Date.now() };
     // Counted here before the call, so that attempts starting meanwhile see it.
     held.push(token);
@@ -93,6 +94,41 @@ export class SlotLeases {
   async releaseIdle(): Promise<void> {
     const idle = [...this.tokens].flatMap(([key, held]) => held.filter((token) => !token.busy).map((token) => ({ key, token })));
     await Promise.all(idle.map(({ key, token }) => this.drop(key, token)));
+  }
+
+  /** A token taken for an attempt, its claim renewed first when reused after a quarter of its claim time. */
+  private async renewed(key: string, token: Token, limit: number): Promise<Lease | null> {
+    if (Date.now() - token.claimedAt > this.options.claimMs / 4) {
+      const at = Date.now();
+      // A renewal refused: the limit fell under what others hold. The token goes back.
+      if (!(await this.claim(key, token.member, limit))) {
+        await this.drop(key, token);
+        return null;
+      }
+      token.claimedAt = at;
+    }
+    return this.leaseOf(key, token);
+  }
+
+  private waitFor(key: string, limit: number, waitMs: number): Promise<Lease | null> {
+    let queue = this.waiting.get(key);
+    if (!queue) this.waiting.set(key, (queue = []));
+    if (queue.length >= limit * 2) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        handOver: (token) => {
+          clearTimeout(timer);
+          resolve(this.renewed(key, token, limit));
+        }
+      };
+      const timer = setTimeout(() => {
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        if (!queue.length && this.waiting.get(key) === queue) this.waiting.delete(key);
+        resolve(null);
+      }, waitMs);
+      queue.push(waiter);
+    });
   }
 
   private tokensOf(key: string): Token[] {
@@ -116,6 +152,14 @@ export class SlotLeases {
       release: () => {
         if (released) return;
         released = true;
+        // The next attempt waiting on this key takes the token as it is, still busy.
+        const queue = this.waiting.get(key);
+        const next = queue?.shift();
+        if (queue && !queue.length) this.waiting.delete(key);
+        if (next) {
+          next.handOver(token);
+          return;
+        }
         token.busy = false;
         token.idle = setTimeout(() => {
           if (!token.busy) void this.drop(key, token);

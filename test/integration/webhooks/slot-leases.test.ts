@@ -105,3 +105,41 @@ t.test('a renewal refused (the limit fell under what others hold) gives the toke
   await sleep(50);
   t.same(away.heldUnder(key), { held: 0, busy: 0 }, 'and a failed release drops the token all the same');
 });
+
+t.test('an attempt that finds every slot of this process in use waits for one to be handed back, within a bound', async (t) => {
+  const app = await buildApp(t, { workers: false, env: NO_REDIS_ENV });
+  const store = counted(app.ctx.backends.slots);
+  const leases = new SlotLeases(store, { claimMs: 60_000, lingerMs: 60_000 });
+  const key = `test-leases:${randomUUID()}`;
+  const [first, second] = await Promise.all([leases.acquire(key, 2), leases.acquire(key, 2)]);
+  t.ok(first && second, 'the two slots of the cap, in use');
+  const calls = store.takes;
+
+  const waiting = Array.from({ length: 5 }, () => leases.acquire(key, 2, { waitMs: 5_000 }));
+  const refused = await Promise.race([waiting[4]!, new Promise((resolve) => setTimeout(resolve, 500, 'still waiting'))]);
+  t.equal(refused, null, 'at most twice the cap wait: the fifth is refused at once');
+  first!.release();
+  const handed = await waiting[0]!;
+  t.ok(handed, 'a release hands the slot to the first waiting');
+  t.same(leases.heldUnder(key), { held: 2, busy: 2 }, 'still two slots, both in use: it never went back to the store');
+  second!.release();
+  handed!.release();
+  const [third, fourth] = await Promise.all([waiting[1]!, waiting[2]!]);
+  t.ok(third && fourth, 'the next two, in turn');
+  t.equal(store.takes, calls, 'none of it asked the store');
+
+  const late = await Promise.race([waiting[3]!, new Promise((resolve) => setTimeout(resolve, 100, 'waiting'))]);
+  t.equal(late, 'waiting', 'the last waits while both are in use');
+  third!.release();
+  t.ok(await waiting[3]!, 'and gets one once released');
+
+  const timedOut = Date.now();
+  t.equal(await leases.acquire(key, 2, { waitMs: 300 }), null, 'nothing released within its wait: null');
+  t.ok(Date.now() - timedOut >= 290, 'after waiting it out');
+
+  const elsewhere = `test-leases:${randomUUID()}`;
+  t.equal(await app.ctx.backends.slots.take(elsewhere, 'another-process', 1, 60_000), true);
+  const asked = Date.now();
+  t.equal(await leases.acquire(elsewhere, 1, { waitMs: 5_000 }), null, 'a cap held by another process: refused at once, no wait');
+  t.ok(Date.now() - asked < 2_000);
+});
