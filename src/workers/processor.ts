@@ -9,8 +9,10 @@ import type { JobKind } from '../jobs/job-kind.js';
 export interface JobProcessor<Payload = any> {
   kind: JobKind<Payload>;
   process(ctx: AppContext, job: Job<Payload>, signal: AbortSignal): Promise<unknown>;
+  /** Run once when the workers close, after their last job: what the processor holds for the process. */
+  close?(ctx: AppContext): Promise<void>;
 }
 
-export function processorOf<Payload>(kind: JobKind<Payload>, process: JobProcessor<Payload>['process']): JobProcessor<Payload> {
-  return { kind, process };
+export function processorOf<Payload>(kind: JobKind<Payload>, process: JobProcessor<Payload>['process'], hooks: Pick<JobProcessor<Payload>, 'close'> = {}): JobProcessor<Payload> {
+  return { kind, process, ...hooks };
 }

@@ -73,6 +73,8 @@ export function launchWorkers(ctx: AppContext, queues: readonly QueueName[] = QU
       // for the connection: forced.
       if (connected) await ready.catch(() => undefined);
       await Promise.all(workers.map((w) => w.close(!connected)));
+      const started = new Set(queues);
+      await Promise.all(PROCESSORS.filter(({ kind, close }) => close && started.has(kind.queue)).map(({ close }) => close!(ctx).catch(() => undefined)));
     }
   };
   return { pool, ready };

@@ -75,6 +75,11 @@ function slotLeases(ctx: AppContext): SlotLeases {
  */
 const ENDPOINT_WAIT_MS = 2_000;
 
+/** The slots this process kept for its next attempts, released to the store (its workers are closing). */
+export async function releaseIdleWebhookSlots(ctx: AppContext): Promise<void> {
+  await leasesOf.get(ctx)?.releaseIdle();
+}
+
 /** Takes a slot into `held`; false when the cap is full. */
 async function takeSlot(ctx: AppContext, slot: { key: string; limit: number; waitMs?: number }, held: Lease[]): Promise<boolean> {
   const lease = await slotLeases(ctx).acquire(slot.key, slot.limit, { waitMs: slot.waitMs });

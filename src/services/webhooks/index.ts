@@ -3,7 +3,7 @@
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { listDeliveries, pingSubscription, redeliver } from './deliveries.js';
-export { deliverWebhook } from './delivery.js';
+export { deliverWebhook, releaseIdleWebhookSlots } from './delivery.js';
 export { deliverWebhookBatch } from './delivery-batch.js';
 export { deliveryJobSqlLiterals, orderEventsCall } from './events.js';
 export { webhooksModule } from './module.js';

@@ -43,6 +43,13 @@ export interface SlotLeasesOptions {
  * A process that dies leaves claims that lapse as before. What changes: a process keeps a token
  * for up to lingerMs after its last use, so another process may wait that much longer for it.
  */
+/**
+ * Attempts that may wait per slot of a key: enough to keep the key's slots busy between re-queues
+ * (the webhooks bench's one busy endpoint: 36 deliveries/s with none waiting, 122/s with two per
+ * slot, 120/s with four), few enough that a hanging endpoint ties up little of a worker.
+ */
+const WAITING_PER_SLOT = 2;
+
 interface Waiter {
   handOver(token: Token): void;
 }
@@ -61,8 +68,8 @@ export class SlotLeases {
   /**
    * A slot under `key` for one attempt, or null when the key's `limit` slots are all held (here or
    * elsewhere). With `waitMs`, an attempt that finds every slot held by this process in use waits
-   * up to that long for one of them to be handed back (at most `limit` attempts wait per key; the
-   * rest get null at once), instead of the caller re-queuing it.
+   * up to that long for one of them to be handed back (at most WAITING_PER_SLOT times `limit`
+   * attempts wait per key; the rest get null at once), instead of the caller re-queuing it.
    */
   async acquire(key: string, limit: number, { waitMs = 0 }: { waitMs?: number } = {}): Promise<Lease | null> {
     const held = this.tokensOf(key);
@@ -90,7 +97,10 @@ export class SlotLeases {
     return { held: held.length, busy: held.filter((token) => token.busy).length };
   }
 
-  /** Releases every token no attempt uses (at shutdown; tokens in use are released when their attempts end). */
+  /**
+   * Releases every token no attempt uses, at once (a worker closing: a clean stop leaves no claim
+   * to lapse, which would shrink the caps of the processes replacing it for a claim time).
+   */
   async releaseIdle(): Promise<void> {
     const idle = [...this.tokens].flatMap(([key, held]) => held.filter((token) => !token.busy).map((token) => ({ key, token })));
     await Promise.all(idle.map(({ key, token }) => this.drop(key, token)));
@@ -113,7 +123,7 @@ export class SlotLeases {
   private waitFor(key: string, limit: number, waitMs: number): Promise<Lease | null> {
     let queue = this.waiting.get(key);
     if (!queue) this.waiting.set(key, (queue = []));
-    if (queue.length >= limit * 2) return Promise.resolve(null);
+    if (queue.length >= limit * WAITING_PER_SLOT) return Promise.resolve(null);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         handOver: (token) => {
@@ -126,7 +136,7 @@ export class SlotLeases {
         if (at >= 0) queue.splice(at, 1);
         if (!queue.length && this.waiting.get(key) === queue) this.waiting.delete(key);
         resolve(null);
-      }, waitMs);
+      }, waitMs).unref();
       queue.push(waiter);
     });
   }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import type { SlotStore } from '../../../src/adapters/slots/index.js';
 import { SlotLeases, type ClaimStore } from '../../../src/services/webhooks/slot-leases.js';
-import { buildApp } from '../../helpers/app.js';
+import { buildApp, signupOwner } from '../../helpers/app.js';
+import { startReceiver, waitFor } from '../../helpers/webhook-receiver.js';
 import { NO_REDIS_ENV, REDIS_ENV, redisConfigured } from '../../helpers/backends.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -142,4 +143,20 @@ t.test('an attempt that finds every slot of this process in use waits for one to
   const asked = Date.now();
   t.equal(await leases.acquire(elsewhere, 1, { waitMs: 5_000 }), null, 'a cap held by another process: refused at once, no wait');
   t.ok(Date.now() - asked < 2_000);
+});
+
+t.test('a worker that closes hands the slots it kept back to the store at once: a clean stop leaves no claim to lapse', async (t) => {
+  const app = await buildApp(t, { workers: false, env: { ...NO_REDIS_ENV, ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', OUTBOX_POLL_MS: '100', WEBHOOK_ENDPOINT_CONCURRENCY: '1' } });
+  const owner = await signupOwner(app);
+  const receiver = await startReceiver(t);
+  const created = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: receiver.url, topics: ['product.created'] }, token: owner.accessToken, storeId: owner.store.id });
+  const slot = `webhook-inflight:${created.body.data.webhook.id}`;
+  const pool = await app.startWorkers(['webhooks']);
+  await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Kept slot', variants: [{ price: 500 }] }, token: owner.accessToken, storeId: owner.store.id });
+  // Its outcome recorded: the attempt has ended and handed its slot back to the process, which
+  // keeps it 1 s for a next attempt.
+  await waitFor('delivered and recorded', async () => (await app.ctx.db('webhookDeliveries').where({ storeId: owner.store.id, status: 'succeeded' }).first()) !== undefined);
+  t.equal(await app.ctx.backends.slots.take(slot, 'another-process', 1, 60_000), false, 'after the delivery the worker keeps its slot for its next attempt');
+  await pool.close();
+  t.equal(await app.ctx.backends.slots.take(slot, 'another-process', 1, 60_000), true, 'closed: the slot is back in the store');
 });
