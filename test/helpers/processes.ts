@@ -134,3 +134,12 @@ export async function pidsConnectedTo(port: number): Promise<Set<number> | null>
   if (out === null) return null;
   return new Set([...out.matchAll(/pid=(\d+)/g)].map((m) => Number(m[1])));
 }
+
+/**
+ * The environment of an app process a test starts the way an operator does (`npm start` and the
+ * like): development, JSON log lines at info (the test reads them), any free port on 127.0.0.1,
+ * its own database and storage, and cheap password hashing.
+ */
+export function operatorEnv(databaseUrl: string, storageDir: string): Record<string, string> {
+  return { NODE_ENV: 'development', LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, PASSWORD_HASH_COST: '1024' };
+}

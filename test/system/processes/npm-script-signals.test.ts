@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { deleteRedisKeys } from '../../helpers/app.js';
 import { REDIS_URL } from '../../helpers/backends.js';
 import { createTestDatabase, dropTestDatabase } from '../../helpers/databases.js';
+import { operatorEnv } from '../../helpers/processes.js';
 
 // Three boots of the app through tsx on a machine that may be busy.
 t.setTimeout(480_000);
@@ -83,15 +84,8 @@ for (const [script, ready] of [
       detached: true,
       env: {
         ...process.env,
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: databaseUrl,
+        ...operatorEnv(databaseUrl, storageDir),
         REDIS_PREFIX: `swt:${name}`,
-        STORAGE_DIR: storageDir,
-        PASSWORD_HASH_COST: '1024',
         QUEUE_DASHBOARD_PASSWORD: script === 'start' ? 'a-password-for-the-dashboard' : ''
       },
       stdio: ['ignore', 'pipe', 'pipe']

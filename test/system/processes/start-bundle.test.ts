@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/p
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, dropTestDatabase } from '../../helpers/databases.js';
+import { operatorEnv } from '../../helpers/processes.js';
 
 // Two boots of the app and three bundle builds on a machine that may be busy.
 t.setTimeout(300_000);
@@ -84,16 +85,9 @@ for (const [how, cacheOf] of [
     const child = spawn(process.execPath, [launcher], {
       env: {
         ...process.env,
+        ...operatorEnv(databaseUrl, path.join(dir, 'storage')),
         SHOPWRIGHT_START_CACHE: cacheOf(dir),
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: databaseUrl,
         REDIS_URL: '',
-        STORAGE_DIR: path.join(dir, 'storage'),
-        PASSWORD_HASH_COST: '1024',
         CONSOLE_DIST_DIR: consoleDist
       },
       stdio: ['ignore', 'pipe', 'pipe']
