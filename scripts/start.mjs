@@ -48,13 +48,14 @@ async function bundleIsCurrent() {
 
 async function buildBundle() {
   const { build } = await import('esbuild');
-  const unique = `${process.pid}.${Date.now()}`;
-  const outfile = path.join(cacheDir, `start.${unique}.mjs`);
   await mkdir(cacheDir, { recursive: true });
+  // In memory, named as it will be (its source map comment and the map's paths name the final
+  // files), then written under names of this process and moved into place.
   const result = await build({
     absWorkingDir: root,
     entryPoints: [entry],
-    outfile,
+    outfile: bundle,
+    write: false,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -66,12 +67,19 @@ async function buildBundle() {
   });
   const inputs = {};
   for (const file of Object.keys(result.metafile.inputs)) inputs[file] = await fingerprint(file);
-  // Two starts at once each build their own files, then move them into place: a start never reads
-  // a half-written bundle (a rename replaces the old file whole). The map first: the bundle names it.
-  await rename(`${outfile}.map`, `${bundle}.map`);
-  await writeFile(`${outfile}.json`, JSON.stringify({ format: FORMAT, node: process.version, inputs }));
-  await rename(outfile, bundle);
-  await rename(`${outfile}.json`, manifestFile);
+  const files = [
+    // The map first: the bundle names it.
+    ...result.outputFiles.filter((file) => file.path.endsWith('.map')),
+    ...result.outputFiles.filter((file) => !file.path.endsWith('.map')),
+    { path: manifestFile, contents: JSON.stringify({ format: FORMAT, node: process.version, inputs }) }
+  ];
+  // Two starts at once each write their own files, then move them into place: a start never reads
+  // a half-written bundle (a rename replaces the old file whole).
+  const unique = `${process.pid}.${Date.now()}`;
+  for (const file of files) {
+    await writeFile(`${file.path}.${unique}`, file.contents);
+    await rename(`${file.path}.${unique}`, file.path);
+  }
 }
 
 async function runUnderTsx() {

@@ -49,6 +49,11 @@ t.test('the start bundle: built once, reused while its sources are unchanged, re
   t.ok(manifest.inputs['src/start.ts'] && manifest.inputs['src/api/server.ts'] && manifest.inputs['migrations/index.ts'], 'holding the entry, the API and the migrations');
   t.notOk(Object.keys(manifest.inputs).some((file) => file.includes('node_modules')), 'and no package (they load from node_modules)');
   const built = (await stat(bundle)).mtimeMs;
+  // Stack traces name the TypeScript sources: the bundle names its map beside it (not the name it
+  // was written under), and the map's sources resolve to the project's files.
+  t.equal((await readFile(bundle, 'utf8')).trimEnd().split('\n').pop(), '//# sourceMappingURL=start.mjs.map', 'the bundle names its source map');
+  const map = JSON.parse(await readFile(`${bundle}.map`, 'utf8')) as { sources: string[] };
+  t.ok(map.sources.map((source) => path.resolve(cache, source)).includes(path.join(root, 'src', 'start.ts')), 'whose sources are the project\'s files');
 
   await new Promise((resolve) => setTimeout(resolve, 50));
   t.equal((await run(['--build-only'], env)).code, 0);
