@@ -46,10 +46,10 @@ export async function startWorkers(ctx: AppContext, queues: readonly QueueName[]
 export function launchWorkers(ctx: AppContext, queues: readonly QueueName[] = QUEUE_NAMES): { pool: WorkerPool; ready: Promise<void> } {
   checkEveryKindProcessed();
   const shutdown = new AbortController();
-  const workers = queues
+  const running = queues
     .map((queue) => ({ queue, processors: PROCESSORS.filter(({ kind }) => kind.queue === queue) }))
-    .filter(({ processors }) => processors.length > 0)
-    .map(({ queue, processors }) => startQueueWorker(ctx, queue, processors, shutdown.signal));
+    .filter(({ processors }) => processors.length > 0);
+  const workers = running.map(({ queue, processors }) => startQueueWorker(ctx, queue, processors, shutdown.signal));
   let connected = false;
   const ready = (async () => {
     try {
@@ -73,8 +73,9 @@ export function launchWorkers(ctx: AppContext, queues: readonly QueueName[] = QU
       // for the connection: forced.
       if (connected) await ready.catch(() => undefined);
       await Promise.all(workers.map((w) => w.close(!connected)));
-      const started = new Set(queues);
-      await Promise.all(PROCESSORS.filter(({ kind, close }) => close && started.has(kind.queue)).map(({ close }) => close!(ctx).catch(() => undefined)));
+      // After their last job: what the processors of these queues keep for the process.
+      const closing = running.flatMap(({ processors }) => processors.flatMap(({ close }) => (close ? [close(ctx).catch(() => undefined)] : [])));
+      await Promise.all(closing);
     }
   };
   return { pool, ready };

@@ -70,8 +70,8 @@ function slotLeases(ctx: AppContext): SlotLeases {
 
 /**
  * How long an attempt waits in the process for an endpoint slot this process holds, before it is
- * re-queued (at most the cap's number of attempts wait per endpoint): a backlog on one endpoint
- * (a bulk write's events) keeps its slots busy instead of waiting out re-queue delays.
+ * re-queued (at most twice the cap's number of attempts wait per endpoint: SlotLeases): a backlog
+ * on one endpoint (a bulk write's events) keeps its slots busy instead of waiting out re-queue delays.
  */
 const ENDPOINT_WAIT_MS = 2_000;
 

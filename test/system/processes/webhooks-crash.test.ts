@@ -1,7 +1,18 @@
-import { spawn } from 'node:child_process';
-import t from 'tap';
-import { buildApp, signupOwner } from '../../helpers/app.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import t, { type Test } from 'tap';
+import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { startReceiver, waitFor } from '../../helpers/webhook-receiver.js';
+
+/** A webhooks worker in a process of its own (test/helpers/webhook-worker-child.ts), once it runs: the one the test kills. */
+async function startWorkerChild(t: Test, app: TestApp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['dist/test/helpers/webhook-worker-child.js'], {
+    env: { ...process.env, DATABASE_URL: app.ctx.config.databaseUrl, REDIS_PREFIX: app.ctx.config.redisPrefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  return child;
+}
 
 // BullMQ notices a dead worker's job after its lock (30 s) lapses: more than the default 120 s per file on a busy machine.
 t.setTimeout(300_000);
@@ -14,12 +25,7 @@ t.test('a worker killed (SIGKILL) mid-delivery loses nothing: another worker del
   const created = await app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: receiver.url, topics: ['product.created'] }, token: owner.accessToken, storeId: owner.store.id });
   const webhookId = created.body.data.webhook.id;
 
-  const child = spawn(process.execPath, ['dist/test/helpers/webhook-worker-child.js'], {
-    env: { ...process.env, DATABASE_URL: app.ctx.config.databaseUrl, REDIS_PREFIX: app.ctx.config.redisPrefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  });
-  t.teardown(() => child.kill('SIGKILL'));
-  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  const child = await startWorkerChild(t, app);
 
   const product = await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Crash' }, token: owner.accessToken, storeId: owner.store.id });
   t.equal(product.status, 201);
@@ -53,12 +59,7 @@ t.test('a worker killed mid-batch loses nothing: the rerun of the batch job make
     webhookIds.push(created.body.data.webhook.id);
   }
 
-  const child = spawn(process.execPath, ['dist/test/helpers/webhook-worker-child.js'], {
-    env: { ...process.env, DATABASE_URL: app.ctx.config.databaseUrl, REDIS_PREFIX: app.ctx.config.redisPrefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  });
-  t.teardown(() => child.kill('SIGKILL'));
-  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  const child = await startWorkerChild(t, app);
 
   const product = await app.request({ method: 'POST', url: '/admin/products', payload: { title: 'Crash batch' }, token: owner.accessToken, storeId: owner.store.id });
   t.equal(product.status, 201);
