@@ -61,13 +61,15 @@ export function failedTests(resultsDir: string, since = 0): FailedTest[] {
   return failed;
 }
 
-export function printFailedTests(resultsDir: string, since: number): void {
+/** Prints the run's failed tests; returns how many files had one. */
+export function printFailedTests(resultsDir: string, since: number): number {
   const failed = failedTests(resultsDir, since);
-  if (!failed.length) return;
+  if (!failed.length) return 0;
   console.log(`# failed tests (${failed.length} file${failed.length === 1 ? '' : 's'}; tap's record: ${resultsDir})`);
   for (const { file, lines, diagnostic } of failed) {
     console.log(`# ${file}`);
     for (const line of lines.slice(0, 10)) console.log(`#   ${line.trimEnd()}`);
     for (const line of diagnostic) console.log(`#     ${line.trimEnd()}`);
   }
+  return failed.length;
 }

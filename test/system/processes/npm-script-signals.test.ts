@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { deleteRedisKeys } from '../../helpers/app.js';
 import { REDIS_URL } from '../../helpers/backends.js';
 import { createTestDatabase, dropTestDatabase } from '../../helpers/databases.js';
-import { operatorEnv } from '../../helpers/processes.js';
+import { NO_BUNDLE_COVERAGE, operatorEnv } from '../../helpers/processes.js';
 
 // Three boots of the app through tsx on a machine that may be busy.
 t.setTimeout(480_000);
@@ -85,6 +85,7 @@ for (const [script, ready] of [
       env: {
         ...process.env,
         ...operatorEnv(databaseUrl, storageDir),
+        ...(script === 'start' ? NO_BUNDLE_COVERAGE : {}),
         REDIS_PREFIX: `swt:${name}`,
         QUEUE_DASHBOARD_PASSWORD: script === 'start' ? 'a-password-for-the-dashboard' : ''
       },

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/p
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, dropTestDatabase } from '../../helpers/databases.js';
-import { operatorEnv } from '../../helpers/processes.js';
+import { NO_BUNDLE_COVERAGE, operatorEnv } from '../../helpers/processes.js';
 
 // Two boots of the app and three bundle builds on a machine that may be busy.
 t.setTimeout(300_000);
@@ -25,7 +25,7 @@ interface Manifest {
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [launcher, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [launcher, ...args], { env: { ...process.env, ...NO_BUNDLE_COVERAGE, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -91,6 +91,7 @@ for (const [how, cacheOf] of [
       env: {
         ...process.env,
         ...operatorEnv(databaseUrl, path.join(dir, 'storage')),
+        ...NO_BUNDLE_COVERAGE,
         SHOPWRIGHT_START_CACHE: cacheOf(dir),
         REDIS_URL: '',
         CONSOLE_DIST_DIR: consoleDist
