@@ -1,6 +1,7 @@
 import { Batched } from '../../db/batched.js';
 import type { Db } from '../../db/knex.js';
 import { defineStatement, runStatement } from '../../db/prepared-statements.js';
+import { sweepExpired } from '../sweep.js';
 
 /**
  * One row per key in `backend_slot_claims`, holding its claims (member: claimed at). A claim is
@@ -12,6 +13,10 @@ import { defineStatement, runStatement } from '../../db/prepared-statements.js';
  * (`backend_slot_take_many`, `backend_slot_release_many`, migration 20261203030000; Batched: a lone
  * call waits for nothing but its own statement): a webhook delivery makes two claims and a release,
  * which were three statements and three commits of their own per delivery.
+ *
+ * An idle key's row (no claim in the last hour) is swept now and then (../sweep.ts), as Redis
+ * expires its sorted set: one row per endpoint, host, user, API key and store ever limited
+ * would otherwise stay for good.
  */
 const TAKE_MANY = defineStatement('select backend_slot_take_many(:keys::text[], :members::text[], :limits::int[], :claimMs::float8[]) as taken');
 const RELEASE_MANY = defineStatement('select backend_slot_release_many(:keys::text[], :members::text[])');
@@ -27,7 +32,7 @@ export class PostgresSlotStore {
   private readonly takes: Batched<Claim, boolean>;
   private readonly releases: Batched<{ keys: string[]; member: string }, void>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.takes = new Batched<Claim, boolean>(async (claims) => {
       const { rows } = await runStatement<{ taken: boolean[] }>(db, TAKE_MANY, {
         keys: claims.map((c) => c.key), members: claims.map((c) => c.member), limits: claims.map((c) => c.limit), claimMs: claims.map((c) => c.claimMs)
@@ -42,6 +47,7 @@ export class PostgresSlotStore {
   }
 
   take(key: string, member: string, limit: number, claimMs: number): Promise<boolean> {
+    sweepExpired(this.db, 'backend_slot_claims');
     return this.takes.call({ key, member, limit, claimMs });
   }
 

@@ -73,3 +73,47 @@ t.test('postgres: a key claimed and released thousands of times does not grow th
   t.ok(after - before <= 32 * 1024, `2,000 claims and releases grew the slot store's indexes by ${after - before} bytes (at most 32 kB)`);
   t.equal(await slots.take('webhook-host:example.com', 'last', 1, 60_000), true, 'every claim was released');
 });
+
+t.test('postgres: an idle key\'s row is swept, and a take never counts on a row swept under it', async (t) => {
+  const app = await buildApp(t, { workers: false, env: NO_REDIS_ENV });
+  const slots = app.ctx.backends.slots;
+  const db = app.ctx.db;
+  const prefix = `test-sweep:${randomUUID()}`;
+  const rowOf = async (key: string) => (await db('backend_slot_claims').where({ key }).first()) as { claims: Record<string, number> } | undefined;
+  const now = Date.now();
+  await db('backend_slot_claims').insert([
+    { key: `${prefix}:empty`, claims: {} },
+    { key: `${prefix}:lapsed`, claims: { a: now - 2 * 3_600_000, b: now - 3_600_001 } },
+    { key: `${prefix}:recent`, claims: { a: now - 2 * 3_600_000, b: now - 60_000 } }
+  ]);
+
+  // The process's first take sweeps, in the background (then at most once a minute).
+  t.equal(await slots.take(`${prefix}:live`, 'a', 1, 60_000), true);
+  const until = Date.now() + 10_000;
+  while ((await rowOf(`${prefix}:lapsed`)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.notOk(await rowOf(`${prefix}:lapsed`), 'a row whose claims all lapsed over an hour ago is swept');
+  t.notOk(await rowOf(`${prefix}:empty`), 'as is an empty one');
+  t.ok(await rowOf(`${prefix}:recent`), 'a row with a claim from the last hour stays');
+  t.same(Object.keys((await rowOf(`${prefix}:live`))!.claims), ['a'], 'as does a held claim');
+  t.equal(await slots.take(`${prefix}:lapsed`, 'c', 1, 60_000), true, 'a swept key is claimed again');
+  t.same(Object.keys((await rowOf(`${prefix}:lapsed`))!.claims), ['c'], 'on a row made again');
+
+  // Sweeps racing takes of emptied keys: each key's one slot goes to exactly one taker, and a take
+  // that answers true holds its claim in the row (never a claim written to a row swept away).
+  const { sweepStatement } = await import('../../../src/adapters/sweep.js');
+  const keys = Array.from({ length: 60 }, (_, i) => `${prefix}:race${i}`);
+  for (const key of keys) {
+    await slots.take(key, 'first', 1, 60_000);
+    await slots.release(key, 'first');
+  }
+  const answers = await Promise.all(
+    keys.map(async (key) => {
+      const [, second, third] = await Promise.all([db.raw(sweepStatement('backend_slot_claims')), slots.take(key, 'second', 1, 60_000), slots.take(key, 'third', 1, 60_000)]);
+      return { key, winners: [second && 'second', third && 'third'].filter(Boolean) as string[] };
+    })
+  );
+  t.same(answers.filter((a) => a.winners.length !== 1), [], 'one taker per key');
+  const held = await db('backend_slot_claims').whereIn('key', keys).select('key', 'claims');
+  const claimsOf = new Map(held.map((row: { key: string; claims: Record<string, number> }) => [row.key, Object.keys(row.claims)]));
+  t.same(answers.filter((a) => JSON.stringify(claimsOf.get(a.key)) !== JSON.stringify(a.winners)).map((a) => a.key), [], 'and the row holds the winner\'s claim');
+});
