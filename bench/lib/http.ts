@@ -103,6 +103,16 @@ export function cpuRatio(part: Measurement, whole: Measurement): string {
   return `${((cost(whole.cpu) / cost(part.cpu)) * 100).toFixed(1)}%`;
 }
 
+/**
+ * The same ratio with PostgreSQL's part taken out: what the route could reach were its SQL free,
+ * its own process and the load generator unchanged. A goal above it is not in the SQL's reach.
+ */
+export function cpuCeilingWithoutSql(part: Measurement, whole: Measurement): string {
+  if (!part.cpu || !whole.cpu) return '?';
+  const wholeCost = whole.cpu.serverMs + whole.cpu.postgresMs + whole.cpu.loadGeneratorMs;
+  return `${((wholeCost / (part.cpu.serverMs + part.cpu.loadGeneratorMs)) * 100).toFixed(1)}%`;
+}
+
 /** Like `measure`, for POSTs whose JSON body must differ per request (e.g. a new email each time). */
 export async function measurePost(
   name: string,
