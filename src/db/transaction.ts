@@ -25,6 +25,24 @@ export interface Transaction extends Sql {
   savepoint<T>(work: (sql: Transaction) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Reads that need not wait for each other: all at once on the pool (each on a connection of its
+ * own), one after another on a transaction (its one connection answers one query at a time; pg
+ * would queue them there, a use of the client it deprecates and pg 9 removes: the wire is the same).
+ */
+export async function readTogether<T extends unknown[]>(sql: Sql | Knex, reads: [...{ [K in keyof T]: () => PromiseLike<T[K]> }]): Promise<T> {
+  if (!(HELD_CONNECTION in sql)) return (await Promise.all(reads.map((read) => read()))) as T;
+  const held = (sql as unknown as { [HELD_CONNECTION]: HeldConnection })[HELD_CONNECTION];
+  const results: unknown[] = [];
+  for (const read of reads) {
+    // Work running beside these reads may have failed and ended the transaction: its connection
+    // is then back in the pool, another's to use.
+    if (held.finished) throw new Error('the transaction ended before its reads did');
+    results.push(await read());
+  }
+  return results as T;
+}
+
 export interface TransactionOptions {
   /**
    * pg's pipeline mode for the transaction: BEGIN goes out with the first statement, and
@@ -133,6 +151,10 @@ export async function transaction<T>(db: Knex, work: (sql: Transaction) => Promi
   try {
     const begun = run('BEGIN');
     begun.catch(() => undefined); // its failure fails the work's first statement, and is rethrown below
+    // Outside pipeline mode pg would hold the work's first statement in its queue until BEGIN's
+    // answer anyway (the same round trip), a use of the client that pg deprecates and pg 9
+    // removes: it printed a DeprecationWarning in every process. Wait for it here instead.
+    if (!pipelined) await begun;
     const result = await work(sql);
     await begun;
     if (!held.finished) await run('COMMIT');

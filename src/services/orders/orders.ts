@@ -6,7 +6,7 @@ import { notFound } from '../../errors.js';
 import { keysetPage, sortOrder, type ListSorts, type PageRequest } from '../../platform/pagination.js';
 import { toOrderDto, toOrderSummaryDto, type FulfillmentRow, type OrderItemRow, type OrderRow, type RefundRow } from './dto.js';
 import { trackingUrlBase, trackingUrlFor } from './tracking-url.js';
-import type { Sql } from '../../db/transaction.js';
+import { readTogether, type Sql } from '../../db/transaction.js';
 
 export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
 /** The payment state machine's states (services/payments/payment-state.ts). */
@@ -59,11 +59,13 @@ export async function listOrders(ctx: AppContext, storeId: string, filters: Orde
 
 export async function loadOrder(ctx: AppContext, db: Sql, storeId: string, orderId: string) {
   // The order with its items in position order and its fulfilments in time order.
-  const [order, items, fulfillments, refunds, base] = await Promise.all([
-    db('orders').where({ storeId, id: orderId }).first() as Promise<OrderRow | undefined>,
-    db('orderItems').where({ storeId, orderId }).orderBy('position') as Promise<OrderItemRow[]>,
-    db('fulfillments').where({ storeId, orderId }).orderBy(['createdAt', 'id']) as Promise<FulfillmentRow[]>,
-    db('orderRefunds').where({ storeId, orderId }).orderBy(['createdAt', 'id']) as Promise<RefundRow[]>,
+  const [[order, items, fulfillments, refunds], base] = await Promise.all([
+    readTogether<[OrderRow | undefined, OrderItemRow[], FulfillmentRow[], RefundRow[]]>(db, [
+      () => db('orders').where({ storeId, id: orderId }).first(),
+      () => db('orderItems').where({ storeId, orderId }).orderBy('position'),
+      () => db('fulfillments').where({ storeId, orderId }).orderBy(['createdAt', 'id']),
+      () => db('orderRefunds').where({ storeId, orderId }).orderBy(['createdAt', 'id'])
+    ]),
     trackingUrlBase(ctx, storeId)
   ]);
   if (!order) throw notFound('Order');

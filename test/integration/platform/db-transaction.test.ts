@@ -1,5 +1,8 @@
 import t from 'tap';
-import { HELD_CONNECTION, transaction } from '../../../src/db/transaction.js';
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { HELD_CONNECTION, readTogether, transaction } from '../../../src/db/transaction.js';
+import { loadOrder } from '../../../src/services/orders/index.js';
 import { buildApp, type TestApp } from '../../helpers/app.js';
 
 const backendPid = async (sql: { raw: (text: string) => PromiseLike<{ rows: Array<{ pid: number }> }> }) =>
@@ -121,4 +124,50 @@ t.test('transaction(): not pipelined unless asked, so COPY-style and multi-state
     { pipelined: true }
   );
   t.equal(pipelined, true, 'on when asked (the checkout path)');
+});
+
+t.test('transaction(): a plain transaction never queues a statement on a busy connection (deprecated in pg, gone in pg 9)', async (t) => {
+  const db = app.ctx.db;
+  // pg warns once per process, so the condition it warns on is watched directly: a query handed to
+  // a connection, not in pipeline mode, while another is still in its queue or on the wire.
+  const queuedBehind: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client & { _queryQueue: unknown[]; _activeQuery?: unknown; pipeline?: boolean }, ...args: unknown[]) {
+    if (!this.pipeline && (this._queryQueue.length > 0 || this._activeQuery)) {
+      const config = args[0] as string | { text?: string };
+      queuedBehind.push(typeof config === 'string' ? config : String(config?.text));
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  t.teardown(() => {
+    pg.Client.prototype.query = query;
+  });
+  await transaction(db, async (sql) => {
+    await sql.raw('select 1');
+    await sql('stores').first('id');
+  });
+  await transaction(db, async (sql) => sql.raw('select 1; select 2'));
+  await t.rejects(transaction(db, async (sql) => sql.raw('select 1/0')), /division by zero/);
+  t.same(queuedBehind, [], 'BEGIN is answered before the work sends its first statement');
+  // Reads made together (an order with its lines, fulfilments and refunds) go one after another
+  // on a transaction's connection, and all at once on the pool.
+  const [store] = await db('stores').insert({ name: 'Reads', slug: `reads-${randomUUID().slice(0, 8)}` }).returning('id');
+  await t.rejects(transaction(db, (sql) => loadOrder(app.ctx, sql, store.id, randomUUID())), /not found/i);
+  t.same(queuedBehind, [], 'an order read in a transaction queues nothing either');
+  // A read beside them that fails ends the transaction: the reads still to go are not sent on a
+  // connection that is back in the pool.
+  const sent: string[] = [];
+  await t.rejects(
+    transaction(db, (sql) =>
+      Promise.all([
+        readTogether(sql, [() => sql.raw('select pg_sleep(0.05)'), () => sql.raw("select 'after the end' as late").then((r) => sent.push('late') && r)]),
+        Promise.reject(new Error('beside the reads'))
+      ])
+    ),
+    /beside the reads/
+  );
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.same(sent, [], 'no read sent after the transaction ended');
+  const pipelined = await transaction(db, async (sql) => (await sql.raw('select 3 as n')).rows[0].n, { pipelined: true });
+  t.equal(pipelined, 3, 'a pipelined transaction still sends BEGIN with its first statement');
 });
