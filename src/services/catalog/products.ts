@@ -18,7 +18,7 @@ import { insertWithSlug } from './slugs.js';
 import { variantsInUse } from '../../platform/modules/registry.js';
 import { syncVariants, type VariantInput } from './variants.js';
 import { withTransaction } from '../../platform/with-transaction.js';
-import type { Sql, Transaction } from '../../db/transaction.js';
+import { readTogether, type Sql, type Transaction } from '../../db/transaction.js';
 
 export interface ProductInput {
   title?: string;
@@ -82,14 +82,15 @@ export async function getProduct(ctx: AppContext, storeId: string, productId: st
 export async function adminProduct(ctx: AppContext, db: Sql, storeId: string, productId: string) {
   const product: ProductRow | undefined = await db('products').where({ storeId, id: productId }).first(productColumns());
   if (!product) return null;
-  const [variants, media, collections] = await Promise.all([
-    loadVariants(db, storeId, [productId]),
-    loadProductMedia(db, storeId, [productId]),
-    db('collectionProducts as cp')
-      .join('collections', (on) => on.on('collections.storeId', 'cp.storeId').andOn('collections.id', 'cp.collectionId'))
-      .where({ 'cp.storeId': storeId, 'cp.productId': productId })
-      .orderBy('title')
-      .select('collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ id: string; title: string; slug: string; isPublished: boolean }>>
+  const [variants, media, collections] = await readTogether(db, [
+    () => loadVariants(db, storeId, [productId]),
+    () => loadProductMedia(db, storeId, [productId]),
+    () =>
+      db('collectionProducts as cp')
+        .join('collections', (on) => on.on('collections.storeId', 'cp.storeId').andOn('collections.id', 'cp.collectionId'))
+        .where({ 'cp.storeId': storeId, 'cp.productId': productId })
+        .orderBy('title')
+        .select('collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ id: string; title: string; slug: string; isPublished: boolean }>>
   ]);
   return { ...toAdminProductDto(ctx, product, variants.get(productId) ?? [], media.get(productId) ?? []), collections };
 }
@@ -100,15 +101,16 @@ export async function adminProducts(ctx: AppContext, db: Sql, storeId: string, p
   if (!productIds.length) return found;
   const products: ProductRow[] = await db('products').where({ storeId }).whereIn('id', productIds).select(productColumns());
   const ids = products.map((p) => p.id);
-  const [variants, media, collections] = await Promise.all([
-    loadVariants(db, storeId, ids),
-    loadProductMedia(db, storeId, ids),
-    db('collectionProducts as cp')
-      .join('collections', (on) => on.on('collections.storeId', 'cp.storeId').andOn('collections.id', 'cp.collectionId'))
-      .where({ 'cp.storeId': storeId })
-      .whereIn('cp.productId', ids)
-      .orderBy('title')
-      .select('cp.productId', 'collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ productId: string; id: string; title: string; slug: string; isPublished: boolean }>>
+  const [variants, media, collections] = await readTogether(db, [
+    () => loadVariants(db, storeId, ids),
+    () => loadProductMedia(db, storeId, ids),
+    () =>
+      db('collectionProducts as cp')
+        .join('collections', (on) => on.on('collections.storeId', 'cp.storeId').andOn('collections.id', 'cp.collectionId'))
+        .where({ 'cp.storeId': storeId })
+        .whereIn('cp.productId', ids)
+        .orderBy('title')
+        .select('cp.productId', 'collections.id', 'title', 'slug', 'isPublished') as Promise<Array<{ productId: string; id: string; title: string; slug: string; isPublished: boolean }>>
   ]);
   const collectionsOf = new Map<string, Array<{ id: string; title: string; slug: string; isPublished: boolean }>>();
   for (const { productId, ...collection } of collections) collectionsOf.set(productId, [...(collectionsOf.get(productId) ?? []), collection]);

@@ -1,4 +1,4 @@
-import type { Sql, Transaction } from '../../db/transaction.js';
+import { readTogether, type Sql, type Transaction } from '../../db/transaction.js';
 
 export interface CampaignCounts {
   sent: number;
@@ -21,14 +21,14 @@ const empty = (): CampaignCounts => ({ sent: 0, failed: 0, skipped: 0, cancelled
 export async function campaignCounts(db: Sql, storeId: string, campaignIds: string[]): Promise<Map<string, CampaignCounts>> {
   const counts = new Map(campaignIds.map((id) => [id, empty()]));
   if (!campaignIds.length) return counts;
-  const [byStatus, clicks] = await Promise.all([
-    db.raw(
+  const [byStatus, clicks] = await readTogether(db, [
+    () => db.raw(
       `select campaign_id, status, count(*)::int as n, count(*) filter (where suppressed)::int as suppressed,
               count(unsubscribed_at)::int as unsubscribes
          from campaign_recipients where store_id = ? and campaign_id = any(?::uuid[]) group by campaign_id, status`,
       [storeId, campaignIds]
     ),
-    db.raw(`select campaign_id, count(*)::int as n from campaign_clicks where store_id = ? and campaign_id = any(?::uuid[]) group by campaign_id`, [storeId, campaignIds])
+    () => db.raw(`select campaign_id, count(*)::int as n from campaign_clicks where store_id = ? and campaign_id = any(?::uuid[]) group by campaign_id`, [storeId, campaignIds])
   ]);
   for (const row of byStatus.rows) {
     const c = counts.get(row.campaignId)!;
