@@ -49,5 +49,5 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(take(FIND_OR_MAKE_ROW));
+  await knex.raw(take(FIND_ROW_ONCE));
 }

@@ -136,11 +136,6 @@ export async function pidsConnectedTo(port: number): Promise<Set<number> | null>
 }
 
 /**
- * The environment of an app process a test starts the way an operator does (`npm start` and the
- * like): development, JSON log lines at info (the test reads them), any free port on 127.0.0.1,
- * its own database and storage, and cheap password hashing.
- */
-/**
  * For a child that runs the start bundle (scripts/start.mjs, so `npm start`): no coverage of its
  * own. The bundle maps its code back to src/ with function ranges a character off those of tsc's
  * build, so tap counted each function the bundle loaded a second time, that copy mostly uncalled:
@@ -149,6 +144,11 @@ export async function pidsConnectedTo(port: number): Promise<Set<number> | null>
  */
 export const NO_BUNDLE_COVERAGE = { _TAPJS_PROCESSINFO_COVERAGE_: '0' } as const;
 
+/**
+ * The environment of an app process a test starts the way an operator does (`npm start` and the
+ * like): development, JSON log lines at info (the test reads them), any free port on 127.0.0.1,
+ * its own database and storage, and cheap password hashing.
+ */
 export function operatorEnv(databaseUrl: string, storageDir: string): Record<string, string> {
   return { NODE_ENV: 'development', LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, PASSWORD_HASH_COST: '1024' };
 }
