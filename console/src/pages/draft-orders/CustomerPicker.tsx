@@ -12,11 +12,14 @@ type Patch = (change: Partial<DraftFormState>) => void;
 export function CustomerPicker({ form, set, error }: { form: DraftFormState; set: Patch; error: unknown }) {
   const [q, setQ] = useState('');
   const [search] = useDebouncedValue(q.trim(), 250);
+  // The matches close with the choice, not a debounce later (VariantSearch says why).
+  const open = q.trim().length > 0;
   const found = useQuery({
     queryKey: ['customer-search', search],
     enabled: form.customerMode === 'customer' && search.length > 0,
     queryFn: async () => unwrap(await api.GET('/api/v1/admin/customers', { params: { query: { q: search, limit: 5 } } })).data.customers
   });
+  const matches = open ? (found.data ?? []) : [];
   return (
     <Stack gap="xs">
       <Radio.Group label="Customer" value={form.customerMode} onChange={(value) => set({ customerMode: value as DraftFormState['customerMode'] })}>
@@ -35,8 +38,8 @@ export function CustomerPicker({ form, set, error }: { form: DraftFormState; set
             </Text>
           )}
           <TextInput label="Find a customer" description="Name or email" value={q} onChange={(e) => setQ(e.currentTarget.value)} error={fieldError(error, 'customerId')} />
-          {search && found.isSuccess && found.data.length === 0 && <Text size="sm">No customer matches “{search}”.</Text>}
-          {found.data?.map((customer) => (
+          {open && search && found.isSuccess && matches.length === 0 && <Text size="sm">No customer matches “{search}”.</Text>}
+          {matches.map((customer) => (
             <Group key={customer.id} justify="space-between" wrap="nowrap">
               <Text size="sm">
                 {[customer.firstName, customer.lastName].filter(Boolean).join(' ')} {customer.email}

@@ -21,6 +21,10 @@ export interface PickedVariant {
 export function VariantSearch({ onPick, currency, label = 'Find a product' }: { onPick: (variant: PickedVariant) => void; currency: string; label?: string }) {
   const [q, setQ] = useState('');
   const [search] = useDebouncedValue(q.trim(), 250);
+  // The matches close with the pick (the field is emptied) rather than when the debounce catches up a
+  // quarter second later: a list folding away that late moved the form under a click already aimed
+  // at the next control.
+  const open = q.trim().length > 0;
   const found = useQuery({
     queryKey: ['variant-search', search],
     enabled: search.length > 0,
@@ -43,8 +47,8 @@ export function VariantSearch({ onPick, currency, label = 'Find a product' }: { 
           Could not search products: {found.error instanceof Error ? found.error.message : ''}
         </Text>
       )}
-      {search && found.isSuccess && variants.length === 0 && <Text size="sm">No product matches “{search}”.</Text>}
-      {variants.length > 0 && (
+      {open && search && found.isSuccess && variants.length === 0 && <Text size="sm">No product matches “{search}”.</Text>}
+      {open && variants.length > 0 && (
         <Stack gap={2} aria-label="Matching products" role="list">
           {variants.map((variant) => (
             <Group key={variant.variantId} justify="space-between" wrap="nowrap" role="listitem">
