@@ -1,8 +1,10 @@
 import type { RedisClient } from '../redis.js';
+import type { WindowCounts } from './window-counts.js';
 
 /**
- * INCR + EXPIRE in one MULTI (one key), keys under the deployment's prefix. Reads are one GET per
- * key, not MGET: on a Redis Cluster the buckets of one request live in different slots.
+ * One key per bucket and window under the deployment's prefix. The bucket is the key's hash tag,
+ * so a bucket's windows share a Redis Cluster slot: a hit is INCR + EXPIRE + GET of the previous
+ * window in one MULTI, a read one MGET per bucket (a request's buckets live in different slots).
  */
 export class RedisRateLimitStore {
   constructor(
@@ -10,15 +12,26 @@ export class RedisRateLimitStore {
     private readonly prefix: string
   ) {}
 
-  async increment(key: string, ttlSec: number): Promise<number> {
-    const name = `${this.prefix}:rl:${key}`;
-    const results = await this.redis.multi().incr(name).expire(name, ttlSec).exec();
-    return Number(results?.[0]?.[1] ?? 0);
+  private key(bucket: string, window: number): string {
+    return `${this.prefix}:rl:{${bucket}}:${window}`;
   }
 
-  async read(keys: string[]): Promise<number[]> {
-    if (keys.length === 0) return [];
-    const counts = await Promise.all(keys.map((key) => this.redis.get(`${this.prefix}:rl:${key}`)));
-    return counts.map((count) => Number(count ?? 0));
+  async hit(bucket: string, window: number, ttlSec: number): Promise<WindowCounts> {
+    const name = this.key(bucket, window);
+    const results = await this.redis.multi().incr(name).expire(name, ttlSec).get(this.key(bucket, window - 1)).exec();
+    return { current: Number(results?.[0]?.[1] ?? 0), previous: Number(results?.[2]?.[1] ?? 0) };
+  }
+
+  async unhit(bucket: string, window: number): Promise<void> {
+    await this.redis.decr(this.key(bucket, window));
+  }
+
+  async read(buckets: string[], window: number): Promise<WindowCounts[]> {
+    return Promise.all(
+      buckets.map(async (bucket) => {
+        const [current, previous] = await this.redis.mget(this.key(bucket, window), this.key(bucket, window - 1));
+        return { current: Number(current ?? 0), previous: Number(previous ?? 0) };
+      })
+    );
   }
 }

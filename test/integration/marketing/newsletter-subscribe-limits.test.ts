@@ -2,7 +2,7 @@ import t from 'tap';
 import { buildApp, signupOwner, type Owner, type TestApp } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
 import { settled } from '../../helpers/jobs.js';
-import { freshMinute } from '../../helpers/rate-window.js';
+import { freshMinute, shiftedClock } from '../../helpers/rate-window.js';
 import { SmtpCapture } from '../../helpers/smtp-capture.js';
 
 const subscribe = (app: TestApp, owner: Owner, email: string, ip = '198.51.100.1') =>
@@ -55,6 +55,42 @@ t.test('subscribe is rate limited per client address: 429 in the error envelope,
   t.ok(Number(limited!.headers['retry-after']) >= 1, 'with Retry-After');
   t.notOk(await app.ctx.db('customers').where({ storeId: owner.store.id, email: 'reader4@example.com' }).first(), 'a refused call changes nothing');
   t.equal((await subscribe(app, owner, 'reader9@example.com', '198.51.100.21')).status, 200, 'another client is not limited');
+});
+
+t.test('no burst at a window edge: the limit holds over any minute, and Retry-After is when the next call fits', async (t) => {
+  const app = await buildApp(t, { env: { TRUST_PROXY: '1', RATE_LIMIT_NEWSLETTER_PER_IP: '3' } });
+  const owner = await signupOwner(app);
+  const clock = shiftedClock(t);
+  const edge = clock.minuteStart();
+  const from = (i: number) => subscribe(app, owner, `edge${i}@example.com`, '198.51.100.30');
+
+  clock.moveTo(edge - 500);
+  const before: number[] = [];
+  for (let i = 0; i < 3; i++) before.push((await from(i)).status);
+  t.same(before, [200, 200, 200], 'three in the last half second of a minute');
+
+  clock.moveTo(edge + 500);
+  const after: Array<{ status: number; retryAfter: number }> = [];
+  for (let i = 3; i < 6; i++) {
+    const response = await from(i);
+    after.push({ status: response.status, retryAfter: Number(response.headers['retry-after']) });
+  }
+  t.same(
+    after.map(({ status }) => status),
+    [429, 429, 429],
+    'none more a second later (a fixed window let three more through)'
+  );
+  // The last minute's three weigh 3 x (1 - e); a fourth fits once 3 x (1 - e) + 1 <= 3: e = 1/3, 20 s in.
+  t.same(
+    after.map(({ retryAfter }) => retryAfter),
+    [20, 20, 20],
+    'Retry-After: twenty seconds, refused calls not counted'
+  );
+
+  clock.moveTo(edge + 20_500);
+  t.equal((await from(6)).status, 200, 'after the Retry-After, one fits');
+  t.equal((await from(7)).status, 429, 'and the next does not');
+  t.equal((await subscribe(app, owner, 'elsewhere@example.com', '198.51.100.31')).status, 200, 'another client is not limited');
 });
 
 t.test('subscribe is rate limited per address signed up, whatever the client: the mailbox gets a bounded number of confirm links', async (t) => {
