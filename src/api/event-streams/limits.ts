@@ -41,7 +41,8 @@ export async function reserveStreamSlots(ctx: AppContext, credential: RequestCre
     await releasePrincipal();
     throw tooManyStreams('store', perStore);
   }
+  // Both places at once: one statement on PostgreSQL, a script per key on Redis.
   return async () => {
-    await Promise.all([releasePrincipal(), slots.release(store, member).catch(() => undefined)]);
+    await slots.releaseAll([principal, store], member).catch(() => undefined);
   };
 }
