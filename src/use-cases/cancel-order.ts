@@ -10,7 +10,7 @@ import {
   orderFulfilled,
   orderItemsOf,
   orderMailStore,
-  pendingRefundTotal,
+  refundableNow,
   recordOrderEvent,
   REFUNDABLE_STATES,
   restockOrderLines,
@@ -47,9 +47,9 @@ export async function cancelOrder(ctx: AppContext, storeId: string, orderId: str
   if (current.paymentProvider === 'stripe' && current.paymentStatus === 'authorized' && current.paymentIntentId) {
     await voidStripePayment(ctx, storeId, current.paymentIntentId, `order-cancel:${orderId}:void`);
   } else if (refund && REFUNDABLE_STATES.includes(current.paymentStatus)) {
-    const left = Number(current.total) - Number(current.amountRefunded);
-    const pending = await pendingRefundTotal(ctx.db, storeId, orderId);
-    if (left - pending > 0) await refundOrder(ctx, storeId, orderId, { amount: left - pending, reason: `cancelled: ${input.reason}`, notifyCustomer: false }, actor);
+    // What was paid and not yet given back (an open balance link's amount was never paid).
+    const left = await refundableNow(ctx.db, current);
+    if (left > 0) await refundOrder(ctx, storeId, orderId, { amount: left, reason: `cancelled: ${input.reason}`, notifyCustomer: false }, actor);
   }
 
   await withTransaction(ctx, async (trx, emit) => {

@@ -20,6 +20,8 @@ export interface BalanceInvoiceRow {
   status: 'open' | 'paid' | 'void';
   paymentIntentId: string | null;
   refundedIntents: string[];
+  /** What a later edit's lower total took back of a balance never paid (voided). */
+  takenBack: number | string;
   createdBy: string | null;
   paidAt: Date | null;
   createdAt: Date;
@@ -49,6 +51,46 @@ export async function openBalanceInvoice(
 /** The order's unpaid balance invoice, if any. */
 export async function openBalanceOf(db: Sql, storeId: string, orderId: string): Promise<BalanceInvoiceRow | undefined> {
   return db('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).first();
+}
+
+/**
+ * What the order's total holds that was never collected: its balances not paid (the link open, or
+ * voided) less what later edits took back of them. Refunds and cancels give back only the rest.
+ */
+export async function uncollectedOf(db: Sql, storeId: string, orderId: string): Promise<number> {
+  const row = (await db('orderBalanceInvoices')
+    .where({ storeId, orderId })
+    .whereIn('status', ['open', 'void'])
+    .first(db.raw('coalesce(sum(amount - taken_back), 0) as uncollected'))) as { uncollected: string | number } | undefined;
+  return Number(row?.uncollected ?? 0);
+}
+
+/**
+ * An edit lowers a paid order's total by `amount`: what voided balances never collected is taken
+ * back first (newest first, each row locked; the caller holds the order's lock, so edits take back
+ * one at a time), and only the rest is the customer's to be refunded. An open link blocks edits, so
+ * only voided balances are taken back. Answers how much was.
+ */
+export async function takeBackUncollected(trx: Sql, storeId: string, orderId: string, amount: number): Promise<number> {
+  const rows = (await trx('orderBalanceInvoices')
+    .where({ storeId, orderId, status: 'void' })
+    .whereRaw('taken_back < amount')
+    .orderBy([
+      { column: 'createdAt', order: 'desc' },
+      { column: 'id', order: 'desc' }
+    ])
+    .forUpdate()
+    .select('id', 'amount', 'takenBack')) as Array<Pick<BalanceInvoiceRow, 'id' | 'amount' | 'takenBack'>>;
+  let left = amount;
+  for (const row of rows) {
+    if (left <= 0) break;
+    const take = Math.min(left, Number(row.amount) - Number(row.takenBack));
+    await trx('orderBalanceInvoices')
+      .where({ storeId, id: row.id })
+      .update({ takenBack: trx.raw('taken_back + ?', [take]), updatedAt: trx.fn.now() });
+    left -= take;
+  }
+  return amount - left;
 }
 
 /** The balance invoice of a link, or undefined when the token names none (a draft's, or nothing). */

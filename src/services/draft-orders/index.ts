@@ -41,6 +41,8 @@ export {
   openBalanceOf,
   orderOfBalancePayment,
   paidBalancesOf,
+  takeBackUncollected,
+  uncollectedOf,
   voidBalanceInvoice,
   voidBalanceInvoices,
   type BalanceInvoiceRow

@@ -33,11 +33,6 @@ export async function findOrder(ctx: AppContext, storeId: string, orderId: strin
   return current;
 }
 
-/** What the order's pending refunds (asked of Stripe, not yet settled) add up to. */
-export async function pendingRefundTotal(db: Sql, storeId: string, orderId: string): Promise<number> {
-  return Number((await db('orderRefunds').where({ storeId, orderId, status: 'pending' }).sum<{ sum: string | null }[]>('amount as sum').first())?.sum ?? 0);
-}
-
 /** The order's lines, in position order. */
 export async function orderItemsOf(db: Sql, storeId: string, orderId: string): Promise<OrderItemRow[]> {
   return (await db('orderItems').where({ orderId, storeId }).orderBy('position')) as OrderItemRow[];

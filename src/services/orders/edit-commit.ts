@@ -5,7 +5,7 @@ import { forbidden, validationFailed } from '../../errors.js';
 import type { EmitEvent } from '../../platform/events/domain-events.js';
 import { restockUnits, takeUnits } from '../catalog/index.js';
 import type { TaxQuote } from '../checkout/index.js';
-import { invoiceUrl, openBalanceInvoice } from '../draft-orders/index.js';
+import { invoiceUrl, openBalanceInvoice, takeBackUncollected } from '../draft-orders/index.js';
 import { sumTax } from '../taxes/index.js';
 import type { OrderItemRow, OrderRow, RefundRow } from './dto.js';
 import { emailEditSummary } from './edit-email.js';
@@ -13,7 +13,7 @@ import { stockMoves } from './edit-plan.js';
 import { editRefundTax, priceOf, totalsOf, type Plan } from './edit-pricing.js';
 import { deriveFulfillmentStatus } from './fulfillments.js';
 import { applyFigureChange } from './order-figures.js';
-import { REFUNDABLE_STATES } from './refund-amounts.js';
+import { REFUNDABLE_STATES, refundableOf } from './refund-amounts.js';
 import { committedRefunds, settleRefund } from './refunds.js';
 import { allocateRefund } from './refund-payments.js';
 import { restockOrderLines } from './restock.js';
@@ -180,10 +180,13 @@ export async function commitPlan(
     invoice = { id: opened.id, url: invoiceUrl(ctx, opened.token), amount: difference };
     timeline.push({ type: 'balance_invoiced', data: { amount: difference, balanceInvoiceId: opened.id } });
   }
+  let uncollectedTakenBack = 0;
   if (difference < 0 && paid) {
     const committed = await committedRefunds(trx, storeId, order.id);
-    const left = Number(order.total) - Number(order.amountRefunded) - committed.pending;
-    const amount = Math.min(-difference, Math.max(left, 0));
+    // What the total held and was never paid (a voided balance link) goes first: it is nobody's to
+    // refund. The rest is refunded, never more than is left of what was paid.
+    uncollectedTakenBack = await takeBackUncollected(trx, storeId, order.id, -difference);
+    const amount = Math.min(-difference - uncollectedTakenBack, Math.max(refundableOf(order, committed), 0));
     if (amount > 0) {
       const tax = editRefundTax(items, order, { lineTax: priced.lineTax, shippingTaxLines: priced.shippingTaxLines, taxTotal: totals.taxTotal }, amount, difference);
       const payments = await allocateRefund(trx, order, amount);
@@ -221,6 +224,7 @@ export async function commitPlan(
     after: totals,
     ...(refund ? { refundId: refund.id, refundTax: Number(refund.taxAmount ?? 0) } : {}),
     ...(invoice ? { balanceInvoiceId: invoice.id } : {}),
+    ...(uncollectedTakenBack ? { uncollectedTakenBack } : {}),
     ...(plan.reason ? { reason: plan.reason } : {})
   } });
   await recordOrderEvents(trx, storeId, order.id, actor, timeline);

@@ -2,7 +2,7 @@
  * The face of module orders: orders, fulfilments, payments on orders, refunds, returns, cancels, the timeline.
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
-export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, pendingRefundTotal, type CancelInput } from './cancel.js';
+export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, type CancelInput } from './cancel.js';
 export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, orderTaxTransaction, setOrderTaxTransaction, type NewOrder } from './create-order.js';
 export { toOrderDto, type OrderRow, type RefundPart, type RefundRow } from './dto.js';
 export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
@@ -20,6 +20,7 @@ export {
   findRefund,
   lockPendingRefund,
   previewRefund,
+  refundableNow,
   refundAnswer,
   refundRestockVariantIds,
   requestedRestockVariantIds,

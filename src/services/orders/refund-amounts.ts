@@ -39,6 +39,13 @@ export interface CommittedRefunds {
   pending: number;
   shippingRefunded: number;
   taxRefunded?: number;
+  /** What the total holds that was never paid: a balance link open or voided (draft-orders' uncollectedOf). */
+  uncollected?: number;
+}
+
+/** What is left to refund: the total less what was never collected, what was refunded and what refunds in flight hold. */
+export function refundableOf(order: Pick<OrderRow, 'total' | 'amountRefunded'>, committed: Pick<CommittedRefunds, 'pending' | 'uncollected'>): number {
+  return Number(order.total) - (committed.uncollected ?? 0) - Number(order.amountRefunded) - committed.pending;
 }
 
 const taxKey = (line: TaxLine) => `${line.jurisdiction}|${line.name}|${line.rate}`;
@@ -74,7 +81,8 @@ export const notRefundable = (order: Pick<OrderRow, 'paymentStatus'>) =>
 /**
  * The amounts of a refund: each item's share of what was paid for it (its units at the unit price,
  * less its share of an order discount, rounded half up), plus shipping; `amount` overrides the sum.
- * Never more than is left to refund (the total, less what was refunded and what refunds in flight hold).
+ * Never more than is left to refund (refundableOf: the total, less what was never collected, what was
+ * refunded and what refunds in flight hold).
  */
 export function calculateRefund(
   order: OrderRow,
@@ -134,7 +142,7 @@ export function calculateRefund(
     taxLines = spreadOver(mergeTaxLines([...items.flatMap((item) => item.taxLines ?? []), ...(order.shippingTaxLines ?? [])]), taxAmount);
   }
   if (amount <= 0) throw validationFailed([{ path: 'amount', message: 'nothing to refund: give items, shipping or an amount above zero' }]);
-  const refundable = Number(order.total) - Number(order.amountRefunded) - committed.pending;
+  const refundable = refundableOf(order, committed);
   if (amount > refundable) {
     throw conflict('refund_exceeds_payment', `Only ${Math.max(refundable, 0)} is left to refund`, [{ path: 'amount', message: `${amount} exceeds the ${Math.max(refundable, 0)} left to refund` }]);
   }

@@ -7,7 +7,8 @@ import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { allocateRefund } from './refund-payments.js';
 import { restockOrderLines } from './restock.js';
-import { calculateRefund, notRefundable, REFUNDABLE_STATES, type RefundCalculation, type RefundInput } from './refund-amounts.js';
+import { calculateRefund, notRefundable, REFUNDABLE_STATES, refundableOf, type CommittedRefunds, type RefundCalculation, type RefundInput } from './refund-amounts.js';
+import { uncollectedOf } from '../draft-orders/index.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
@@ -18,8 +19,11 @@ import type { Sql, Transaction } from '../../db/transaction.js';
  * asked, the email, the audit entry) is the use case src/use-cases/refund-order.ts.
  */
 
-/** What refunds already hold of the order: in flight (pending) and of shipping (not failed). */
-export async function committedRefunds(db: Sql, storeId: string, orderId: string) {
+/**
+ * What is not free to refund of the order: what refunds hold (in flight, of shipping, of tax; not
+ * failed ones) and what its total holds that was never collected (a balance link open or voided).
+ */
+export async function committedRefunds(db: Sql, storeId: string, orderId: string): Promise<CommittedRefunds> {
   const row = (await db('orderRefunds')
     .where({ storeId, orderId })
     .whereNot({ status: 'failed' })
@@ -33,7 +37,12 @@ export async function committedRefunds(db: Sql, storeId: string, orderId: string
     shippingRefunded: string;
     taxRefunded: string;
   };
-  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded) };
+  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded), uncollected: await uncollectedOf(db, storeId, orderId) };
+}
+
+/** What is left to refund of the order now (refundableOf): what a cancel gives back. */
+export async function refundableNow(db: Sql, order: Pick<OrderRow, 'storeId' | 'id' | 'total' | 'amountRefunded'>): Promise<number> {
+  return refundableOf(order, await committedRefunds(db, order.storeId, order.id));
 }
 
 /** The order locked for a refund, with its items; 404 for another store's, 409 while its payment is not refundable. */

@@ -179,3 +179,92 @@ t.test('a balance link voided by hand: the page is 410, paying is refused, a pay
     }
   }
 });
+
+t.test('money a balance link never collected is nobody’s to refund: refunds and a cancel leave an open link’s amount out; an edit back after a void takes the voided amount back first', async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app, { storeName: 'Owed Shop' });
+  await setupShop(app, owner);
+  const product = await sellable(app, owner, 'Hat', [
+    { price: 2000, stock: 50 },
+    { price: 2500, stock: 50 }
+  ]);
+  const [h0, h1] = product.variants;
+  const ops = orderOps(app, owner);
+  const open = await ops.paidOrder([{ variantId: h0!.id, quantity: 1 }], 'open@example.com');
+  const cancelled = await ops.paidOrder([{ variantId: h0!.id, quantity: 1 }], 'cancel@example.com');
+  const voided = await ops.paidOrder([{ variantId: h0!.id, quantity: 2 }], 'void@example.com');
+  await connectStripe(app, stripe, owner);
+  const post = (url: string, payload: unknown) => app.request({ method: 'POST', url, payload, ...admin(owner) });
+  const totalOf = async (orderId: string) => (await app.request({ url: `/admin/orders/${orderId}`, ...admin(owner) })).body.data.order.total as number;
+  const owe = async (orderId: string) => {
+    const paid = await totalOf(orderId);
+    const edited = await post(`/admin/orders/${orderId}/edits`, { add: [{ variantId: h1!.id, quantity: 1 }], collect: 'invoice', notifyCustomer: false });
+    t.equal(edited.status, 201, edited.raw);
+    return { paid, owed: edited.body.data.edit.difference as number, invoiceId: edited.body.data.edit.invoice.id as string };
+  };
+
+  // An open link: its amount is in the total, not in what was paid.
+  const first = await owe(open.id);
+  t.ok(first.owed > 0);
+  t.equal(await totalOf(open.id), first.paid + first.owed);
+  const preview = await post(`/admin/orders/${open.id}/refunds?dryRun=true`, { amount: 100, reason: 'test' });
+  t.equal(preview.status, 200, preview.raw);
+  t.equal(preview.body.data.preview.refundable, first.paid, 'what is left to refund is what was paid');
+  const over = await post(`/admin/orders/${open.id}/refunds`, { amount: first.paid + 1, reason: 'test', notifyCustomer: false });
+  t.equal(over.status, 409, over.raw);
+  t.equal(over.body.error.code, 'refund_exceeds_payment');
+  // Eight refunds of a quarter of what was paid, at once: four go through, the rest find nothing left.
+  const quarter = first.paid / 4;
+  t.ok(Number.isInteger(quarter), `a quarter of ${first.paid}`);
+  const raced = await Promise.all(Array.from({ length: 8 }, () => post(`/admin/orders/${open.id}/refunds`, { amount: quarter, reason: 'test', notifyCustomer: false })));
+  t.same(raced.map((r) => r.status).sort(), [201, 201, 201, 201, 409, 409, 409, 409], 'four refunds, four refused');
+  const afterRace = (await app.request({ url: `/admin/orders/${open.id}`, ...admin(owner) })).body.data.order;
+  t.equal(afterRace.amountRefunded, first.paid, 'refunded exactly what was paid, not a cent of the open link');
+
+  // A cancel with a link open gives back what was paid and voids the link.
+  const second = await owe(cancelled.id);
+  const cancel = await ops.cancel(cancelled.id);
+  t.equal(cancel.status, 200, cancel.raw);
+  t.match(cancel.body.data.order, { status: 'cancelled', amountRefunded: second.paid, paymentStatus: 'partially_refunded' });
+  t.equal((await app.ctx.db('orderBalanceInvoices').where({ storeId: owner.store.id, id: second.invoiceId }).first()).status, 'void');
+
+  // A voided link, then the edit taken back: nothing to refund, the voided amount is taken back.
+  const third = await owe(voided.id);
+  t.equal((await post(`/admin/orders/${voided.id}/balance-invoices/${third.invoiceId}/void`, {})).status, 200);
+  t.equal((await post(`/admin/orders/${voided.id}/refunds?dryRun=true`, { amount: 100, reason: 'test' })).body.data.preview.refundable, third.paid, 'voided: still never paid');
+  const lines = (await app.request({ url: `/admin/orders/${voided.id}`, ...admin(owner) })).body.data.order.items as Array<{ id: string; variantId: string }>;
+  const added = lines.find((line) => line.variantId === h1!.id)!.id;
+  const original = lines.find((line) => line.variantId === h0!.id)!.id;
+  const back = await post(`/admin/orders/${voided.id}/edits`, { remove: [added], notifyCustomer: false });
+  t.equal(back.status, 201, back.raw);
+  t.equal(back.body.data.edit.difference, -third.owed);
+  t.equal(back.body.data.edit.refund, null, 'no refund: the customer never paid the voided link');
+  t.match(back.body.data.order, { total: third.paid, amountRefunded: 0, paymentStatus: 'paid' });
+  const timeline = (await app.request({ url: `/admin/orders/${voided.id}/timeline`, ...admin(owner) })).body.data.events as Array<{ type: string; data: Record<string, unknown> }>;
+  t.ok(timeline.some((e) => e.type === 'edited' && e.data.uncollectedTakenBack === third.owed), 'the timeline says what was taken back');
+  t.equal((await post(`/admin/orders/${voided.id}/refunds?dryRun=true`, { amount: 100, reason: 'test' })).body.data.preview.refundable, third.paid, 'all of what was paid is refundable again');
+
+  // Owed again and voided again; an edit lowering the total by more than is owed refunds only the rest.
+  const fourth = await owe(voided.id);
+  t.equal((await post(`/admin/orders/${voided.id}/balance-invoices/${fourth.invoiceId}/void`, {})).status, 200);
+  const again = (await app.request({ url: `/admin/orders/${voided.id}`, ...admin(owner) })).body.data.order.items as Array<{ id: string; variantId: string }>;
+  const lowered = await post(`/admin/orders/${voided.id}/edits`, {
+    remove: [again.find((line) => line.variantId === h1!.id)!.id],
+    change: [{ orderItemId: original, quantity: 1 }],
+    notifyCustomer: false
+  });
+  t.equal(lowered.status, 201, lowered.raw);
+  const lowerBy = -lowered.body.data.edit.difference;
+  t.ok(lowerBy > fourth.owed);
+  t.match(lowered.body.data.edit.refund, { status: 'succeeded', amount: lowerBy - fourth.owed }, 'the owed part taken back, the rest refunded');
+  const rows = await app.ctx.db('orderBalanceInvoices').where({ storeId: owner.store.id, orderId: voided.id }).orderBy('createdAt');
+  t.same(
+    rows.map((row: { status: string; amount: string; takenBack: string }) => [row.status, Number(row.takenBack) === Number(row.amount)]),
+    [
+      ['void', true],
+      ['void', true]
+    ],
+    'each voided balance taken back once, in full'
+  );
+});
