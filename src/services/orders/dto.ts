@@ -13,6 +13,8 @@ export interface OrderRow {
   paymentStatus: 'pending' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'voided' | 'failed';
   /** Refunded so far (minor units): the whole total once `refunded`. */
   amountRefunded: number;
+  /** What edits collected by hand (`collect: mark_paid`): on a Stripe order, a payment apart from the PaymentIntent. */
+  collectedByHand?: number | string;
   /** Stripe's `created` and id of the last event applied to the payment (payments/payment-state.ts orders them). */
   paymentEventCreated: Date | null;
   paymentEventId: string | null;

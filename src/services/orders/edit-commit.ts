@@ -160,6 +160,8 @@ export async function commitPlan(
       shippingMethod: shippingMethod ? JSON.stringify(shippingMethod) : null,
       fulfillmentStatus,
       status,
+      // Money collected by hand is a payment of its own: refunds give it back by hand (refund-payments.ts).
+      ...(difference > 0 && paid && plan.collect === 'mark_paid' ? { collectedByHand: trx.raw('collected_by_hand + ?', [difference]) } : {}),
       version: order.version + 1,
       updatedAt: trx.fn.now()
     })

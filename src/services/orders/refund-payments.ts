@@ -4,42 +4,53 @@ import type { OrderRow, RefundPart, RefundRow } from './dto.js';
 
 /**
  * Which payments a refund goes to (docs/orders-by-hand.md, Refunds). An order's money is held by
- * its first payment (Stripe or by hand) and by each balance an edit collected through a payment
- * link (a Stripe PaymentIntent of its own). A refund is split newest payment first (the last money
- * in goes back first: a refund of what an edit added reaches the link that paid for it), never above
- * what a payment still holds: a balance's amount less its parts in refunds not failed. What is left
- * goes to the first payment, which holds the rest of what the order was paid (the caller checked,
- * under the order's lock, that the refund fits in what is left of the whole). Pending parts count,
- * so concurrent refunds, each reserved under the order's lock, never ask one payment for more than
- * it holds.
+ * its first payment (Stripe or by hand), by each balance an edit collected through a payment link
+ * (a Stripe PaymentIntent of its own) and, on a Stripe order, by what edits collected by hand
+ * (`collectedByHand`: no PaymentIntent holds it, so it goes back by hand). A refund is split newest
+ * payment first (the last money in goes back first: a refund of what an edit added reaches the link
+ * that paid for it), the balances paid by link, then what was collected by hand, never above what
+ * each still holds: its amount less its parts in refunds not failed. What is left goes to the first
+ * payment, which holds the rest of what the order was paid (the caller checked, under the order's
+ * lock, that the refund fits in what is left of the whole). Pending parts count, so concurrent
+ * refunds, each reserved under the order's lock, never ask one payment for more than it holds.
  */
 export async function allocateRefund(db: Sql, order: OrderRow, amount: number): Promise<RefundPart[]> {
+  const stripe = order.paymentProvider === 'stripe' && order.paymentIntentId;
   const balances = await paidBalancesOf(db, order.storeId, order.id);
+  const byHand = stripe ? Number(order.collectedByHand ?? 0) : 0;
   const parts: RefundPart[] = [];
   let remaining = amount;
-  if (balances.length) {
+  if (balances.length || byHand > 0) {
     const used = await refundedByPayment(db, order.storeId, order.id);
-    for (const balance of balances) {
-      const take = Math.min(remaining, balance.amount - (used.get(balance.paymentIntentId) ?? 0));
+    const holders = [...balances.map((balance) => ({ key: balance.paymentIntentId, amount: balance.amount })), ...(byHand > 0 ? [{ key: BY_HAND, amount: byHand }] : [])];
+    for (const holder of holders) {
+      const take = Math.min(remaining, holder.amount - (used.get(holder.key) ?? 0));
       if (take <= 0) continue;
-      parts.push({ provider: 'stripe', paymentIntentId: balance.paymentIntentId, amount: take, stripeRefundId: null });
+      parts.push(
+        holder.key === BY_HAND
+          ? { provider: 'manual', paymentIntentId: null, amount: take, stripeRefundId: null }
+          : { provider: 'stripe', paymentIntentId: holder.key, amount: take, stripeRefundId: null }
+      );
       remaining -= take;
       if (remaining === 0) break;
     }
   }
   if (remaining > 0) {
-    const stripe = order.paymentProvider === 'stripe' && order.paymentIntentId;
     parts.push({ provider: stripe ? 'stripe' : 'manual', paymentIntentId: stripe ? order.paymentIntentId : null, amount: remaining, stripeRefundId: null });
   }
   return parts;
 }
 
-/** What each payment (by its PaymentIntent) gave back or holds for refunds in flight. */
+/** The key of what a Stripe order's edits collected by hand, among the PaymentIntents' in `refundedByPayment`. */
+const BY_HAND = 'by-hand';
+
+/** What each payment (by its PaymentIntent; BY_HAND for a Stripe order's manual parts) gave back or holds for refunds in flight. */
 async function refundedByPayment(db: Sql, storeId: string, orderId: string): Promise<Map<string, number>> {
   const rows = (await db('orderRefunds').where({ storeId, orderId }).whereNot({ status: 'failed' }).select('payments')) as Array<Pick<RefundRow, 'payments'>>;
   const used = new Map<string, number>();
   for (const part of rows.flatMap((row) => row.payments ?? [])) {
-    if (part.paymentIntentId) used.set(part.paymentIntentId, (used.get(part.paymentIntentId) ?? 0) + Number(part.amount));
+    const key = part.paymentIntentId ?? (part.provider === 'manual' ? BY_HAND : null);
+    if (key) used.set(key, (used.get(key) ?? 0) + Number(part.amount));
   }
   return used;
 }

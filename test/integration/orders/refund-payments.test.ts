@@ -1,5 +1,7 @@
 import t from 'tap';
-import { signupOwner } from '../../helpers/app.js';
+import { buildApp, signupOwner } from '../../helpers/app.js';
+import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
+import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { admin } from '../../helpers/catalog.js';
 import { splitPaidShop } from '../../helpers/split-payments.js';
@@ -176,4 +178,56 @@ t.test('Stripe refusing a refund outright releases it; Stripe failing without an
   const keys = stripe.requests.filter((r) => r.path === '/v1/refunds' && r.idempotencyKey?.startsWith(`order-refund:${held[0]!.id}`)).map((r) => r.idempotencyKey);
   t.same([...new Set(keys)], [`order-refund:${held[0]!.id}:${paid.balanceIntent}`], 'the same key: a refund Stripe had made would be found, not made twice');
   t.equal(stripe.refundedOf(paid.balanceIntent), 500);
+});
+
+t.test('what an edit collected by hand on a Stripe order goes back by hand: a refund past the PaymentIntent’s amount is split, not refused; concurrent refunds never ask either for more', async (t) => {
+  const stripe = await startStripeServer(t);
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { manualPaymentsEnabled: false });
+  await connectStripe(app, stripe, owner);
+  const product = await sellable(app, owner, 'Kettle', [
+    { price: 1000, stock: 50 },
+    { price: 1000, stock: 50 }
+  ]);
+  const [k0, k1] = product.variants;
+  const stripeOrder = async (email: string) => {
+    const { session } = await openSession(app, owner, [{ variantId: k0!.id, quantity: 1 }], { email });
+    t.equal(session.status, 201, session.raw);
+    const intent = [...stripe.intents.keys()].pop()!;
+    stripe.setIntentStatus(intent, 'succeeded');
+    const confirmed = await confirm(app, owner, session.body.data.checkoutSession.id);
+    t.equal(confirmed.status, 200, confirmed.raw);
+    const order = confirmed.body.data.order as { id: string; total: number };
+    // One more unit added, its price collected by hand (cash at the counter, say).
+    const edited = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/edits`, payload: { add: [{ variantId: k1!.id, quantity: 1 }], collect: 'mark_paid' }, ...admin(owner) });
+    t.equal(edited.status, 201, edited.raw);
+    return { order, intent, byHand: edited.body.data.edit.difference as number };
+  };
+  const refund = (orderId: string, amount: number) => app.request({ method: 'POST', url: `/admin/orders/${orderId}/refunds`, payload: { amount, reason: 'by hand', notifyCustomer: false }, ...admin(owner) });
+
+  const whole = await stripeOrder('whole@example.com');
+  t.equal(whole.byHand, 1000);
+  const all = await refund(whole.order.id, whole.order.total + whole.byHand);
+  t.equal(all.status, 201, all.raw);
+  t.match(all.body.data.refund, {
+    status: 'succeeded',
+    amount: whole.order.total + whole.byHand,
+    payments: [
+      { provider: 'manual', paymentIntentId: null, amount: whole.byHand },
+      { provider: 'stripe', paymentIntentId: whole.intent, amount: whole.order.total }
+    ]
+  });
+  t.equal(stripe.refundedOf(whole.intent), whole.order.total, 'Stripe gives back what its PaymentIntent took, no more');
+  t.match(all.body.data.order, { paymentStatus: 'refunded', amountRefunded: whole.order.total + whole.byHand });
+
+  const raced = await stripeOrder('race@example.com');
+  const paid = raced.order.total + raced.byHand;
+  const results = await Promise.all(Array.from({ length: 20 }, () => refund(raced.order.id, 300)));
+  t.equal(results.filter((r) => r.status >= 500).length, 0, 'no refund refused by Stripe');
+  t.equal(results.filter((r) => r.status === 201).length, Math.floor(paid / 300), `${Math.floor(paid / 300)} × 300 fit in ${paid}`);
+  const parts = results.filter((r) => r.status === 201).flatMap((r) => r.body.data.refund.payments as Array<{ provider: string; amount: number }>);
+  const byHandBack = parts.filter((part) => part.provider === 'manual').reduce((sum, part) => sum + part.amount, 0);
+  t.equal(byHandBack, raced.byHand, 'what was collected by hand goes back first (newest), in full, never more');
+  t.equal(stripe.refundedOf(raced.intent), Math.floor(paid / 300) * 300 - raced.byHand);
 });
