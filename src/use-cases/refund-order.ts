@@ -204,5 +204,8 @@ export async function reconcileStripeRefund(ctx: AppContext, storeId: string, or
     return { changed: failed, outcome: `refund ${reported.id} ${reported.status}` };
   }
   if (!COUNTS.has(reported.status ?? '')) return { changed: false, outcome: `refund ${reported.id} is ${reported.status}: nothing was refunded` };
-  return recordStripeRefund(ctx, storeId, orderId, reported);
+  const recorded = await recordStripeRefund(ctx, storeId, orderId, reported);
+  // The tax it gave back leaves the provider's record too (Stripe Tax: a reversal; queued on failure).
+  if (recorded.refundId) await syncTaxWithProvider(ctx, { storeId, orderId, refundId: recorded.refundId, amount: reported.amount });
+  return { changed: recorded.changed, outcome: recorded.outcome };
 }

@@ -73,6 +73,29 @@ export function spreadOver(lines: TaxLine[], amount: number): TaxLine[] {
   return shares.filter((line) => line.amount !== 0);
 }
 
+/** The tax the order collected that refunds have not given back yet. */
+const taxLeftOf = (order: Pick<OrderRow, 'taxTotal'>, taxRefunded: number) => Math.max(0, Number(order.taxTotal ?? 0) - taxRefunded);
+
+/** Every tax line of the order (its items' and its shipping's), added up by jurisdiction, name and rate. */
+const orderTaxLines = (order: Pick<OrderRow, 'shippingTaxLines'>, items: Array<Pick<OrderItemRow, 'taxLines'>>) =>
+  mergeTaxLines([...items.flatMap((item) => item.taxLines ?? []), ...(order.shippingTaxLines ?? [])]);
+
+/**
+ * The tax in a refund given as an amount (an admin refund's `amount`, or a refund made in Stripe's
+ * dashboard): in proportion to the order's total (half up), never more than the tax left to give
+ * back, spread over the order's tax lines in proportion.
+ */
+export function amountRefundTax(
+  order: Pick<OrderRow, 'total' | 'taxTotal' | 'shippingTaxLines'>,
+  items: Array<Pick<OrderItemRow, 'taxLines'>>,
+  taxRefunded: number,
+  amount: number
+): { taxAmount: number; taxLines: TaxLine[] } {
+  const share = Number(order.total) > 0 ? divideHalfUp(Math.max(0, amount) * Number(order.taxTotal ?? 0), Number(order.total)) : 0;
+  const taxAmount = Math.min(share, taxLeftOf(order, taxRefunded));
+  return { taxAmount, taxLines: spreadOver(orderTaxLines(order, items), taxAmount) };
+}
+
 export const REFUNDABLE_STATES = ['paid', 'partially_refunded'];
 
 export const notRefundable = (order: Pick<OrderRow, 'paymentStatus'>) =>
@@ -131,15 +154,12 @@ export function calculateRefund(
   const itemsAmount = lines.reduce((sum, line) => sum + line.amount, 0);
   const amount = input.amount ?? itemsAmount + shipping + shippingTaxAmount;
   // An explicit amount gives back tax in proportion to the total paid; the cap keeps the sum within what was collected.
-  const taxLeft = Math.max(0, Number(order.taxTotal ?? 0) - (committed.taxRefunded ?? 0));
   let taxLines = mergeTaxLines(refundTax);
   let taxAmount = taxLines.reduce((sum, tax) => sum + tax.amount, 0);
-  if (input.amount !== undefined && Number(order.total) > 0) {
-    taxAmount = divideHalfUp(Math.max(0, input.amount) * Number(order.taxTotal ?? 0), Number(order.total));
-  }
-  taxAmount = Math.min(taxAmount, taxLeft);
-  if (input.amount !== undefined || taxAmount !== taxLines.reduce((sum, tax) => sum + tax.amount, 0)) {
-    taxLines = spreadOver(mergeTaxLines([...items.flatMap((item) => item.taxLines ?? []), ...(order.shippingTaxLines ?? [])]), taxAmount);
+  if (input.amount !== undefined) ({ taxAmount, taxLines } = amountRefundTax(order, items, committed.taxRefunded ?? 0, input.amount));
+  else if (taxAmount > taxLeftOf(order, committed.taxRefunded ?? 0)) {
+    taxAmount = taxLeftOf(order, committed.taxRefunded ?? 0);
+    taxLines = spreadOver(orderTaxLines(order, items), taxAmount);
   }
   if (amount <= 0) throw validationFailed([{ path: 'amount', message: 'nothing to refund: give items, shipping or an amount above zero' }]);
   const refundable = refundableOf(order, committed);

@@ -1,7 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { reactInTransaction } from '../../platform/events/domain-events.js';
 import type { OrderRow, RefundRow } from './dto.js';
+import { orderItemsOf } from './cancel.js';
 import { moveOrderPayment } from './payment-moves.js';
+import { amountRefundTax } from './refund-amounts.js';
+import { committedRefunds } from './refunds.js';
 import { recordOrderEvent, WEBHOOK } from './timeline.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
@@ -33,10 +36,12 @@ export async function findReportedRefund(ctx: AppContext, storeId: string, order
  * refund rows add up to, so a `charge.refunded` that already counted it does not count it twice.
  * A repeat changes nothing.
  */
-export async function recordStripeRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<{ changed: boolean; outcome: string }> {
+export async function recordStripeRefund(ctx: AppContext, storeId: string, orderId: string, reported: ReportedRefund): Promise<{ changed: boolean; outcome: string; refundId?: string }> {
   return withTransaction(ctx, async (trx) => {
     const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
     if (!order) return { changed: false, outcome: 'the order is gone' };
+    // Its tax, as an admin refund of that amount would give back (for the tax report and the provider).
+    const tax = amountRefundTax(order, await orderItemsOf(trx, storeId, orderId), (await committedRefunds(trx, storeId, orderId)).taxRefunded ?? 0, reported.amount);
     const inserted = (await trx('orderRefunds')
       .insert({
         storeId,
@@ -46,6 +51,8 @@ export async function recordStripeRefund(ctx: AppContext, storeId: string, order
         amount: reported.amount,
         stripeRefundId: reported.id,
         reason: 'refunded in Stripe',
+        taxAmount: tax.taxAmount,
+        taxLines: JSON.stringify(tax.taxLines),
         notifyCustomer: false,
         // Counted against the payment it came from, so a later refund asks that payment only for what it still holds.
         payments: reported.paymentIntentId ? JSON.stringify([{ provider: 'stripe', paymentIntentId: reported.paymentIntentId, amount: reported.amount, stripeRefundId: reported.id }]) : null
@@ -61,6 +68,6 @@ export async function recordStripeRefund(ctx: AppContext, storeId: string, order
     }
     await recordOrderEvent(trx, storeId, orderId, 'refunded', WEBHOOK, { refundId: inserted[0]!.id, amount: reported.amount, source: 'stripe', stripeRefundId: reported.id });
     await reactInTransaction(ctx, trx, [{ type: 'order.changed', storeId, orderId, change: 'refunded' }]);
-    return { changed: true, outcome: `refund ${reported.id} recorded` };
+    return { changed: true, outcome: `refund ${reported.id} recorded`, refundId: inserted[0]!.id };
   });
 }

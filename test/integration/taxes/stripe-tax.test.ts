@@ -2,7 +2,8 @@ import t from 'tap';
 import { buildApp, signupOwner, type TestApp } from '../../helpers/app.js';
 import { admin, createProduct } from '../../helpers/catalog.js';
 import { ADDRESS, methodsOf, setupShop, sf } from '../../helpers/checkout.js';
-import { startStripeServer } from '../../helpers/stripe-server.js';
+import { deliverStripeEvent, stripeEvent, stripeEventHandled } from '../../helpers/stripe-events.js';
+import { connectStripe, startStripeServer } from '../../helpers/stripe-server.js';
 
 /**
  * The Stripe Tax provider against the local Stripe API server: a calculation per checkout session
@@ -266,4 +267,45 @@ t.test('stripe_tax: a refund whose reversal is still queued when the order is ed
   const again = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { amount: 100, reason: 'goodwill', notifyCustomer: false }, ...admin(owner) });
   t.equal(again.status, 201, again.raw);
   t.same(second.reversals.map((r) => r.flatAmount), [-5443, -100]);
+});
+
+t.test("stripe_tax: a refund made in Stripe's dashboard gives back its share of the tax, on the refund (the report) and as a reversal of the transaction", async (t) => {
+  const stripe = await startStripeServer(t);
+  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { taxProvider: 'stripe_tax', manualPaymentsEnabled: false });
+  const accountId = await connectStripe(app, stripe, owner);
+  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
+  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
+  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
+  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
+  const cartId = cart.body.data.cart.id as string;
+  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
+  const session = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'dash@example.com', shippingAddress: address }, ...sf(owner) });
+  t.equal(session.status, 201, session.raw);
+  const intent = [...stripe.intents.keys()].pop()!;
+  stripe.setIntentStatus(intent, 'succeeded');
+  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${session.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
+  t.equal(confirmed.status, 200, confirmed.raw);
+  const order = confirmed.body.data.order;
+  t.match(order, { taxTotal: 1021, total: 12519 });
+  const { taxTransactionId } = await app.ctx.db('orders').where({ storeId: owner.store.id, id: order.id }).first('taxTransactionId');
+  t.ok(taxTransactionId, 'the order is recorded with Stripe Tax');
+
+  // 5000 refunded in the dashboard: 5000 x 1021 / 12519 = 407.8 -> 408 of tax.
+  const dashboard = stripe.dashboardRefund(intent, 5000);
+  const reported = stripeEvent('refund.created', { ...dashboard }, accountId);
+  await deliverStripeEvent(app, reported);
+  t.match(await stripeEventHandled(app, reported.id), { status: 'processed' });
+  const [row] = await app.ctx.db('orderRefunds').where({ storeId: owner.store.id, orderId: order.id });
+  t.match(row, { source: 'stripe', status: 'succeeded', amount: '5000', taxAmount: '408' }, 'the refund gives back its share of the tax');
+  t.same(row.taxLines, [{ name: 'NY State Sales Tax', rate: 888, amount: 408, jurisdiction: 'US-NY' }]);
+  await until('the reversal', async () => (stripe.taxTransactions.get(taxTransactionId)?.reversals.length ?? 0) > 0);
+  t.same(stripe.taxTransactions.get(taxTransactionId)!.reversals.map((r) => r.flatAmount), [-5000], 'and leaves the tax transaction as our own refunds do');
+
+  // An admin refund of the rest gives back only the tax left: never more than was collected.
+  const rest = await app.request({ method: 'POST', url: `/admin/orders/${order.id}/refunds`, payload: { amount: 12519 - 5000, reason: 'rest', notifyCustomer: false }, ...admin(owner) });
+  t.equal(rest.status, 201, rest.raw);
+  t.equal(rest.body.data.refund.taxAmount, 1021 - 408, 'the two refunds give back the 1021 collected, to the cent');
 });
