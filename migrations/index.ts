@@ -16,6 +16,7 @@ import * as backendSlotBatches from './20261203030000_backend_slot_batches.js';
 import * as backendSlotIdleRows from './20261204010000_backend_slot_idle_rows.js';
 import * as balanceTakenBack from './20261205010000_balance_taken_back.js';
 import * as ordersCollectedByHand from './20261205020000_orders_collected_by_hand.js';
+import * as adminSearchTrigrams from './20261205030000_admin_search_trigrams.js';
 import * as auditPending from './20261128040000_audit_pending.js';
 import * as auditPendingSealCheckFirst from './20261130040000_audit_pending_seal_check_first.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
@@ -132,5 +133,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261203030000_backend_slot_batches', module: backendSlotBatches },
   { name: '20261204010000_backend_slot_idle_rows', module: backendSlotIdleRows },
   { name: '20261205010000_balance_taken_back', module: balanceTakenBack },
-  { name: '20261205020000_orders_collected_by_hand', module: ordersCollectedByHand }
+  { name: '20261205020000_orders_collected_by_hand', module: ordersCollectedByHand },
+  { name: '20261205030000_admin_search_trigrams', module: adminSearchTrigrams }
 ];

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { buildApp, signupOwner } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
+import { planWithoutSeqScan } from '../../helpers/query-plans.js';
 
 /**
  * GET /admin/collections?q= (issue #37): a case-insensitive substring of the title or the slug
@@ -41,4 +42,6 @@ t.test('collections searched by title or slug', async (t) => {
   t.not(second.body.data.collections[0].id, first.body.data.collections[0].id, 'the cursor pages through the matches');
   t.notOk(second.body.meta.pagination.nextCursor, 'and ends with them');
   t.equal((await app.request({ url: `/admin/collections?q=${'x'.repeat(201)}`, ...admin(owner) })).status, 422, 'q is at most 200 characters');
+  // The search's expressions (services/catalog/collections.ts) have their trigram index.
+  t.match(await planWithoutSeqScan(app, "select id from collections where (lower(title) like '%umme%' or lower(slug) like '%umme%')"), /collections_search_trgm_idx/, 'a trigram index serves the search');
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { buildApp, signupOwner } from '../../helpers/app.js';
 import { admin } from '../../helpers/catalog.js';
+import { planWithoutSeqScan } from '../../helpers/query-plans.js';
 
 /**
  * GET /admin/discounts?q= (issue #37): a case-insensitive substring of the code, with isActive and
@@ -38,4 +39,6 @@ t.test('discounts searched by code', async (t) => {
   const second = await app.request({ url: `/admin/discounts?q=summer&limit=1&cursor=${encodeURIComponent(cursor)}`, ...admin(owner) });
   t.same([first.body.data.discounts[0].code, second.body.data.discounts[0].code].map((c: string) => c.toUpperCase()).sort(), ['SUMMER10', 'SUMMER20'], 'pages through the matches');
   t.equal((await app.request({ url: `/admin/discounts?q=${'x'.repeat(101)}`, ...admin(owner) })).status, 422, 'q is at most 100 characters');
+  // The search's expression (services/discounts/discounts.ts) has its trigram index.
+  t.match(await planWithoutSeqScan(app, "select id from discounts where lower(code) like '%umme%'"), /discounts_code_trgm_idx/, 'a trigram index serves the search');
 });

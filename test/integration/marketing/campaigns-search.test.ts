@@ -1,5 +1,6 @@
 import t from 'tap';
 import { buildApp, signupOwner } from '../../helpers/app.js';
+import { planWithoutSeqScan } from '../../helpers/query-plans.js';
 
 /**
  * GET /admin/marketing/campaigns?q= (issue #37): a case-insensitive substring of the subject (a
@@ -38,4 +39,6 @@ t.test('campaigns searched by subject', async (t) => {
   const second = await app.request({ url: `/admin/marketing/campaigns?q=spring&limit=1&cursor=${encodeURIComponent(cursor)}`, token: owner.accessToken, storeId: owner.store.id });
   t.not(second.body.data.campaigns[0].id, first.body.data.campaigns[0].id, 'pages through the matches');
   t.equal((await app.request({ url: `/admin/marketing/campaigns?q=${'x'.repeat(201)}`, token: owner.accessToken, storeId: owner.store.id })).status, 422, 'q is at most 200 characters');
+  // The search's expression (services/marketing/campaigns.ts) has its trigram index.
+  t.match(await planWithoutSeqScan(app, "select id from campaigns where lower(subject) like '%prin%'"), /campaigns_subject_trgm_idx/, 'a trigram index serves the search');
 });
