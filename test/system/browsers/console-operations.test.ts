@@ -29,6 +29,11 @@ t.test('the operations screens at 1360 px and 390 px', { skip }, async (t) => {
   const api = (method: string, url: string, payload?: unknown) => app.request({ method, url, ...(payload === undefined ? {} : { payload }), ...admin(owner) });
   // More entries than one page of the audit log holds (25), so its pages can be walked.
   for (let i = 0; i < 26; i++) t.equal((await api('PATCH', '/admin/store', { name: `Lumen ${i}` })).status, 200);
+  // An API key that acted: the log names it and filters by it.
+  const key = await api('POST', '/admin/store/api-keys', { name: 'Till', scopes: ['write_products'] });
+  t.equal(key.status, 201, key.raw);
+  const byKey = await app.request({ method: 'POST', url: '/admin/collections', payload: { title: 'Made by the till' }, headers: { authorization: `Bearer ${key.body.data.secret}` } });
+  t.equal(byKey.status, 201, byKey.raw);
   const browser = await launchBrowser();
   t.teardown(() => browser.close());
 
@@ -206,6 +211,14 @@ t.test('the operations screens at 1360 px and 390 px', { skip }, async (t) => {
         await page.getByLabel('Who').selectOption({ label: owner.user.email });
         const row = page.getByTestId('audit-row').first();
         t.match(await row.textContent(), new RegExp(owner.user.email.replace(/[.]/g, '\\.')), 'by the member who did it');
+        await page.getByLabel('Who').selectOption({ label: 'API key Till' });
+        await page.getByLabel(/^Action/).fill('');
+        await page.getByTestId('audit-row').first().filter({ hasText: 'API key Till' }).waitFor();
+        await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid="audit-row"]').length === 1);
+        t.match(await page.getByTestId('audit-row').first().textContent(), /collections/, 'an API key is named, and filters the log to its one change');
+        await page.getByLabel(/^Action/).fill('discount.deleted');
+        await page.getByLabel('Who').selectOption({ label: owner.user.email });
+        await page.getByTestId('audit-row').first().filter({ hasText: 'discount.deleted' }).waitFor();
         await click(row.getByRole('button', { name: /^Details of entry/ }));
         await page.getByTestId('audit-entry').waitFor();
         t.match(await page.getByTestId('audit-changes').textContent(), new RegExp(`UNUSED${tag}`), 'the entry shows what was deleted');

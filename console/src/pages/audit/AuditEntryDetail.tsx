@@ -3,14 +3,19 @@ import type { components } from '../../api/schema';
 
 type Entry = components['schemas']['AuditEntry'];
 
-export const actorOf = (entry: Entry) =>
-  entry.actor.type === 'system' ? `System${entry.actor.email ? ` (${entry.actor.email})` : ''}` : entry.actor.type === 'api_key' ? `API key ${entry.actor.apiKeyId ?? ''}` : (entry.actor.email ?? entry.actor.userId ?? 'Unknown member');
+/** Who acted, in words: a member's email, an API key's name (its id when the key is gone), or the system. */
+export const actorOf = (entry: Entry, keyNames: ReadonlyMap<string, string> = new Map()) =>
+  entry.actor.type === 'system'
+    ? `System${entry.actor.email ? ` (${entry.actor.email})` : ''}`
+    : entry.actor.type === 'api_key'
+      ? `API key ${(entry.actor.apiKeyId && keyNames.get(entry.actor.apiKeyId)) ?? entry.actor.apiKeyId ?? ''}`
+      : (entry.actor.email ?? entry.actor.userId ?? 'Unknown member');
 
 /** One audit entry in full: who, when, from where, on what, and what changed (before and after, as recorded). */
-export function AuditEntryDetail({ entry, onClose }: { entry: Entry; onClose: () => void }) {
+export function AuditEntryDetail({ entry, keyNames, onClose }: { entry: Entry; keyNames?: ReadonlyMap<string, string>; onClose: () => void }) {
   const rows: Array<[string, string]> = [
     ['When', new Date(entry.createdAt).toLocaleString()],
-    ['Who', actorOf(entry)],
+    ['Who', actorOf(entry, keyNames)],
     ['Action', entry.action],
     ['Resource', `${entry.resource.type}${entry.resource.id ? ` ${entry.resource.id}` : ''}`],
     ['Request', entry.requestId ?? '—'],

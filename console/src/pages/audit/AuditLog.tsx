@@ -40,7 +40,7 @@ function queryOf(f: Filters) {
 }
 
 /**
- * The store's audit log, newest first: filtered by member, action, resource and days; paged; an
+ * The store's audit log, newest first: filtered by member or API key, action, resource and days; paged; an
  * entry opens in full; the filtered log exports to CSV (a job, downloaded from its page); the hash
  * chain can be checked.
  */
@@ -50,6 +50,9 @@ export function AuditLog() {
   const [debounced] = useDebouncedValue(filters, 300);
   const [open, setOpen] = useState<Entry | null>(null);
   const team = useQuery({ queryKey: ['team'], queryFn: async () => unwrap(await api.GET('/api/v1/admin/store/team')).data });
+  // The keys act too: each is an actor of its own (a member's filter also holds their keys' entries).
+  const keys = useQuery({ queryKey: ['api-keys', 'audit-actors'], queryFn: async () => unwrap(await api.GET('/api/v1/admin/store/api-keys', { params: { query: { limit: 100 } } })).data.apiKeys });
+  const keyNames = new Map((keys.data ?? []).map((key) => [key.id, key.name]));
   const entries = useQuery({
     queryKey: ['audit-log', debounced, pager.cursor],
     placeholderData: keepPreviousData,
@@ -72,7 +75,11 @@ export function AuditLog() {
           label="Who"
           value={filters.actor}
           onChange={set('actor')}
-          data={[{ value: '', label: 'Anyone' }, ...(team.data?.members ?? []).map((m) => ({ value: m.userId, label: m.email }))]}
+          data={[
+            { value: '', label: 'Anyone' },
+            { group: 'Members', items: (team.data?.members ?? []).map((m) => ({ value: m.userId, label: m.email })) },
+            ...(keyNames.size ? [{ group: 'API keys', items: [...keyNames].map(([id, name]) => ({ value: id, label: `API key ${name}` })) }] : [])
+          ]}
         />
         <TextInput label="Action" placeholder="product.updated" value={filters.action} onChange={set('action')} />
         <TextInput label="Resource type" placeholder="product" value={filters.resourceType} onChange={set('resourceType')} />
@@ -86,7 +93,7 @@ export function AuditLog() {
         )}
       </Group>
       <FormError error={entries.isError && list ? entries.error : null} />
-      {open && <AuditEntryDetail entry={open} onClose={() => setOpen(null)} />}
+      {open && <AuditEntryDetail entry={open} keyNames={keyNames} onClose={() => setOpen(null)} />}
       <div className="table-scroll">
         <Table striped aria-label="Audit entries">
           <Table.Thead>
@@ -104,7 +111,7 @@ export function AuditLog() {
             {list?.map((entry) => (
               <Table.Tr key={entry.id} data-testid="audit-row">
                 <Table.Td>{new Date(entry.createdAt).toLocaleString()}</Table.Td>
-                <Table.Td>{actorOf(entry)}</Table.Td>
+                <Table.Td>{actorOf(entry, keyNames)}</Table.Td>
                 <Table.Td>{entry.action}</Table.Td>
                 <Table.Td style={{ wordBreak: 'break-all' }}>
                   {entry.resource.type}
