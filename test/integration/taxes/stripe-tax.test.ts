@@ -48,6 +48,32 @@ async function until(what: string, check: () => Promise<boolean>) {
   }
 }
 
+/**
+ * A Stripe Tax shop (New York at 8.88 %) selling a lamp at 4999, and a checkout session opened for
+ * two lamps with express shipping (12519, 1021 of it tax). `paidByStripe`: the store connects its
+ * Stripe account first, so the session's payment is a PaymentIntent.
+ */
+async function lampShop(
+  t: Parameters<typeof startStripeServer>[0],
+  options: { workers: Array<'sync' | 'webhooks'>; env?: Record<string, string>; shop?: Record<string, unknown>; paidByStripe?: boolean }
+) {
+  const stripe = await startStripeServer(t);
+  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
+  const app = await buildApp(t, { workers: options.workers, env: { STRIPE_API_URL: stripe.url, ...options.env } });
+  const owner = await signupOwner(app);
+  await setupShop(app, owner, { taxProvider: 'stripe_tax', ...options.shop });
+  const accountId = options.paidByStripe ? await connectStripe(app, stripe, owner) : null;
+  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
+  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
+  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
+  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
+  const cartId = cart.body.data.cart.id as string;
+  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
+  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
+  if (opened.status !== 201) throw new Error(`checkout session: ${opened.status} ${opened.raw}`);
+  return { stripe, app, owner, accountId: accountId!, variantId, opened };
+}
+
 t.test('stripe_tax: calculation, transaction, reversal; outage and timeout fail the checkout cleanly', async (t) => {
   const stripe = await startStripeServer(t);
   stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
@@ -113,19 +139,7 @@ t.test('stripe_tax: calculation, transaction, reversal; outage and timeout fail 
 });
 
 t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the tax-sync job until it is recorded, once', async (t) => {
-  const stripe = await startStripeServer(t);
-  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
-  const app = await buildApp(t, { workers: ['sync'], env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '2000' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
-  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
-  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
-  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
-  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
-  const cartId = cart.body.data.cart.id as string;
-  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
-  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
-  t.equal(opened.status, 201, opened.raw);
+  const { app, owner, stripe, opened } = await lampShop(t, { workers: ['sync'], env: { TAX_PROVIDER_TIMEOUT_MS: '2000' } });
 
   const queue = app.ctx.queues.get('sync');
 
@@ -157,19 +171,7 @@ t.test('stripe_tax: a transaction or reversal Stripe refused is retried by the t
 });
 
 t.test('stripe_tax: an edit records the order again: the old transaction reversed in full, a new one from the edit\'s calculation less the refunds, retried by tax-sync, once', async (t) => {
-  const stripe = await startStripeServer(t);
-  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
-  const app = await buildApp(t, { workers: ['sync'], env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '2000' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
-  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
-  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
-  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
-  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
-  const cartId = cart.body.data.cart.id as string;
-  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
-  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
-  t.equal(opened.status, 201, opened.raw);
+  const { app, owner, stripe, opened, variantId } = await lampShop(t, { workers: ['sync'], env: { TAX_PROVIDER_TIMEOUT_MS: '2000' } });
   const queue = app.ctx.queues.get('sync');
 
   const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
@@ -210,19 +212,7 @@ t.test('stripe_tax: an edit records the order again: the old transaction reverse
 });
 
 t.test('stripe_tax: a refund whose reversal is still queued when the order is edited is taken off the new transaction once', async (t) => {
-  const stripe = await startStripeServer(t);
-  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
-  const app = await buildApp(t, { workers: ['sync'], env: { STRIPE_API_URL: stripe.url, TAX_PROVIDER_TIMEOUT_MS: '2000' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { taxProvider: 'stripe_tax' });
-  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
-  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
-  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
-  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
-  const cartId = cart.body.data.cart.id as string;
-  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
-  const opened = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'ny@example.com', shippingAddress: address }, ...sf(owner) });
-  t.equal(opened.status, 201, opened.raw);
+  const { app, owner, stripe, opened, variantId } = await lampShop(t, { workers: ['sync'], env: { TAX_PROVIDER_TIMEOUT_MS: '2000' } });
   const queue = app.ctx.queues.get('sync');
   const waitFor = async (what: string, check: () => Promise<boolean>) => {
     const deadline = Date.now() + 20_000;
@@ -270,23 +260,10 @@ t.test('stripe_tax: a refund whose reversal is still queued when the order is ed
 });
 
 t.test("stripe_tax: a refund made in Stripe's dashboard gives back its share of the tax, on the refund (the report) and as a reversal of the transaction", async (t) => {
-  const stripe = await startStripeServer(t);
-  stripe.taxRates.set('US-NY', { rate: 888, name: 'NY State Sales Tax' });
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
-  const owner = await signupOwner(app);
-  await setupShop(app, owner, { taxProvider: 'stripe_tax', manualPaymentsEnabled: false });
-  const accountId = await connectStripe(app, stripe, owner);
-  const created = await createProduct(app, owner, { title: 'Lamp', status: 'active', variants: [{ title: 'Default', sku: 'LAMP', price: 4999, inventoryQuantity: 10 }] });
-  const variantId = (created as { variants: Array<{ id: string }> }).variants[0]!.id;
-  const address = { ...ADDRESS, city: 'New York', region: 'NY', postalCode: '10001' };
-  const cart = await app.request({ method: 'POST', url: '/storefront/carts', payload: { items: [{ variantId, quantity: 2 }] }, ...sf(owner) });
-  const cartId = cart.body.data.cart.id as string;
-  await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/shipping-method`, payload: { shippingMethodId: methodsOf(owner).express }, ...sf(owner) });
-  const session = await app.request({ method: 'POST', url: `/storefront/carts/${cartId}/checkout-session`, payload: { email: 'dash@example.com', shippingAddress: address }, ...sf(owner) });
-  t.equal(session.status, 201, session.raw);
+  const { app, owner, stripe, accountId, opened } = await lampShop(t, { workers: ['webhooks'], env: { STRIPE_WEBHOOK_DELAY_MS: '0' }, shop: { manualPaymentsEnabled: false }, paidByStripe: true });
   const intent = [...stripe.intents.keys()].pop()!;
   stripe.setIntentStatus(intent, 'succeeded');
-  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${session.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
+  const confirmed = await app.request({ method: 'POST', url: `/storefront/checkout-sessions/${opened.body.data.checkoutSession.id}/confirm`, ...sf(owner) });
   t.equal(confirmed.status, 200, confirmed.raw);
   const order = confirmed.body.data.order;
   t.match(order, { taxTotal: 1021, total: 12519 });
