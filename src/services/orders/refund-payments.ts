@@ -2,6 +2,9 @@ import type { Sql } from '../../db/transaction.js';
 import { paidBalancesOf } from '../draft-orders/index.js';
 import type { OrderRow, RefundPart, RefundRow } from './dto.js';
 
+/** The key of what a Stripe order's edits collected by hand, among the PaymentIntents' in `refundedByPayment`. */
+const BY_HAND = 'by-hand';
+
 /**
  * Which payments a refund goes to (docs/orders-by-hand.md, Refunds). An order's money is held by
  * its first payment (Stripe or by hand), by each balance an edit collected through a payment link
@@ -40,9 +43,6 @@ export async function allocateRefund(db: Sql, order: OrderRow, amount: number): 
   }
   return parts;
 }
-
-/** The key of what a Stripe order's edits collected by hand, among the PaymentIntents' in `refundedByPayment`. */
-const BY_HAND = 'by-hand';
 
 /** What each payment (by its PaymentIntent; BY_HAND for a Stripe order's manual parts) gave back or holds for refunds in flight. */
 async function refundedByPayment(db: Sql, storeId: string, orderId: string): Promise<Map<string, number>> {
