@@ -156,9 +156,10 @@ export function calculateRefund(
   // An explicit amount gives back tax in proportion to the total paid; the cap keeps the sum within what was collected.
   let taxLines = mergeTaxLines(refundTax);
   let taxAmount = taxLines.reduce((sum, tax) => sum + tax.amount, 0);
+  const taxLeft = taxLeftOf(order, committed.taxRefunded ?? 0);
   if (input.amount !== undefined) ({ taxAmount, taxLines } = amountRefundTax(order, items, committed.taxRefunded ?? 0, input.amount));
-  else if (taxAmount > taxLeftOf(order, committed.taxRefunded ?? 0)) {
-    taxAmount = taxLeftOf(order, committed.taxRefunded ?? 0);
+  else if (taxAmount > taxLeft) {
+    taxAmount = taxLeft;
     taxLines = spreadOver(orderTaxLines(order, items), taxAmount);
   }
   if (amount <= 0) throw validationFailed([{ path: 'amount', message: 'nothing to refund: give items, shipping or an amount above zero' }]);

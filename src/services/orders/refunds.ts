@@ -11,7 +11,7 @@ import { calculateRefund, notRefundable, REFUNDABLE_STATES, refundableOf, type C
 import { uncollectedOf } from '../draft-orders/index.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 import { withTransaction } from '../../platform/with-transaction.js';
-import type { Sql, Transaction } from '../../db/transaction.js';
+import { readTogether, type Sql, type Transaction } from '../../db/transaction.js';
 
 /**
  * Orders' side of a refund: its rows (`order_refunds`, the items' refunded and restocked units),
@@ -24,20 +24,20 @@ import type { Sql, Transaction } from '../../db/transaction.js';
  * failed ones) and what its total holds that was never collected (a balance link open or voided).
  */
 export async function committedRefunds(db: Sql, storeId: string, orderId: string): Promise<CommittedRefunds> {
-  const row = (await db('orderRefunds')
-    .where({ storeId, orderId })
-    .whereNot({ status: 'failed' })
-    .first(
-      db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`),
-      db.raw('coalesce(sum(shipping), 0) as shipping_refunded'),
-      // An edit's refund gave back tax the order's lines no longer carry (their tax was lowered with the total): not counted again.
-      db.raw(`coalesce(sum(tax_amount) filter (where source <> 'edit'), 0) as tax_refunded`)
-    )) as {
-    pending: string;
-    shippingRefunded: string;
-    taxRefunded: string;
-  };
-  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded), uncollected: await uncollectedOf(db, storeId, orderId) };
+  const [row, uncollected] = await readTogether(db, [
+    () =>
+      db('orderRefunds')
+        .where({ storeId, orderId })
+        .whereNot({ status: 'failed' })
+        .first(
+          db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`),
+          db.raw('coalesce(sum(shipping), 0) as shipping_refunded'),
+          // An edit's refund gave back tax the order's lines no longer carry (their tax was lowered with the total): not counted again.
+          db.raw(`coalesce(sum(tax_amount) filter (where source <> 'edit'), 0) as tax_refunded`)
+        ) as PromiseLike<{ pending: string; shippingRefunded: string; taxRefunded: string }>,
+    () => uncollectedOf(db, storeId, orderId)
+  ]);
+  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded), uncollected };
 }
 
 /** What is left to refund of the order now (refundableOf): what a cancel gives back. */
