@@ -27,6 +27,7 @@ import { storefrontCartRoutes } from './storefront-carts/index.js';
 import { storefrontReviewRoutes } from './storefront-reviews/index.js';
 import { adminOrderRoutes } from './admin-orders/index.js';
 import { adminOrderRefundRoutes } from './admin-order-refunds/index.js';
+import { adminOrderDisputeRoutes } from './admin-order-disputes/index.js';
 import { adminOrderTimelineRoutes } from './admin-order-timeline/index.js';
 import { adminReturnRoutes } from './admin-returns/index.js';
 import { adminReviewRoutes } from './admin-reviews/index.js';
@@ -69,6 +70,7 @@ export const ROUTE_GROUPS: ServerRoute[][] = [
   publicInvoiceRoutes,
   adminOrderRefundRoutes,
   adminOrderTimelineRoutes,
+  adminOrderDisputeRoutes,
   adminReturnRoutes,
   adminReviewRoutes,
   adminPaymentRoutes,

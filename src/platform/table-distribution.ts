@@ -64,6 +64,7 @@ export const TABLE_DISTRIBUTION: Record<string, Distribution> = {
   order_items: 'store',
   order_events: 'store',
   order_refunds: 'store',
+  order_disputes: 'store',
   draft_orders: 'store',
   draft_order_payments: 'store',
   order_balance_invoices: 'store',

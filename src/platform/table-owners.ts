@@ -58,6 +58,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   fulfillments: 'orders',
   store_daily_revenue: 'orders',
   order_refunds: 'orders',
+  order_disputes: 'orders',
   order_returns: 'orders',
   // Also written by a trigger on orders (the `placed` event).
   order_events: 'orders',

@@ -1,8 +1,9 @@
 import type { StripeEvent } from '../adapters/payments/index.js';
 import type { AppContext } from '../context.js';
-import { applyAccountEvent, claimStripeEvent, type EventOutcome, finishStripeEvent, ignored, INTENT_EVENT_STATES, type IntentEventType, REFUND_EVENTS } from '../services/payments/index.js';
+import { applyAccountEvent, claimStripeEvent, DISPUTE_EVENTS, type EventOutcome, finishStripeEvent, ignored, INTENT_EVENT_STATES, type IntentEventType, REFUND_EVENTS } from '../services/payments/index.js';
 import { onBalancePaymentEvent, paysOrderBalance } from './collect-order-balance.js';
 import { onDraftPaymentEvent, paysDraftOrder } from './complete-draft-order.js';
+import { onDisputeEvent } from './stripe-dispute-events.js';
 import { onChargeRefunded, onPaymentIntentEvent, onRefundEvent } from './stripe-payment-events.js';
 
 /**
@@ -20,6 +21,7 @@ async function handleStripeEvent(ctx: AppContext, event: StripeEvent): Promise<E
   if (event.type in INTENT_EVENT_STATES) return onPaymentIntentEvent(ctx, event, event.type as IntentEventType);
   if (event.type === 'charge.refunded') return onChargeRefunded(ctx, event);
   if ((REFUND_EVENTS as readonly string[]).includes(event.type)) return onRefundEvent(ctx, event);
+  if ((DISPUTE_EVENTS as readonly string[]).includes(event.type)) return onDisputeEvent(ctx, event);
   if (event.type === 'account.updated') return applyAccountEvent(ctx, event, event.data.object);
   return ignored(`${event.type} is not handled`);
 }

@@ -72,7 +72,7 @@ const connectedAccountOf = async (db: Sql, storeId: string): Promise<string | nu
   ((await db('storePaymentAccounts').where({ storeId }).first('accountId')) as { accountId: string | null } | undefined)?.accountId ?? null;
 
 /** Why an event about this store's payment cannot be trusted to change it, or null. */
-async function distrust(
+export async function distrust(
   ctx: AppContext,
   event: StripeEvent,
   storeId: string,
@@ -120,9 +120,10 @@ export async function onPaymentIntentEvent(ctx: AppContext, event: StripeEvent, 
   return withTransaction(ctx, (trx) => applyToSessionPayment(ctx, trx, session, fact, event.id));
 }
 
-interface PaidOrder {
+export interface PaidOrder {
   id: string;
   storeId: string;
+  number: number;
   total: string | number;
   currency: string;
   /** Set when the PaymentIntent paid a balance of the order (an edit's link), not the order itself: what it paid. */
@@ -130,14 +131,14 @@ interface PaidOrder {
 }
 
 /** The order a PaymentIntent paid: its own (the first payment), or one whose balance it paid by link. */
-async function orderPaidBy(ctx: AppContext, intentId: string): Promise<PaidOrder | undefined> {
-  const own = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'total', 'currency')) as
+export async function orderPaidBy(ctx: AppContext, intentId: string): Promise<PaidOrder | undefined> {
+  const own = (await ctx.db('orders').comment('cross-store: stripe payment intent').where({ paymentIntentId: intentId }).first('id', 'storeId', 'number', 'total', 'currency')) as
     | Omit<PaidOrder, 'balance'>
     | undefined;
   if (own) return { ...own, balance: null };
   const balance = await orderOfBalancePayment(ctx.db, intentId);
   if (!balance) return undefined;
-  const order = (await ctx.db('orders').where({ storeId: balance.storeId, id: balance.orderId }).first('id', 'storeId', 'total', 'currency')) as Omit<PaidOrder, 'balance'> | undefined;
+  const order = (await ctx.db('orders').where({ storeId: balance.storeId, id: balance.orderId }).first('id', 'storeId', 'number', 'total', 'currency')) as Omit<PaidOrder, 'balance'> | undefined;
   return order ? { ...order, balance: { amount: balance.amount } } : undefined;
 }
 

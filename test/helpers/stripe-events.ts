@@ -28,7 +28,7 @@ export async function stripeEventHandled(app: TestApp, eventId: string): Promise
   for (;;) {
     const row = await app.ctx.db('stripeEvents').where({ id: eventId }).whereIn('status', ['processed', 'ignored']).first();
     if (row) return row;
-    if (Date.now() > deadline) throw new Error(`event ${eventId} not processed`);
+    if (Date.now() > deadline) throw new Error(`event ${eventId} not processed: ${JSON.stringify(await app.ctx.db('stripeEvents').where({ id: eventId }).first('status', 'attempts', 'error', 'reason'))}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

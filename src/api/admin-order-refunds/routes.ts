@@ -15,7 +15,7 @@ export const createRefundRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [409, 502] } },
       description:
-        "Refund items (their share of what was paid, optionally restocked: only units no cancel or return already put back go back, the refund succeeds either way and items[].restockedQuantity says how many), shipping or an amount; ?dryRun=true answers 200 { preview } with the amounts and writes nothing. Never more than is left of what was paid (409 refund_exceeds_payment; 409 order_not_refundable unless paid). A Stripe order is refunded through Stripe on the store's account (application fee reversed in proportion; 502 if Stripe fails); a manual one is recorded. Emails order_refunded unless notifyCustomer is false. Owner or admin",
+        "Refund items (their share of what was paid, optionally restocked: only units no cancel or return already put back go back, the refund succeeds either way and items[].restockedQuantity says how many), shipping or an amount; ?dryRun=true answers 200 { preview } with the amounts and writes nothing. Never more than is left of what was paid, less what lost disputes took back (409 refund_exceeds_payment; 409 order_not_refundable unless paid; 409 payment_disputed while a dispute of its payment is open). A Stripe order is refunded through Stripe on the store's account (application fee reversed in proportion; 502 if Stripe fails); a manual one is recorded. Emails order_refunded unless notifyCustomer is false. Owner or admin",
       tags: ['orders'],
       validate: { params: idParams('orderId'), query: refundQuery, payload: refundPayload },
       response: { status: { 200: refundPreviewResponse, 201: refundCreatedResponse } },

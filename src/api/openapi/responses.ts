@@ -28,6 +28,7 @@ export const ERROR_CODES: Record<string, number> = {
   refund_exceeds_payment: 409,
   refund_failed: 409,
   refund_not_pending: 409,
+  payment_disputed: 409,
   url_taken: 409,
   webhook_limit_reached: 409,
   import_running: 409,

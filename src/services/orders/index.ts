@@ -1,9 +1,10 @@
 /**
- * The face of module orders: orders, fulfilments, payments on orders, refunds, returns, cancels, the timeline.
+ * The face of module orders: orders, fulfilments, payments on orders, refunds, disputes, returns, cancels, the timeline.
  * Other modules, use cases, routes and workers import only this file; the rest is private.
  */
 export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, type CancelInput } from './cancel.js';
 export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, orderTaxTransaction, setOrderTaxTransaction, type NewOrder } from './create-order.js';
+export { DISPUTE_STATUSES, isDisputeClosed, listDisputes, recordDispute, type DisputeFact, type DisputeStatus } from './disputes.js';
 export { toOrderDto, type OrderRow, type RefundPart, type RefundRow } from './dto.js';
 export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
 export { cancelOverdueOrderRow, markOrderPaid, overdueManualOrders, unitsOf } from './manual-payments.js';

@@ -1,5 +1,6 @@
 import { conflict, validationFailed } from '../../errors.js';
 import type { OrderItemRow, OrderRow } from './dto.js';
+import { paymentDisputed } from './disputes.js';
 import { divideHalfUp, proportionalShare, type TaxLine } from '../taxes/index.js';
 
 export interface RefundInput {
@@ -41,11 +42,18 @@ export interface CommittedRefunds {
   taxRefunded?: number;
   /** What the total holds that was never paid: a balance link open or voided (draft-orders' uncollectedOf). */
   uncollected?: number;
+  /** What lost disputes took back (disputes.ts): the customer's bank returned it, so it is not refunded again. */
+  disputedLost?: number;
+  /** A dispute is open on a charge of the order: Stripe refuses its refunds until it closes. */
+  refundsRefused?: boolean;
 }
 
-/** What is left to refund: the total less what was never collected, what was refunded and what refunds in flight hold. */
-export function refundableOf(order: Pick<OrderRow, 'total' | 'amountRefunded'>, committed: Pick<CommittedRefunds, 'pending' | 'uncollected'>): number {
-  return Number(order.total) - (committed.uncollected ?? 0) - Number(order.amountRefunded) - committed.pending;
+/**
+ * What is left to refund: the total less what was never collected, what lost disputes took back,
+ * what was refunded and what refunds in flight hold.
+ */
+export function refundableOf(order: Pick<OrderRow, 'total' | 'amountRefunded'>, committed: Pick<CommittedRefunds, 'pending' | 'uncollected' | 'disputedLost'>): number {
+  return Number(order.total) - (committed.uncollected ?? 0) - (committed.disputedLost ?? 0) - Number(order.amountRefunded) - committed.pending;
 }
 
 const taxKey = (line: TaxLine) => `${line.jurisdiction}|${line.name}|${line.rate}`;
@@ -113,6 +121,7 @@ export function calculateRefund(
   committed: CommittedRefunds,
   input: RefundInput
 ): RefundCalculation {
+  if (committed.refundsRefused) throw paymentDisputed();
   // Tax (docs/taxes.md): each refunded unit gives back its line's tax in proportion, cumulatively
   // (the share of all units refunded so far less the share already given), so refunding every unit
   // gives back the line's tax to the cent. Exclusive prices add it to the amount; inclusive prices

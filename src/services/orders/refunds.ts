@@ -6,6 +6,7 @@ import { toRefundDto } from './dto.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { allocateRefund } from './refund-payments.js';
+import { disputeHoldOf } from './disputes.js';
 import { restockOrderLines } from './restock.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, refundableOf, type CommittedRefunds, type RefundCalculation, type RefundInput } from './refund-amounts.js';
 import { uncollectedOf } from '../draft-orders/index.js';
@@ -21,10 +22,11 @@ import { readTogether, type Sql, type Transaction } from '../../db/transaction.j
 
 /**
  * What is not free to refund of the order: what refunds hold (in flight, of shipping, of tax; not
- * failed ones) and what its total holds that was never collected (a balance link open or voided).
+ * failed ones), what its total holds that was never collected (a balance link open or voided), and
+ * what disputes hold (a lost one's amount; an open one refuses refunds).
  */
 export async function committedRefunds(db: Sql, storeId: string, orderId: string): Promise<CommittedRefunds> {
-  const [row, uncollected] = await readTogether(db, [
+  const [row, uncollected, disputes] = await readTogether(db, [
     () =>
       db('orderRefunds')
         .where({ storeId, orderId })
@@ -35,9 +37,17 @@ export async function committedRefunds(db: Sql, storeId: string, orderId: string
           // An edit's refund gave back tax the order's lines no longer carry (their tax was lowered with the total): not counted again.
           db.raw(`coalesce(sum(tax_amount) filter (where source <> 'edit'), 0) as tax_refunded`)
         ) as PromiseLike<{ pending: string; shippingRefunded: string; taxRefunded: string }>,
-    () => uncollectedOf(db, storeId, orderId)
+    () => uncollectedOf(db, storeId, orderId),
+    () => disputeHoldOf(db, storeId, orderId)
   ]);
-  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded), uncollected };
+  return {
+    pending: Number(row.pending),
+    shippingRefunded: Number(row.shippingRefunded),
+    taxRefunded: Number(row.taxRefunded),
+    uncollected,
+    disputedLost: disputes.lost,
+    refundsRefused: disputes.refundsRefused
+  };
 }
 
 /** What is left to refund of the order now (refundableOf): what a cancel gives back. */

@@ -30,7 +30,10 @@ export const ORDER_EVENT_TYPES = [
   'edited',
   'exchanged',
   'balance_invoiced',
-  'balance_voided'
+  'balance_voided',
+  'dispute_opened',
+  'dispute_updated',
+  'dispute_closed'
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const ACTOR_TYPES = ['user', 'system', 'webhook'] as const;

@@ -9,7 +9,7 @@ export { PAYMENT_STATES, decidePayment, revenueOf, type PaymentFact, type Paymen
 export { PROVIDERS, PROVIDER_NAMES, chooseProvider, type PaymentCheck, type ProviderName } from './providers.js';
 export { reconcileStripeEvents } from './reconcile-events.js';
 export { callStripe, stripeRefused } from './stripe-calls.js';
-export { INTENT_EVENT_STATES, REFUND_EVENTS, type IntentEventType } from './stripe-event-types.js';
+export { DISPUTE_EVENTS, INTENT_EVENT_STATES, REFUND_EVENTS, type IntentEventType } from './stripe-event-types.js';
 export { claimStripeEvent, finishStripeEvent, receiveStripeEvent, stripeEventFailedForGood } from './webhooks.js';
 export { refundStripePayment, startStripePayment, voidStripePayment } from './stripe-money.js';
 export { stripeEventEnvelope } from './stripe-event-verification.js';

@@ -12,5 +12,8 @@ export type IntentEventType = keyof typeof INTENT_EVENT_STATES;
 /** The refund events reconciled with the order's refunds. */
 export const REFUND_EVENTS = ['refund.created', 'refund.updated', 'charge.refund.updated'] as const;
 
+/** The dispute events, each carrying the dispute as it now stands. */
+export const DISPUTE_EVENTS = ['charge.dispute.created', 'charge.dispute.updated', 'charge.dispute.closed', 'charge.dispute.funds_withdrawn', 'charge.dispute.funds_reinstated'] as const;
+
 /** The events the receiver queues for processing; any other is stored as processed and left alone. */
-export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', ...REFUND_EVENTS, 'account.updated'] as const;
+export const HANDLED_EVENTS = [...(Object.keys(INTENT_EVENT_STATES) as IntentEventType[]), 'charge.refunded', ...REFUND_EVENTS, ...DISPUTE_EVENTS, 'account.updated'] as const;

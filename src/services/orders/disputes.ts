@@ -1,0 +1,176 @@
+import type { AppContext } from '../../context.js';
+import { conflict, notFound } from '../../errors.js';
+import type { Sql, Transaction } from '../../db/transaction.js';
+import { recordOrderEvent, type Actor } from './timeline.js';
+
+/**
+ * Disputes of an order's card payments (Stripe's `charge.dispute.*` events): one row per Stripe
+ * dispute, at the status of the latest event seen. Stripe's statuses: an inquiry (`warning_*`)
+ * takes no money and leaves the charge refundable; a chargeback (`needs_response`, `under_review`)
+ * has already taken the disputed amount from the store and refuses refunds of the charge until it
+ * closes; `won` gives the amount back, `lost` keeps it with the customer's bank.
+ */
+export const DISPUTE_STATUSES = [
+  'warning_needs_response',
+  'warning_under_review',
+  'warning_closed',
+  'needs_response',
+  'under_review',
+  'won',
+  'lost',
+  'charge_refunded',
+  'prevented'
+] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+const CLOSED: ReadonlySet<DisputeStatus> = new Set(['warning_closed', 'won', 'lost', 'charge_refunded', 'prevented']);
+/** The statuses under which Stripe refuses to refund the charge (`charge_disputed`). */
+export const REFUND_BLOCKING_DISPUTES: readonly DisputeStatus[] = ['needs_response', 'under_review'];
+
+export const isDisputeClosed = (status: DisputeStatus) => CLOSED.has(status);
+
+/** What one Stripe event says of a dispute. */
+export interface DisputeFact {
+  stripeDisputeId: string;
+  paymentIntentId: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  status: DisputeStatus;
+  evidenceDueBy: Date | null;
+  /** The event's `created`: an event older than the one the row holds changes nothing. */
+  created: Date;
+}
+
+export interface DisputeRow {
+  storeId: string;
+  id: string;
+  orderId: string;
+  stripeDisputeId: string;
+  paymentIntentId: string;
+  amount: string | number;
+  currency: string;
+  reason: string;
+  status: DisputeStatus;
+  evidenceDueBy: Date | null;
+  lastEventCreated: Date;
+  closedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const toDisputeDto = (row: DisputeRow) => ({
+  id: row.id,
+  stripeDisputeId: row.stripeDisputeId,
+  amount: Number(row.amount),
+  currency: row.currency,
+  reason: row.reason,
+  status: row.status,
+  evidenceDueBy: row.evidenceDueBy,
+  closedAt: row.closedAt,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+});
+
+export type DisputeChange = { applied: false; reason: string } | { applied: true; changed: boolean; opened: boolean; closed: boolean; dispute: DisputeRow };
+
+/**
+ * Two events of the same second: a closing status outranks an open one, so a dispute opened and
+ * closed within a second ends closed whichever event is processed last.
+ */
+const rank = (status: DisputeStatus) => (CLOSED.has(status) ? 1 : 0);
+
+const timelineData = (row: DisputeRow) => ({
+  disputeId: row.id,
+  stripeDisputeId: row.stripeDisputeId,
+  amount: Number(row.amount),
+  currency: row.currency,
+  reason: row.reason,
+  status: row.status,
+  evidenceDueBy: row.evidenceDueBy
+});
+
+/**
+ * Records what a dispute event says, under the dispute's row lock, in the caller's transaction:
+ * the first event inserts the row (timeline `dispute_opened`, and `dispute_closed` too if it is
+ * already closed); a later one moves the status (`dispute_updated` between open statuses,
+ * `dispute_closed` when it closes, `dispute_opened` if a closed dispute opens again). An event
+ * older than the row's last changes nothing, so events delivered out of order never move it back.
+ */
+export async function recordDispute(trx: Transaction, storeId: string, orderId: string, fact: DisputeFact, actor: Actor): Promise<DisputeChange> {
+  const values = {
+    amount: fact.amount,
+    currency: fact.currency.toUpperCase(),
+    reason: fact.reason,
+    status: fact.status,
+    evidenceDueBy: fact.evidenceDueBy,
+    lastEventCreated: fact.created
+  };
+  const [inserted] = (await trx('orderDisputes')
+    .insert({ storeId, orderId, stripeDisputeId: fact.stripeDisputeId, paymentIntentId: fact.paymentIntentId, ...values, closedAt: isDisputeClosed(fact.status) ? trx.fn.now() : null })
+    .onConflict(['storeId', 'stripeDisputeId'])
+    .ignore()
+    .returning('*')) as DisputeRow[];
+  if (inserted) {
+    await recordOrderEvent(trx, storeId, orderId, 'dispute_opened', actor, timelineData(inserted));
+    if (isDisputeClosed(inserted.status)) await recordOrderEvent(trx, storeId, orderId, 'dispute_closed', actor, timelineData(inserted));
+    return { applied: true, changed: true, opened: true, closed: isDisputeClosed(inserted.status), dispute: inserted };
+  }
+
+  const existing = (await trx('orderDisputes').where({ storeId, stripeDisputeId: fact.stripeDisputeId }).forUpdate().first()) as DisputeRow;
+  if (existing.orderId !== orderId) return { applied: false, reason: `dispute ${fact.stripeDisputeId} belongs to another order` };
+  const last = existing.lastEventCreated.getTime();
+  const created = fact.created.getTime();
+  if (created < last || (created === last && rank(fact.status) < rank(existing.status))) {
+    return { applied: false, reason: `an older event: the dispute is ${existing.status} since a later one` };
+  }
+  const changed =
+    existing.status !== fact.status ||
+    Number(existing.amount) !== fact.amount ||
+    existing.reason !== fact.reason ||
+    (existing.evidenceDueBy?.getTime() ?? null) !== (fact.evidenceDueBy?.getTime() ?? null);
+  const wasClosed = isDisputeClosed(existing.status);
+  const nowClosed = isDisputeClosed(fact.status);
+  const [row] = (await trx('orderDisputes')
+    .where({ storeId, id: existing.id })
+    .update({ ...values, closedAt: nowClosed ? (wasClosed ? existing.closedAt : trx.fn.now()) : null, ...(changed ? { updatedAt: trx.fn.now() } : {}) })
+    .returning('*')) as DisputeRow[];
+  const opened = wasClosed && !nowClosed;
+  const closed = !wasClosed && nowClosed;
+  if (existing.status !== fact.status) {
+    await recordOrderEvent(trx, storeId, orderId, opened ? 'dispute_opened' : closed ? 'dispute_closed' : 'dispute_updated', actor, timelineData(row!));
+  }
+  return { applied: true, changed, opened, closed, dispute: row! };
+}
+
+/** What disputes hold of an order: what lost ones took back, and whether one refuses refunds now. */
+export interface DisputeHold {
+  lost: number;
+  refundsRefused: boolean;
+}
+
+export async function disputeHoldOf(db: Sql, storeId: string, orderId: string): Promise<DisputeHold> {
+  const row = (await db('orderDisputes')
+    .where({ storeId, orderId })
+    .first(
+      db.raw(`coalesce(sum(amount) filter (where status = 'lost'), 0) as lost`),
+      db.raw('count(*) filter (where status = any(?)) as refusing', [REFUND_BLOCKING_DISPUTES as unknown as string[]])
+    )) as { lost: string; refusing: string };
+  return { lost: Number(row.lost), refundsRefused: Number(row.refusing) > 0 };
+}
+
+export const paymentDisputed = () =>
+  conflict('payment_disputed', "The order's payment is disputed: Stripe refuses refunds of a disputed charge until the dispute closes (answer it in Stripe's dashboard)", [
+    { path: 'orderId', message: 'payment is disputed' }
+  ]);
+
+/**
+ * An order's disputes, oldest first. Not paged: a dispute is about one charge, and an order has a
+ * charge for its payment and one per balance it collected by link.
+ */
+export async function listDisputes(ctx: AppContext, storeId: string, orderId: string) {
+  const order = await ctx.db('orders').where({ storeId, id: orderId }).first('id');
+  if (!order) throw notFound('Order');
+  const rows = (await ctx.db('orderDisputes').where({ storeId, orderId }).orderBy(['createdAt', 'id'])) as DisputeRow[];
+  return { disputes: rows.map(toDisputeDto) };
+}
