@@ -10,6 +10,7 @@ import { ListState } from '../../components/ListState';
 import { formatMoney } from '../../components/Money';
 import { FulfilForm } from './FulfilForm';
 import { OrderActions } from './OrderActions';
+import { OrderDisputes } from './OrderDisputes';
 import { OrderEditForm } from './OrderEditForm';
 import { OrderExchangeForm } from './OrderExchangeForm';
 import { OrderReturns } from './OrderReturns';
@@ -185,6 +186,7 @@ export function OrderDetail() {
                   ))}
                 </Stack>
               )}
+              {o.paymentProvider === 'stripe' && <OrderDisputes orderId={orderId} />}
             </Card>
             <Card withBorder component="section" aria-labelledby="fulfilments-title">
               <Title order={2} size="h4" id="fulfilments-title">
