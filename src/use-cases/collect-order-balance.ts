@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { recordAudit } from '../services/audit/index.js';
 import { balanceOfToken, describeInvoice, lockBalanceInvoice, markBalancePaid, noteBalanceRefund, voidBalanceInvoice, type BalanceInvoiceRow } from '../services/draft-orders/index.js';
-import { getOrder, recordOrderEvent, WEBHOOK, type Actor } from '../services/orders/index.js';
+import { getOrder, lockOrderForBalance, recordBalanceCollectedByHand, recordOrderEvent, WEBHOOK, type Actor } from '../services/orders/index.js';
 import { applied, connectedStripeAccount, ignored, refundStripePayment, startStripePayment, type EventOutcome } from '../services/payments/index.js';
 import { cachedStore } from '../services/stores/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
@@ -159,6 +159,44 @@ export async function voidOrderBalance(ctx: AppContext, storeId: string, orderId
     await recordAudit(ctx, trx, { storeId, action: 'order.balance_voided', resourceType: 'order', resourceId: orderId, details: { balanceInvoiceId: invoice.id, amount: Number(invoice.amount), currency: invoice.currency } });
     emit({ type: 'order.changed', storeId, orderId, change: 'updated' });
     return { ...invoice, status: 'void' as const };
+  });
+  return { invoice: balanceDto(row), ...(await getOrder(ctx, storeId, orderId)) };
+}
+
+/**
+ * POST /admin/orders/{id}/balance-invoices/{invoiceId}/mark-paid: a balance collected another way
+ * (cash, a bank transfer), its link open or already voided. Under the order's lock, then the
+ * invoice's (the lock its link's payment event takes): marked first, a payment by the link arriving
+ * after is refunded in full (onBalancePaymentEvent); paid by the link first, this is 409. What is
+ * still owed (the amount less what later edits took back of a voided balance) becomes the order's
+ * `collected_by_hand`; 409 when nothing is owed any more. A repeat answers the paid invoice again
+ * and changes nothing. Timeline `paid` (byHand, reference, note), audit `order.balance_marked_paid`,
+ * `order.updated`.
+ */
+export async function markOrderBalancePaid(ctx: AppContext, storeId: string, orderId: string, invoiceId: string, input: { reference?: string; note?: string }, actor: Actor) {
+  const row = await withTransaction(ctx, async (trx, emit) => {
+    await lockOrderForBalance(trx, storeId, orderId);
+    const invoice = await lockBalanceInvoice(trx, storeId, invoiceId);
+    if (invoice.orderId !== orderId) throw notFound('Invoice');
+    if (invoice.status === 'paid') {
+      if (invoice.paymentIntentId) throw conflict('conflict', 'This balance was paid through its link', [{ path: 'invoiceId', message: 'the invoice is paid by its link' }]);
+      return invoice;
+    }
+    const owed = Number(invoice.amount) - Number(invoice.takenBack);
+    if (owed <= 0) throw conflict('conflict', 'Nothing of this balance is owed: later edits took it back', [{ path: 'invoiceId', message: 'nothing is owed' }]);
+    await markBalancePaid(trx, invoice, null);
+    const reference = input.reference || null;
+    const note = input.note || null;
+    await recordBalanceCollectedByHand(trx, storeId, orderId, { amount: owed, balanceInvoiceId: invoice.id, reference, note }, actor);
+    await recordAudit(ctx, trx, {
+      storeId,
+      action: 'order.balance_marked_paid',
+      resourceType: 'order',
+      resourceId: orderId,
+      details: { balanceInvoiceId: invoice.id, amount: owed, currency: invoice.currency, reference }
+    });
+    emit({ type: 'order.changed', storeId, orderId, change: 'updated' });
+    return { ...invoice, status: 'paid' as const, paidAt: new Date() };
   });
   return { invoice: balanceDto(row), ...(await getOrder(ctx, storeId, orderId)) };
 }

@@ -1,12 +1,12 @@
 import { userActor, type EditInput, type ExchangeInput } from '../../services/orders/index.js';
 import { changeOrder } from '../../use-cases/change-order.js';
-import { voidOrderBalance } from '../../use-cases/collect-order-balance.js';
+import { markOrderBalancePaid, voidOrderBalance } from '../../use-cases/collect-order-balance.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { adminHandler } from '../handler.js';
 import { idempotent } from '../idempotency.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
-import { balanceVoidedResponse, editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
+import { balanceMarkPaidPayload, balanceInvoiceResponse, editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
 
 export const editOrderRoute = idempotent(
   adminRoute(ANY_MEMBER, {
@@ -61,9 +61,31 @@ export const voidBalanceInvoiceRoute = idempotent(
         "Void an edit's open balance payment link (collect: invoice): its public page and pay button then refuse it (invoice_void, Gone); a payment already under way is refunded in full when it succeeds. 409 when the balance is already paid (refund the order instead); a void invoice answers again unchanged. The timeline records balance_voided and order.updated is sent; the order may be edited again",
       tags: ['orders'],
       validate: { params: idParams('orderId', 'invoiceId') },
-      response: { status: { 200: balanceVoidedResponse } },
+      response: { status: { 200: balanceInvoiceResponse } },
       handler: adminHandler<{ orderId: string; invoiceId: string }>(({ ctx, storeId, actor, params }) =>
         voidOrderBalance(ctx, storeId, params.orderId, params.invoiceId, userActor(actor.userId))
+      )
+    }
+  })
+);
+
+/**
+ * A balance collected another way than its link, recorded as the order's manual mark-paid is: by
+ * any member, with an Idempotency-Key (it moves what the order holds), a repeat changing nothing.
+ */
+export const markBalancePaidRoute = idempotent(
+  adminRoute(ANY_MEMBER, {
+    method: 'POST',
+    path: '/admin/orders/{orderId}/balance-invoices/{invoiceId}/mark-paid',
+    options: {
+      plugins: { openapi: { errors: [409] } },
+      description:
+        "Record an edit's balance as collected another way (cash, a bank transfer) than its payment link, open or voided: the invoice becomes paid (its link then answers paid and a payment by it arriving later is refunded in full), what is still owed of it (its amount less what later edits took back) becomes refundable, given back by hand. 409 when its link already paid it, when nothing of it is owed any more, and for a cancelled order; a repeat answers the paid invoice unchanged. reference and note go on the timeline (paid, byHand); order.updated is sent",
+      tags: ['orders'],
+      validate: { params: idParams('orderId', 'invoiceId'), payload: balanceMarkPaidPayload },
+      response: { status: { 200: balanceInvoiceResponse } },
+      handler: adminHandler<{ orderId: string; invoiceId: string }, { reference?: string; note?: string } | null>(({ ctx, storeId, actor, params, payload }) =>
+        markOrderBalancePaid(ctx, storeId, params.orderId, params.invoiceId, payload ?? {}, userActor(actor.userId))
       )
     }
   })

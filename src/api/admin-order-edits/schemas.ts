@@ -104,4 +104,10 @@ export const balanceInvoiceResource = responseObject({
   createdAt: Joi.string().isoDate().required()
 }).label('OrderBalanceInvoice');
 
-export const balanceVoidedResponse = responseObject({ invoice: balanceInvoiceResource.required(), order: orderResource.required() });
+export const balanceInvoiceResponse = responseObject({ invoice: balanceInvoiceResource.required(), order: orderResource.required() });
+
+/** A balance collected by hand: how, for the timeline (both optional; an empty body is allowed). */
+export const balanceMarkPaidPayload = Joi.object({
+  reference: text(255).allow(''),
+  note: text(2000).allow('')
+}).allow(null);

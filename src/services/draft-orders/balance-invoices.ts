@@ -109,8 +109,11 @@ export async function lockBalanceInvoice(trx: Sql, storeId: string, id: string):
   return row;
 }
 
-/** The locked open invoice is paid by this PaymentIntent. */
-export async function markBalancePaid(trx: Sql, row: BalanceInvoiceRow, paymentIntentId: string) {
+/**
+ * The locked invoice is paid: by this PaymentIntent (its link), or by hand (null: collected another
+ * way and recorded by a member; no PaymentIntent holds it, so a refund gives it back by hand).
+ */
+export async function markBalancePaid(trx: Sql, row: BalanceInvoiceRow, paymentIntentId: string | null) {
   await trx('orderBalanceInvoices').where({ storeId: row.storeId, id: row.id }).update({ status: 'paid', paymentIntentId, paidAt: trx.fn.now(), updatedAt: trx.fn.now() });
 }
 

@@ -4,6 +4,7 @@
  */
 export { findOrder, markOrderCancelled, orderFulfilled, orderItemsOf, type CancelInput } from './cancel.js';
 export { draftOrderForEmail, insertedOrder, newTrackingToken, orderDtoBeforeInsert, orderInsert, orderTaxTransaction, setOrderTaxTransaction, type NewOrder } from './create-order.js';
+export { lockOrderForBalance, recordBalanceCollectedByHand } from './balance-by-hand.js';
 export { DISPUTE_STATUSES, isDisputeClosed, listDisputes, recordDispute, type DisputeFact, type DisputeStatus } from './disputes.js';
 export { toOrderDto, type OrderRow, type RefundPart, type RefundRow } from './dto.js';
 export { createFulfillment, type FulfillmentInput } from './fulfillments.js';
