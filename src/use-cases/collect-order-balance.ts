@@ -4,8 +4,8 @@ import type { StripeEvent } from '../adapters/payments/index.js';
 import type { AppContext } from '../context.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { recordAudit } from '../services/audit/index.js';
-import { balanceOfToken, describeInvoice, lockBalanceInvoice, markBalancePaid, noteBalanceRefund, voidBalanceInvoice, type BalanceInvoiceRow } from '../services/draft-orders/index.js';
-import { getOrder, lockOrderForBalance, recordBalanceCollectedByHand, recordOrderEvent, WEBHOOK, type Actor } from '../services/orders/index.js';
+import { balanceInvoicesOf, balanceOfToken, describeInvoice, lockBalanceInvoice, markBalancePaid, noteBalanceRefund, voidBalanceInvoice, type BalanceInvoiceRow } from '../services/draft-orders/index.js';
+import { findOrder, getOrder, lockOrderForBalance, recordBalanceCollectedByHand, recordOrderEvent, WEBHOOK, type Actor } from '../services/orders/index.js';
 import { applied, connectedStripeAccount, ignored, refundStripePayment, startStripePayment, type EventOutcome } from '../services/payments/index.js';
 import { cachedStore } from '../services/stores/index.js';
 import { withTransaction } from '../platform/with-transaction.js';
@@ -133,9 +133,16 @@ const balanceDto = (row: BalanceInvoiceRow) => ({
   amount: Number(row.amount),
   currency: row.currency,
   paymentIntentId: row.paymentIntentId,
+  takenBack: Number(row.takenBack ?? 0),
   paidAt: row.paidAt ? new Date(row.paidAt).toISOString() : null,
   createdAt: new Date(row.createdAt).toISOString()
 });
+
+/** GET /admin/orders/{id}/balance-invoices: the order's balance links, oldest first (404 for another store's order). */
+export async function listOrderBalances(ctx: AppContext, storeId: string, orderId: string) {
+  await findOrder(ctx, storeId, orderId);
+  return { invoices: (await balanceInvoicesOf(ctx.db, storeId, orderId)).map(balanceDto) };
+}
 
 /**
  * POST /admin/orders/{id}/balance-invoices/{invoiceId}/void: an open balance link stops asking.

@@ -1,4 +1,4 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { editOrderRoute, exchangeOrderRoute, markBalancePaidRoute, voidBalanceInvoiceRoute } from './routes.js';
+import { editOrderRoute, exchangeOrderRoute, listBalanceInvoicesRoute, markBalancePaidRoute, voidBalanceInvoiceRoute } from './routes.js';
 
-export const adminOrderEditRoutes: ServerRoute[] = [editOrderRoute, exchangeOrderRoute, voidBalanceInvoiceRoute, markBalancePaidRoute];
+export const adminOrderEditRoutes: ServerRoute[] = [editOrderRoute, exchangeOrderRoute, listBalanceInvoicesRoute, voidBalanceInvoiceRoute, markBalancePaidRoute];

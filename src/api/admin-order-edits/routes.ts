@@ -1,12 +1,12 @@
 import { userActor, type EditInput, type ExchangeInput } from '../../services/orders/index.js';
 import { changeOrder } from '../../use-cases/change-order.js';
-import { markOrderBalancePaid, voidOrderBalance } from '../../use-cases/collect-order-balance.js';
+import { listOrderBalances, markOrderBalancePaid, voidOrderBalance } from '../../use-cases/collect-order-balance.js';
 import { ADMINS, ANY_MEMBER } from '../../platform/roles.js';
 import { adminHandler } from '../handler.js';
 import { idempotent } from '../idempotency.js';
 import { adminRoute } from '../route-helpers.js';
 import { idParams } from '../schemas.js';
-import { balanceMarkPaidPayload, balanceInvoiceResponse, editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
+import { balanceInvoiceListResponse, balanceMarkPaidPayload, balanceInvoiceResponse, editCommittedResponse, editPayload, editPreviewResponse, editQuery, exchangePayload } from './schemas.js';
 
 export const editOrderRoute = idempotent(
   adminRoute(ANY_MEMBER, {
@@ -90,3 +90,16 @@ export const markBalancePaidRoute = idempotent(
     }
   })
 );
+
+export const listBalanceInvoicesRoute = adminRoute(ANY_MEMBER, {
+  method: 'GET',
+  path: '/admin/orders/{orderId}/balance-invoices',
+  options: {
+    description:
+      "The order's balance payment links (one per edit that raised a paid order's total with collect: invoice), oldest first: open, paid (by the link, or by hand: paymentIntentId null) or void. Not paged: an order has one open at a time, and each edit adds at most one",
+    tags: ['orders'],
+    validate: { params: idParams('orderId') },
+    response: { status: { 200: balanceInvoiceListResponse } },
+    handler: adminHandler<{ orderId: string }>(({ ctx, storeId, params }) => listOrderBalances(ctx, storeId, params.orderId))
+  }
+});

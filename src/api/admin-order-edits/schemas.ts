@@ -99,12 +99,14 @@ export const balanceInvoiceResource = responseObject({
   status: Joi.string().valid('open', 'paid', 'void').required(),
   amount: Joi.number().integer().required(),
   currency: Joi.string().required(),
-  paymentIntentId: Joi.string().allow(null).required(),
+  paymentIntentId: Joi.string().allow(null).required().description('the PaymentIntent of its link that paid it; null while unpaid and when it was marked paid by hand'),
+  takenBack: Joi.number().integer().min(0).required().description('what later edits lowering the total took back of it while it was unpaid: amount less this is what it still asks'),
   paidAt: Joi.string().isoDate().allow(null).required(),
   createdAt: Joi.string().isoDate().required()
 }).label('OrderBalanceInvoice');
 
 export const balanceInvoiceResponse = responseObject({ invoice: balanceInvoiceResource.required(), order: orderResource.required() });
+export const balanceInvoiceListResponse = responseObject({ invoices: Joi.array().items(balanceInvoiceResource).required() });
 
 /** A balance collected by hand: how, for the timeline (both optional; an empty body is allowed). */
 export const balanceMarkPaidPayload = Joi.object({

@@ -48,6 +48,11 @@ export async function openBalanceInvoice(
   return { id: row!.id, token };
 }
 
+/** Every balance invoice of the order, oldest first (one per edit that raised a paid order's total by link). */
+export async function balanceInvoicesOf(db: Sql, storeId: string, orderId: string): Promise<BalanceInvoiceRow[]> {
+  return db('orderBalanceInvoices').where({ storeId, orderId }).orderBy(['createdAt', 'id']);
+}
+
 /** The order's unpaid balance invoice, if any. */
 export async function openBalanceOf(db: Sql, storeId: string, orderId: string): Promise<BalanceInvoiceRow | undefined> {
   return db('orderBalanceInvoices').where({ storeId, orderId, status: 'open' }).first();

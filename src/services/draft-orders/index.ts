@@ -33,6 +33,7 @@ export {
 } from './drafts.js';
 export { draftOrdersModule } from './module.js';
 export {
+  balanceInvoicesOf,
   balanceOfToken,
   lockBalanceInvoice,
   markBalancePaid,

@@ -123,6 +123,11 @@ t.test('a voided balance collected after all; one partly taken back by an edit c
   t.equal((await s.post(s.markUrl(partly!.id, p.invoiceId))).status, 200);
   t.equal(Number((await s.order(partly!.id)).collectedByHand), half, 'only what was still owed');
   t.equal(await s.refundable(partly!.id), partlyPaid + half);
+  const listed = await s.app.request({ url: `/admin/orders/${partly!.id}/balance-invoices`, ...admin(s.owner) });
+  t.equal(listed.status, 200, listed.raw);
+  t.match(listed.body.data.invoices, [{ id: p.invoiceId, status: 'paid', paymentIntentId: null, amount: p.owed, takenBack: half }]);
+  const stranger = await signupOwner(s.app);
+  t.equal((await s.app.request({ url: `/admin/orders/${partly!.id}/balance-invoices`, ...admin(stranger) })).status, 404, "another store's order");
   // The other unit taken off too: it was collected by hand, so it is refunded (by hand).
   const removed = await s.post(`/admin/orders/${partly!.id}/edits`, { remove: [(await lineOf()).id], notifyCustomer: false });
   t.equal(removed.status, 201, removed.raw);

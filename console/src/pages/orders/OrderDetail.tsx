@@ -10,6 +10,7 @@ import { ListState } from '../../components/ListState';
 import { formatMoney } from '../../components/Money';
 import { FulfilForm } from './FulfilForm';
 import { OrderActions } from './OrderActions';
+import { OrderBalances } from './OrderBalances';
 import { OrderDisputes } from './OrderDisputes';
 import { OrderEditForm } from './OrderEditForm';
 import { OrderExchangeForm } from './OrderExchangeForm';
@@ -209,6 +210,7 @@ export function OrderDetail() {
             {isAdmin && <OrderActions order={o} canCancel={o.status !== 'cancelled' && !fulfilledAny} />}
             {canRefund && <RefundForm order={o} />}
             {fulfilledAny && <OrderReturns order={o} canRefund={isAdmin} />}
+            <OrderBalances order={o} />
             {canChange && <OrderEditForm order={o} />}
             {canChange && fulfilledAny && <OrderExchangeForm order={o} />}
           </Stack>
