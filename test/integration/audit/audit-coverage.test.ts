@@ -52,6 +52,7 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/admin/orders/{orderId}/edits': 'needs an unfulfilled paid order with stock; test/integration/orders/order-edits',
   'POST /api/v1/admin/orders/{orderId}/exchanges': 'needs a fulfilled order with stock; test/integration/orders/exchanges',
   'POST /api/v1/admin/orders/{orderId}/balance-invoices/{invoiceId}/void': 'needs an edit collected by payment link; test/integration/orders/edit-balance-invoice',
+  'POST /api/v1/admin/orders/{orderId}/balance-invoices/{invoiceId}/mark-paid': 'needs an edit collected by payment link; test/integration/orders/balance-marked-paid (audited once there)',
   'POST /api/v1/admin/orders/{orderId}/refunds/{refundId}/retry': 'needs a refund Stripe left pending (the Stripe server); test/integration/orders/refund-payments'
 };
 
