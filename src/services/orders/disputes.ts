@@ -159,6 +159,15 @@ export async function disputeHoldOf(db: Sql, storeId: string, orderId: string): 
   return { lost: Number(row.lost), refundsRefused: Number(row.refusing) > 0 };
 }
 
+/** What lost disputes took of each PaymentIntent of the order: a payment holds that much less for refunds. */
+export async function lostByPayment(db: Sql, storeId: string, orderId: string): Promise<Map<string, number>> {
+  const rows = (await db('orderDisputes')
+    .where({ storeId, orderId, status: 'lost' })
+    .groupBy('paymentIntentId')
+    .select('paymentIntentId', db.raw('sum(amount) as lost'))) as Array<{ paymentIntentId: string; lost: string | number }>;
+  return new Map(rows.map((row) => [row.paymentIntentId, Number(row.lost)]));
+}
+
 export const paymentDisputed = () =>
   conflict('payment_disputed', "The order's payment is disputed: Stripe refuses refunds of a disputed charge until the dispute closes (answer it in Stripe's dashboard)", [
     { path: 'orderId', message: 'payment is disputed' }

@@ -1,5 +1,6 @@
-import type { Sql } from '../../db/transaction.js';
+import { readTogether, type Sql } from '../../db/transaction.js';
 import { paidBalancesOf } from '../draft-orders/index.js';
+import { lostByPayment } from './disputes.js';
 import type { OrderRow, RefundPart, RefundRow } from './dto.js';
 
 /** The key of what a Stripe order's edits collected by hand, among the PaymentIntents' in `refundedByPayment`. */
@@ -12,7 +13,7 @@ const BY_HAND = 'by-hand';
  * (`collectedByHand`: no PaymentIntent holds it, so it goes back by hand). A refund is split newest
  * payment first (the last money in goes back first: a refund of what an edit added reaches the link
  * that paid for it), the balances paid by link, then what was collected by hand, never above what
- * each still holds: its amount less its parts in refunds not failed. What is left goes to the first
+ * each still holds: its amount less its parts in refunds not failed and what lost disputes took. What is left goes to the first
  * payment, which holds the rest of what the order was paid (the caller checked, under the order's
  * lock, that the refund fits in what is left of the whole). Pending parts count, so concurrent
  * refunds, each reserved under the order's lock, never ask one payment for more than it holds.
@@ -24,10 +25,11 @@ export async function allocateRefund(db: Sql, order: OrderRow, amount: number): 
   const parts: RefundPart[] = [];
   let remaining = amount;
   if (balances.length || byHand > 0) {
-    const used = await refundedByPayment(db, order.storeId, order.id);
+    const [used, lost] = await readTogether(db, [() => refundedByPayment(db, order.storeId, order.id), () => lostByPayment(db, order.storeId, order.id)]);
     const holders = [...balances.map((balance) => ({ key: balance.paymentIntentId, amount: balance.amount })), ...(byHand > 0 ? [{ key: BY_HAND, amount: byHand }] : [])];
     for (const holder of holders) {
-      const take = Math.min(remaining, holder.amount - (used.get(holder.key) ?? 0));
+      // A lost dispute took its amount back from that payment: Stripe refunds none of it.
+      const take = Math.min(remaining, holder.amount - (used.get(holder.key) ?? 0) - (lost.get(holder.key) ?? 0));
       if (take <= 0) continue;
       parts.push(
         holder.key === BY_HAND

@@ -3,6 +3,7 @@ import { buildApp, signupOwner, type Owner, type Teardownable, type TestApp } fr
 import { admin } from '../../helpers/catalog.js';
 import { confirm, openSession, sellable, setupShop } from '../../helpers/checkout.js';
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
+import { splitPaidShop } from '../../helpers/split-payments.js';
 import { connectStripe, startStripeServer, type StripeServer } from '../../helpers/stripe-server.js';
 
 /**
@@ -202,4 +203,26 @@ t.test('events of one dispute delivered at once, in any order: it ends at the la
   t.equal(types.at(-1), 'dispute_closed');
   t.equal((await shop.app.ctx.db('orderDisputes').where({ storeId: shop.owner.store.id })).length, 1, 'one row');
   t.same(await openIssues(shop), [], 'no issue left open');
+});
+
+t.test('a lost dispute of a balance paid by link: refunds go to the payments that still hold money, never to the charged-back one', async (t) => {
+  const { stripe, app, owner, accountId, paid } = await splitPaidShop(t, { title: 'Lamp', email: 'split@example.com' });
+  const shop: Shop = { stripe, app, owner, accountId, variantId: '' };
+  const now = Math.floor(Date.now() / 1000);
+  const chargeback = dispute(paid.balanceIntent, { id: 'dp_balance', amount: paid.balanceAmount, status: 'needs_response' });
+  t.equal((await send(shop, 'charge.dispute.created', chargeback, { created: now })).status, 'processed');
+  t.equal((await send(shop, 'charge.dispute.closed', { ...chargeback, status: 'lost' }, { created: now + 1 })).status, 'processed');
+  t.match((await disputesOf(shop, paid.order.id)).body.data.disputes, [{ stripeDisputeId: 'dp_balance', status: 'lost', amount: paid.balanceAmount }]);
+
+  const over = await refund(shop, paid.order.id, paid.firstAmount + 1);
+  t.equal(over.status, 409, 'only the first payment holds money now');
+  const all = await refund(shop, paid.order.id, paid.firstAmount);
+  t.equal(all.status, 201, all.raw);
+  t.same(
+    (all.body.data.refund.payments as Array<{ paymentIntentId: string; amount: number }>).map((part) => [part.paymentIntentId, part.amount]),
+    [[paid.firstIntent, paid.firstAmount]],
+    'the charged-back balance is not asked'
+  );
+  t.equal(stripe.refundedOf(paid.balanceIntent), 0);
+  t.equal(stripe.refundedOf(paid.firstIntent), paid.firstAmount);
 });
