@@ -18,6 +18,7 @@ import * as balanceTakenBack from './20261205010000_balance_taken_back.js';
 import * as ordersCollectedByHand from './20261205020000_orders_collected_by_hand.js';
 import * as adminSearchTrigrams from './20261205030000_admin_search_trigrams.js';
 import * as orderDisputes from './20261206010000_order_disputes.js';
+import * as ordersChargedBack from './20261206020000_orders_charged_back.js';
 import * as auditPending from './20261128040000_audit_pending.js';
 import * as auditPendingSealCheckFirst from './20261130040000_audit_pending_seal_check_first.js';
 import * as storefrontJsonFastPath from './20261129010000_storefront_json_fast_path.js';
@@ -136,5 +137,6 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261205010000_balance_taken_back', module: balanceTakenBack },
   { name: '20261205020000_orders_collected_by_hand', module: ordersCollectedByHand },
   { name: '20261205030000_admin_search_trigrams', module: adminSearchTrigrams },
-  { name: '20261206010000_order_disputes', module: orderDisputes }
+  { name: '20261206010000_order_disputes', module: orderDisputes },
+  { name: '20261206020000_orders_charged_back', module: ordersChargedBack }
 ];

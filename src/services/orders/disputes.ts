@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
+import type { OrderRow } from './dto.js';
+import { applyFigureChange } from './order-figures.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
 
 /**
@@ -91,11 +93,26 @@ const timelineData = (row: DisputeRow) => ({
 });
 
 /**
+ * A lost dispute's amount leaves the order's figures (revenue, the customer's spend) as a refund's
+ * would: `amount_charged_back` moves by `delta` under the order's lock, and the figures follow.
+ */
+async function moveChargedBack(trx: Transaction, storeId: string, orderId: string, delta: number): Promise<void> {
+  if (delta === 0) return;
+  const before = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow;
+  const [after] = (await trx('orders')
+    .where({ storeId, id: orderId })
+    .update({ amountChargedBack: trx.raw('greatest(0, amount_charged_back + ?)', [delta]), updatedAt: trx.fn.now() })
+    .returning('*')) as OrderRow[];
+  await applyFigureChange(trx, before, before, after!);
+}
+
+/**
  * Records what a dispute event says, under the dispute's row lock, in the caller's transaction:
  * the first event inserts the row (timeline `dispute_opened`, and `dispute_closed` too if it is
  * already closed); a later one moves the status (`dispute_updated` between open statuses,
- * `dispute_closed` when it closes, `dispute_opened` if a closed dispute opens again). An event
- * older than the row's last changes nothing, so events delivered out of order never move it back.
+ * `dispute_closed` when it closes, `dispute_opened` if a closed dispute opens again); a `lost` one
+ * takes its amount out of the order's figures (moveChargedBack). An event older than the row's last
+ * changes nothing, so events delivered out of order never move it back.
  */
 export async function recordDispute(trx: Transaction, storeId: string, orderId: string, fact: DisputeFact, actor: Actor): Promise<DisputeChange> {
   const values = {
@@ -112,6 +129,7 @@ export async function recordDispute(trx: Transaction, storeId: string, orderId: 
     .ignore()
     .returning('*')) as DisputeRow[];
   if (inserted) {
+    if (inserted.status === 'lost') await moveChargedBack(trx, storeId, orderId, Number(inserted.amount));
     await recordOrderEvent(trx, storeId, orderId, 'dispute_opened', actor, timelineData(inserted));
     if (isDisputeClosed(inserted.status)) await recordOrderEvent(trx, storeId, orderId, 'dispute_closed', actor, timelineData(inserted));
     return { applied: true, changed: true, opened: true, closed: isDisputeClosed(inserted.status), dispute: inserted };
@@ -135,6 +153,9 @@ export async function recordDispute(trx: Transaction, storeId: string, orderId: 
     .where({ storeId, id: existing.id })
     .update({ ...values, closedAt: nowClosed ? (wasClosed ? existing.closedAt : trx.fn.now()) : null, ...(changed ? { updatedAt: trx.fn.now() } : {}) })
     .returning('*')) as DisputeRow[];
+  const lostBefore = existing.status === 'lost' ? Number(existing.amount) : 0;
+  const lostNow = fact.status === 'lost' ? fact.amount : 0;
+  await moveChargedBack(trx, storeId, orderId, lostNow - lostBefore);
   const opened = wasClosed && !nowClosed;
   const closed = !wasClosed && nowClosed;
   if (existing.status !== fact.status) {

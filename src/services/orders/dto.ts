@@ -15,6 +15,8 @@ export interface OrderRow {
   amountRefunded: number;
   /** What edits collected by hand (`collect: mark_paid`): on a Stripe order, a payment apart from the PaymentIntent. */
   collectedByHand?: number | string;
+  /** What lost disputes took back of its payments (disputes.ts). */
+  amountChargedBack?: number | string;
   /** Stripe's `created` and id of the last event applied to the payment (payments/payment-state.ts orders them). */
   paymentEventCreated: Date | null;
   paymentEventId: string | null;

@@ -18,7 +18,7 @@ export const ordersModule: Module = {
       ctx.db.raw(
         `with b as (select now() - interval '30 days' as since, ((now() - interval '30 days') at time zone 'UTC')::date as day)
          select (select coalesce(sum(revenue), 0) from store_daily_revenue, b where store_id = ? and store_daily_revenue.day > b.day)
-              + (select coalesce(sum(total - amount_refunded), 0) from orders, b
+              + (select coalesce(sum(greatest(0, total - amount_refunded - amount_charged_back)), 0) from orders, b
                   where store_id = ? and created_at >= b.since and created_at < ((b.day + 1)::timestamp at time zone 'UTC')
                     and payment_status not in ('refunded', 'voided', 'failed') and status <> 'cancelled') as revenue`,
         [storeId, storeId]

@@ -9,10 +9,17 @@ export interface OrderFigureState {
   paymentStatus: PaymentState;
   total: number | string;
   amountRefunded: number | string;
+  /** What lost disputes took back (disputes.ts). */
+  amountChargedBack?: number | string;
 }
 
-/** What an order adds to revenue and to its customer's spend: nothing once cancelled, else net of refunds. */
-export const netOfOrder = (s: OrderFigureState) => (s.status === 'cancelled' ? 0 : revenueOf(s.paymentStatus, Number(s.total), Number(s.amountRefunded)));
+/**
+ * What an order adds to revenue and to its customer's spend: nothing once cancelled, else net of
+ * refunds and of what lost disputes took back (never below nothing: a refund of money a dispute
+ * had already taken cannot happen, but the figures do not go negative if the two overlap).
+ */
+export const netOfOrder = (s: OrderFigureState) =>
+  s.status === 'cancelled' ? 0 : Math.max(0, revenueOf(s.paymentStatus, Number(s.total), Number(s.amountRefunded)) - Number(s.amountChargedBack ?? 0));
 
 /**
  * An order changed (paid, refunded, voided, cancelled): the day's revenue and the customer's

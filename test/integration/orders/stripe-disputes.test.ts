@@ -118,6 +118,14 @@ t.test('a chargeback: recorded, refunds refused while open, lost keeps its amoun
   t.equal((await timelineTypes(shop, order.id)).length, 1, 'no timeline entry for an unchanged status');
 
   // Evidence submitted, then lost.
+  const figures = async () => {
+    const stats = (await shop.app.request({ url: '/admin/store', ...admin(shop.owner) })).body.data.stats;
+    const row = await shop.app.ctx.db('orders').where({ storeId: shop.owner.store.id, id: order.id }).first('customerId');
+    const customer = (await shop.app.request({ url: `/admin/customers/${row.customerId}`, ...admin(shop.owner) })).body.data.customer;
+    return { revenue: stats.revenue30d as number, spent: customer.totalSpent as number };
+  };
+  const open = await figures();
+  t.equal(open.spent, order.total, 'an open dispute leaves the figures alone');
   await send(shop, 'charge.dispute.updated', { ...opened, status: 'under_review' }, { created: now + 2 });
   const lost = await send(shop, 'charge.dispute.closed', { ...opened, status: 'lost' }, { created: now + 3 });
   t.equal(lost.status, 'processed');
@@ -129,6 +137,7 @@ t.test('a chargeback: recorded, refunds refused while open, lost keeps its amoun
     ['dispute_opened:needs_response', 'dispute_updated:under_review', 'dispute_closed:lost']
   );
   t.same(await openIssues(shop), [], 'the issue is resolved');
+  t.same(await figures(), { revenue: open.revenue - 5000, spent: open.spent - 5000 }, "lost: revenue and the customer's spend are net of what the bank took back");
 
   // The bank kept 5000: what is left to refund is the total less that.
   const left = order.total - 5000;
@@ -138,6 +147,10 @@ t.test('a chargeback: recorded, refunds refused while open, lost keeps its amoun
   const rest = await refund(shop, order.id, left);
   t.equal(rest.status, 201, rest.raw);
   t.equal(shop.stripe.refundedOf(order.intentId), left);
+  t.same(await figures(), { revenue: open.revenue - order.total, spent: 0 }, 'refunded the rest: nothing of it counts, never below nothing');
+  // Cancelled afterwards: the figures stay at nothing (not below).
+  t.equal((await shop.app.request({ method: 'POST', url: `/admin/orders/${order.id}/cancel`, payload: { reason: 'chargeback', notifyCustomer: false }, ...admin(shop.owner) })).status, 200);
+  t.same(await figures(), { revenue: open.revenue - order.total, spent: 0 });
 });
 
 t.test('an inquiry leaves refunds open; a won dispute gives them back; untrusted events change nothing; another store answers 404', async (t) => {
