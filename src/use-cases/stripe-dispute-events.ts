@@ -5,6 +5,7 @@ import { formatMoney } from '../services/checkout/index.js';
 import { raiseIssue, resolveIssuesOf } from '../services/issues/index.js';
 import { DISPUTE_STATUSES, isDisputeClosed, recordDispute, WEBHOOK, type DisputeFact } from '../services/orders/index.js';
 import { applied, ignored, type EventOutcome } from '../services/payments/index.js';
+import { reactInTransaction } from '../platform/events/domain-events.js';
 import { withTransaction } from '../platform/with-transaction.js';
 import { distrust, orderPaidBy } from './stripe-payment-events.js';
 
@@ -12,8 +13,9 @@ import { distrust, orderPaidBy } from './stripe-payment-events.js';
  * `charge.dispute.*` events: each carries the dispute as it now stands. The order it is about is
  * the one its PaymentIntent paid (the order's own payment or a balance it collected by link); the
  * event acts only when sent for the store's connected account, in the order's currency, for no
- * more than that payment. The orders module records it (status, timeline); the store's operator
- * sees an issue while it is open, resolved when it closes.
+ * more than that payment. The orders module records it (status, timeline); webhook topics
+ * dispute.created / dispute.updated carry it; the store's operator sees an issue while it is open,
+ * resolved when it closes.
  */
 const stripeId = Joi.string().max(255);
 const disputeObject = Joi.object({
@@ -70,6 +72,7 @@ export async function onDisputeEvent(ctx: AppContext, event: StripeEvent): Promi
   return withTransaction(ctx, async (trx) => {
     const change = await recordDispute(trx, order.storeId, order.id, fact, WEBHOOK);
     if (!change.applied) return ignored(change.reason);
+    if (change.changed) await reactInTransaction(ctx, trx, [{ type: 'dispute.changed', storeId: order.storeId, disputeId: change.dispute.id, change: change.created ? 'created' : 'updated' }]);
     if (isDisputeClosed(fact.status)) {
       await resolveIssuesOf(trx, order.storeId, ISSUE_KIND, fact.stripeDisputeId);
     } else if (change.changed) {

@@ -4,6 +4,7 @@ import { idValue, money, responseObject, timestamp } from '../schemas.js';
 
 export const disputeResource = responseObject({
   id: idValue().required(),
+  orderId: idValue().required(),
   stripeDisputeId: Joi.string().required().description("Stripe's dispute id (dp_…): answer it with evidence in Stripe's dashboard"),
   amount: money().required().description('disputed, minor units'),
   currency: Joi.string().required(),

@@ -4,6 +4,8 @@ export type DomainEvent =
   | { type: 'product.changed'; storeId: string; productIds: string[]; change?: 'created' | 'updated' | 'deleted' }
   /** Webhook topics order.<change> (order.created is written by the checkout's own statement). */
   | { type: 'order.changed'; storeId: string; orderId: string; change: 'fulfilled' | 'paid' | 'cancelled' | 'refunded' | 'updated' }
+  /** Webhook topics dispute.created/updated: a Stripe dispute of an order's payment recorded or moved (order_disputes). */
+  | { type: 'dispute.changed'; storeId: string; disputeId: string; change: 'created' | 'updated' }
   /** Webhook topics customer.created/updated. */
   | { type: 'customer.changed'; storeId: string; customerIds: string[]; change: 'created' | 'updated' }
   | { type: 'campaign.sent'; storeId: string; campaignId: string }

@@ -38,7 +38,7 @@ export interface EmailTemplate {
 }
 
 /** Resources other modules may ask for in the admin API's shape. */
-export type AdminResourceKind = 'product' | 'order' | 'customer' | 'campaign';
+export type AdminResourceKind = 'product' | 'order' | 'customer' | 'campaign' | 'dispute';
 
 /** Customers who bought given products or products of given collections (audience filters). */
 export interface PurchaseConditions {

@@ -63,6 +63,7 @@ export interface DisputeRow {
 
 export const toDisputeDto = (row: DisputeRow) => ({
   id: row.id,
+  orderId: row.orderId,
   stripeDisputeId: row.stripeDisputeId,
   amount: Number(row.amount),
   currency: row.currency,
@@ -74,7 +75,8 @@ export const toDisputeDto = (row: DisputeRow) => ({
   updatedAt: row.updatedAt
 });
 
-export type DisputeChange = { applied: false; reason: string } | { applied: true; changed: boolean; opened: boolean; closed: boolean; dispute: DisputeRow };
+/** `created`: this event recorded the dispute first (its row was inserted). */
+export type DisputeChange = { applied: false; reason: string } | { applied: true; changed: boolean; created: boolean; opened: boolean; closed: boolean; dispute: DisputeRow };
 
 /**
  * Two events of the same second: a closing status outranks an open one, so a dispute opened and
@@ -132,7 +134,7 @@ export async function recordDispute(trx: Transaction, storeId: string, orderId: 
     if (inserted.status === 'lost') await moveChargedBack(trx, storeId, orderId, Number(inserted.amount));
     await recordOrderEvent(trx, storeId, orderId, 'dispute_opened', actor, timelineData(inserted));
     if (isDisputeClosed(inserted.status)) await recordOrderEvent(trx, storeId, orderId, 'dispute_closed', actor, timelineData(inserted));
-    return { applied: true, changed: true, opened: true, closed: isDisputeClosed(inserted.status), dispute: inserted };
+    return { applied: true, changed: true, created: true, opened: true, closed: isDisputeClosed(inserted.status), dispute: inserted };
   }
 
   const existing = (await trx('orderDisputes').where({ storeId, stripeDisputeId: fact.stripeDisputeId }).forUpdate().first()) as DisputeRow;
@@ -161,7 +163,7 @@ export async function recordDispute(trx: Transaction, storeId: string, orderId: 
   if (existing.status !== fact.status) {
     await recordOrderEvent(trx, storeId, orderId, opened ? 'dispute_opened' : closed ? 'dispute_closed' : 'dispute_updated', actor, timelineData(row!));
   }
-  return { applied: true, changed, opened, closed, dispute: row! };
+  return { applied: true, changed, created: false, opened, closed, dispute: row! };
 }
 
 /** What disputes hold of an order: what lost ones took back, and whether one refuses refunds now. */
@@ -193,6 +195,12 @@ export const paymentDisputed = () =>
   conflict('payment_disputed', "The order's payment is disputed: Stripe refuses refunds of a disputed charge until the dispute closes (answer it in Stripe's dashboard)", [
     { path: 'orderId', message: 'payment is disputed' }
   ]);
+
+/** One dispute as the admin API shows it (the webhook topics' `data`), or null. */
+export async function disputeResource(db: Sql, storeId: string, id: string) {
+  const row = (await db('orderDisputes').where({ storeId, id }).first()) as DisputeRow | undefined;
+  return row ? toDisputeDto(row) : null;
+}
 
 /**
  * An order's disputes, oldest first. Not paged: a dispute is about one charge, and an order has a

@@ -1,6 +1,7 @@
 import type { Module } from '../../context.js';
 import { purchaseConditions } from './purchase-conditions.js';
 import { toOrderSummaryDto, type OrderRow } from './dto.js';
+import { disputeResource } from './disputes.js';
 import { loadOrder, recentOrdersOfCustomer } from './orders.js';
 
 /**
@@ -9,7 +10,7 @@ import { loadOrder, recentOrdersOfCustomer } from './orders.js';
  */
 export const ordersModule: Module = {
   name: 'orders',
-  adminResource: { order: async (ctx, db, storeId, id) => (await loadOrder(ctx, db, storeId, id)).dto },
+  adminResource: { order: async (ctx, db, storeId, id) => (await loadOrder(ctx, db, storeId, id)).dto, dispute: (_ctx, db, storeId, id) => disputeResource(db, storeId, id) },
   async dashboard(ctx, storeId) {
     const [counted, revenue, recent] = await Promise.all([
       ctx.db('storeDailyRevenue').where({ storeId }).sum<{ orders: number | null }[]>('orders as orders').first(),

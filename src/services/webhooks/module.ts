@@ -73,6 +73,7 @@ export const webhooksModule: Module = {
       await recordEvents(ctx, trx, event.storeId, `product.${event.change}`, event.change === 'deleted' ? null : 'product', event.productIds);
     },
     'order.changed': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, `order.${event.change}`, 'order', [event.orderId]),
+    'dispute.changed': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, `dispute.${event.change}`, 'dispute', [event.disputeId]),
     'customer.changed': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, `customer.${event.change}`, 'customer', event.customerIds),
     'campaign.sent': (ctx, trx, event) => recordEvents(ctx, trx, event.storeId, 'campaign.sent', 'campaign', [event.campaignId]),
     // Job runs belong to no module (job-history is shared): read here.

@@ -6,6 +6,8 @@ export const WEBHOOK_TOPICS = [
   'order.cancelled',
   'order.refunded',
   'order.updated',
+  'dispute.created',
+  'dispute.updated',
   'product.created',
   'product.updated',
   'product.deleted',

@@ -5,6 +5,7 @@ import { confirm, openSession, sellable, setupShop } from '../../helpers/checkou
 import { deliverStripeEvent as deliver, stripeEvent as event, stripeEventHandled as processed } from '../../helpers/stripe-events.js';
 import { splitPaidShop } from '../../helpers/split-payments.js';
 import { connectStripe, startStripeServer, type StripeServer } from '../../helpers/stripe-server.js';
+import { startReceiver, waitFor } from '../../helpers/webhook-receiver.js';
 
 /**
  * Disputes (docs/payments.md, Disputes): Stripe's charge.dispute.* events recorded on the order
@@ -20,9 +21,9 @@ interface Shop {
   variantId: string;
 }
 
-async function stripeShop(t: Teardownable): Promise<Shop> {
+async function stripeShop(t: Teardownable, env: Record<string, string> = {}): Promise<Shop> {
   const stripe = await startStripeServer(t);
-  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0' } });
+  const app = await buildApp(t, { workers: ['webhooks'], env: { STRIPE_API_URL: stripe.url, STRIPE_WEBHOOK_DELAY_MS: '0', ...env } });
   const owner = await signupOwner(app);
   await setupShop(app, owner, { manualPaymentsEnabled: false });
   const accountId = await connectStripe(app, stripe, owner);
@@ -238,4 +239,28 @@ t.test('a lost dispute of a balance paid by link: refunds go to the payments tha
   );
   t.equal(stripe.refundedOf(paid.balanceIntent), 0);
   t.equal(stripe.refundedOf(paid.firstIntent), paid.firstAmount);
+});
+
+t.test('webhook topics dispute.created and dispute.updated carry the dispute as the admin API lists it, once per change', async (t) => {
+  const shop = await stripeShop(t, { ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', WEBHOOK_RETRY_BASE_MS: '50', OUTBOX_POLL_MS: '100' });
+  const receiver = await startReceiver(t);
+  const hook = await shop.app.request({ method: 'POST', url: '/admin/store/webhooks', payload: { url: receiver.url, topics: ['dispute.created', 'dispute.updated'] }, ...admin(shop.owner) });
+  t.equal(hook.status, 201, hook.raw);
+  const order = await paidOrder(shop, 'hooked@example.com');
+  const now = Math.floor(Date.now() / 1000);
+  const opened = dispute(order.intentId, { id: 'dp_hooked', amount: 2500, status: 'needs_response', dueBy: now + 86_400 });
+  await send(shop, 'charge.dispute.created', opened, { created: now });
+  await send(shop, 'charge.dispute.funds_withdrawn', opened, { created: now + 1 });
+  await send(shop, 'charge.dispute.closed', { ...opened, status: 'won' }, { created: now + 2 });
+  const bodies = (topic: string) => receiver.received.filter((r) => r.headers['shopwright-topic'] === topic).map((r) => JSON.parse(r.body));
+  await waitFor('dispute.created and dispute.updated', () => bodies('dispute.created').length >= 1 && bodies('dispute.updated').length >= 1);
+  const [created] = bodies('dispute.created');
+  t.match(created, { topic: 'dispute.created', storeId: shop.owner.store.id, data: { orderId: order.id, stripeDisputeId: 'dp_hooked', status: 'needs_response', amount: 2500 } });
+  const [updated] = bodies('dispute.updated');
+  const listed = (await disputesOf(shop, order.id)).body.data.disputes;
+  t.same(updated.data, JSON.parse(JSON.stringify(listed[0])), 'data is the dispute as GET …/disputes lists it');
+  t.equal(updated.data.status, 'won');
+  t.ok(updated.version > created.version, 'versions grow');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(bodies('dispute.created').length + bodies('dispute.updated').length, 2, 'the unchanged funds_withdrawn sent nothing');
 });

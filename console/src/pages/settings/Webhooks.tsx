@@ -16,6 +16,8 @@ const TOPIC_CHOICES = {
   'order.cancelled': true,
   'order.refunded': true,
   'order.updated': true,
+  'dispute.created': true,
+  'dispute.updated': true,
   'product.created': true,
   'product.updated': true,
   'product.deleted': true,
