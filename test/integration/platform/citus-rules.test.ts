@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { createDb } from '../../../src/db/knex.js';
 import { catalogViolations } from '../../helpers/citus-rules.js';
+import { citusDistributionScript, documentedScript } from '../../helpers/citus-script.js';
 import { statementViolations, tablesNamed } from '../../helpers/citus-statements.js';
 import { createTestDatabase, dropTestDatabase } from '../../helpers/databases.js';
 
@@ -58,4 +60,10 @@ t.test('the statement check reads table names and store_id at text level', async
   t.same(statementViolations(['insert into cart_items (store_id, cart_id) select $1, $2 from carts where id = $2']), [], 'an inserted store_id counts');
   t.same(statementViolations(['/* cross-store: public media url */ select * from "media" where "id" = $1']), [], 'a listed cross-store marker');
   t.equal(statementViolations(['/* cross-store: anything */ select * from "media" where "id" = $1']).length, 1, 'an unlisted marker does not pass');
+});
+
+t.test('docs/scaling.md distributes every classified table, parents before children', async (t) => {
+  const expected = await citusDistributionScript(db);
+  const documented = documentedScript(readFileSync('docs/scaling.md', 'utf8'));
+  t.equal(documented, expected, 'the script in docs/scaling.md is the one the classification and the foreign keys give (test/helpers/citus-script.ts)');
 });
