@@ -92,7 +92,7 @@ export const cancelOrderRoute = idempotent(
     options: {
       plugins: { openapi: { errors: [409, 502] } },
       description:
-        "Cancel an order while nothing of it is fulfilled (409 order_fulfilled: use a return): restock puts back its units no refund already put back (items[].restockedQuantity), its discount's use is given back, an authorised Stripe payment is voided and a paid one refunded (refund), the customer gets order_cancelled (notifyCustomer); a second cancel answers the cancelled order. Owner or admin",
+        "Cancel an order while nothing of it is fulfilled (409 order_fulfilled: use a return): restock puts back its units no refund already put back (items[].restockedQuantity), its discount's use is given back, an authorised Stripe payment is voided and a paid one refunded (refund; 409 payment_disputed while a chargeback of it is open: cancel with refund: false), the customer gets order_cancelled (notifyCustomer); a second cancel answers the cancelled order. Owner or admin",
       tags: ['orders'],
       validate: { params: idParams('orderId'), payload: cancelPayload },
       response: { status: { 200: orderResponse } },

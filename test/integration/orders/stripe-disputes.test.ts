@@ -108,6 +108,13 @@ t.test('a chargeback: recorded, refunds refused while open, lost keeps its amoun
   t.equal(refused.body.error.code, 'payment_disputed');
   t.equal((await refund(shop, order.id, 1000, true)).body.error.code, 'payment_disputed', 'the preview says so too');
   t.equal(refunds(), before, 'Stripe was not asked');
+  // A cancel would refund: refused the same way, the order left as it was.
+  const cancelUrl = `/admin/orders/${order.id}/cancel`;
+  const cancel = await shop.app.request({ method: 'POST', url: cancelUrl, payload: { reason: 'fraud', notifyCustomer: false }, ...admin(shop.owner) });
+  t.equal(cancel.status, 409, cancel.raw);
+  t.equal(cancel.body.error.code, 'payment_disputed');
+  t.equal((await shop.app.ctx.db('orders').where({ storeId: shop.owner.store.id, id: order.id }).first()).status, 'open', 'not cancelled');
+  t.equal(refunds(), before, 'Stripe was still not asked');
 
   // An older event delivered late (the inquiry before it) changes nothing; the same status again says so.
   const late = await send(shop, 'charge.dispute.updated', { ...opened, status: 'warning_needs_response' }, { created: now - 60 });
