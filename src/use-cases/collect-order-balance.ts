@@ -191,7 +191,7 @@ export async function markOrderBalancePaid(ctx: AppContext, storeId: string, ord
     }
     const owed = Number(invoice.amount) - Number(invoice.takenBack);
     if (owed <= 0) throw conflict('conflict', 'Nothing of this balance is owed: later edits took it back', [{ path: 'invoiceId', message: 'nothing is owed' }]);
-    await markBalancePaid(trx, invoice, null);
+    const paid = await markBalancePaid(trx, invoice, null);
     const reference = input.reference || null;
     const note = input.note || null;
     await recordBalanceCollectedByHand(trx, storeId, orderId, { amount: owed, balanceInvoiceId: invoice.id, reference, note }, actor);
@@ -203,7 +203,7 @@ export async function markOrderBalancePaid(ctx: AppContext, storeId: string, ord
       details: { balanceInvoiceId: invoice.id, amount: owed, currency: invoice.currency, reference }
     });
     emit({ type: 'order.changed', storeId, orderId, change: 'updated' });
-    return { ...invoice, status: 'paid' as const, paidAt: new Date() };
+    return paid;
   });
   return { invoice: balanceDto(row), ...(await getOrder(ctx, storeId, orderId)) };
 }

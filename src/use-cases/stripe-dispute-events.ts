@@ -84,7 +84,7 @@ export async function onDisputeEvent(ctx: AppContext, event: StripeEvent): Promi
         severity: inquiry ? 'warning' : 'critical',
         title: inquiry ? `A customer's bank asks about order #${order.number}` : `The payment of order #${order.number} is disputed`,
         detail:
-          `${formatMoney(fact.amount, fact.currency.toUpperCase())}, reason ${fact.reason}, status ${fact.status}` +
+          `${formatMoney(fact.amount, change.dispute.currency)}, reason ${fact.reason}, status ${fact.status}` +
           (fact.evidenceDueBy ? `; answer with evidence in Stripe's dashboard by ${fact.evidenceDueBy.toISOString()}` : '') +
           (inquiry ? '' : '; refunds of this payment are refused until the dispute closes')
       });

@@ -118,8 +118,12 @@ export async function lockBalanceInvoice(trx: Sql, storeId: string, id: string):
  * The locked invoice is paid: by this PaymentIntent (its link), or by hand (null: collected another
  * way and recorded by a member; no PaymentIntent holds it, so a refund gives it back by hand).
  */
-export async function markBalancePaid(trx: Sql, row: BalanceInvoiceRow, paymentIntentId: string | null) {
-  await trx('orderBalanceInvoices').where({ storeId: row.storeId, id: row.id }).update({ status: 'paid', paymentIntentId, paidAt: trx.fn.now(), updatedAt: trx.fn.now() });
+export async function markBalancePaid(trx: Sql, row: BalanceInvoiceRow, paymentIntentId: string | null): Promise<BalanceInvoiceRow> {
+  const [paid] = (await trx('orderBalanceInvoices')
+    .where({ storeId: row.storeId, id: row.id })
+    .update({ status: 'paid', paymentIntentId, paidAt: trx.fn.now(), updatedAt: trx.fn.now() })
+    .returning('*')) as BalanceInvoiceRow[];
+  return paid!;
 }
 
 /** A payment that came after the invoice was paid (or voided) was refunded in full. */

@@ -8,13 +8,10 @@ import { recordOrderEvent, type Actor } from './timeline.js';
  * member (use-cases/collect-order-balance.ts). The order is locked first, as an edit locks it
  * before the balances it takes back, so the two never wait on each other in opposite orders.
  */
-export async function lockOrderForBalance(trx: Transaction, storeId: string, orderId: string): Promise<Pick<OrderRow, 'id' | 'number' | 'status' | 'currency'>> {
-  const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first('id', 'number', 'status', 'currency')) as
-    | Pick<OrderRow, 'id' | 'number' | 'status' | 'currency'>
-    | undefined;
+export async function lockOrderForBalance(trx: Transaction, storeId: string, orderId: string): Promise<void> {
+  const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first('status')) as Pick<OrderRow, 'status'> | undefined;
   if (!order) throw notFound('Order');
   if (order.status === 'cancelled') throw conflict('conflict', 'This order is cancelled: its balance can no longer be recorded as paid', [{ path: 'orderId', message: 'order is cancelled' }]);
-  return order;
 }
 
 /**

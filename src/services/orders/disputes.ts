@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
-import { conflict, notFound } from '../../errors.js';
+import { conflict } from '../../errors.js';
 import type { Sql, Transaction } from '../../db/transaction.js';
+import { findOrder } from './cancel.js';
 import type { OrderRow } from './dto.js';
 import { applyFigureChange } from './order-figures.js';
 import { recordOrderEvent, type Actor } from './timeline.js';
@@ -166,20 +167,9 @@ export async function recordDispute(trx: Transaction, storeId: string, orderId: 
   return { applied: true, changed, created: false, opened, closed, dispute: row! };
 }
 
-/** What disputes hold of an order: what lost ones took back, and whether one refuses refunds now. */
-export interface DisputeHold {
-  lost: number;
-  refundsRefused: boolean;
-}
-
-export async function disputeHoldOf(db: Sql, storeId: string, orderId: string): Promise<DisputeHold> {
-  const row = (await db('orderDisputes')
-    .where({ storeId, orderId })
-    .first(
-      db.raw(`coalesce(sum(amount) filter (where status = 'lost'), 0) as lost`),
-      db.raw('count(*) filter (where status = any(?)) as refusing', [REFUND_BLOCKING_DISPUTES as unknown as string[]])
-    )) as { lost: string; refusing: string };
-  return { lost: Number(row.lost), refundsRefused: Number(row.refusing) > 0 };
+/** Whether a dispute of one of the order's charges is open now, so that Stripe refuses its refunds. */
+export async function refundsRefusedOf(db: Sql, storeId: string, orderId: string): Promise<boolean> {
+  return Boolean(await db('orderDisputes').where({ storeId, orderId }).whereIn('status', REFUND_BLOCKING_DISPUTES).first('id'));
 }
 
 /** What lost disputes took of each PaymentIntent of the order: a payment holds that much less for refunds. */
@@ -207,8 +197,7 @@ export async function disputeResource(db: Sql, storeId: string, id: string) {
  * charge for its payment and one per balance it collected by link.
  */
 export async function listDisputes(ctx: AppContext, storeId: string, orderId: string) {
-  const order = await ctx.db('orders').where({ storeId, id: orderId }).first('id');
-  if (!order) throw notFound('Order');
+  await findOrder(ctx, storeId, orderId);
   const rows = (await ctx.db('orderDisputes').where({ storeId, orderId }).orderBy(['createdAt', 'id'])) as DisputeRow[];
   return { disputes: rows.map(toDisputeDto) };
 }

@@ -42,18 +42,17 @@ export interface CommittedRefunds {
   taxRefunded?: number;
   /** What the total holds that was never paid: a balance link open or voided (draft-orders' uncollectedOf). */
   uncollected?: number;
-  /** What lost disputes took back (disputes.ts): the customer's bank returned it, so it is not refunded again. */
-  disputedLost?: number;
   /** A dispute is open on a charge of the order: Stripe refuses its refunds until it closes. */
   refundsRefused?: boolean;
 }
 
 /**
- * What is left to refund: the total less what was never collected, what lost disputes took back,
- * what was refunded and what refunds in flight hold.
+ * What is left to refund: the total less what was never collected, what lost disputes took back
+ * (`amountChargedBack`: the customer's bank returned it), what was refunded and what refunds in
+ * flight hold.
  */
-export function refundableOf(order: Pick<OrderRow, 'total' | 'amountRefunded'>, committed: Pick<CommittedRefunds, 'pending' | 'uncollected' | 'disputedLost'>): number {
-  return Number(order.total) - (committed.uncollected ?? 0) - (committed.disputedLost ?? 0) - Number(order.amountRefunded) - committed.pending;
+export function refundableOf(order: Pick<OrderRow, 'total' | 'amountRefunded' | 'amountChargedBack'>, committed: Pick<CommittedRefunds, 'pending' | 'uncollected'>): number {
+  return Number(order.total) - (committed.uncollected ?? 0) - Number(order.amountChargedBack ?? 0) - Number(order.amountRefunded) - committed.pending;
 }
 
 const taxKey = (line: TaxLine) => `${line.jurisdiction}|${line.name}|${line.rate}`;

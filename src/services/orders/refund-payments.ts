@@ -13,9 +13,9 @@ const BY_HAND = 'by-hand';
  * (`collectedByHand`: no PaymentIntent holds it, so it goes back by hand). A refund is split newest
  * payment first (the last money in goes back first: a refund of what an edit added reaches the link
  * that paid for it), the balances paid by link, then what was collected by hand, never above what
- * each still holds: its amount less its parts in refunds not failed and what lost disputes took. What is left goes to the first
- * payment, which holds the rest of what the order was paid (the caller checked, under the order's
- * lock, that the refund fits in what is left of the whole). Pending parts count, so concurrent
+ * each still holds: its amount less its parts in refunds not failed and what lost disputes took.
+ * What is left goes to the first payment, which holds the rest of what the order was paid (the
+ * caller checked, under the order's lock, that the refund fits in what is left of the whole). Pending parts count, so concurrent
  * refunds, each reserved under the order's lock, never ask one payment for more than it holds.
  */
 export async function allocateRefund(db: Sql, order: OrderRow, amount: number): Promise<RefundPart[]> {

@@ -6,7 +6,7 @@ import { toRefundDto } from './dto.js';
 import { loadOrder } from './orders.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { allocateRefund } from './refund-payments.js';
-import { disputeHoldOf } from './disputes.js';
+import { refundsRefusedOf } from './disputes.js';
 import { restockOrderLines } from './restock.js';
 import { calculateRefund, notRefundable, REFUNDABLE_STATES, refundableOf, type CommittedRefunds, type RefundCalculation, type RefundInput } from './refund-amounts.js';
 import { uncollectedOf } from '../draft-orders/index.js';
@@ -20,38 +20,32 @@ import { readTogether, type Sql, type Transaction } from '../../db/transaction.j
  * asked, the email, the audit entry) is the use case src/use-cases/refund-order.ts.
  */
 
+/** What the order's refunds hold (not failed ones): in flight, of shipping, of tax. */
+export async function refundSums(db: Sql, storeId: string, orderId: string): Promise<{ pending: number; shippingRefunded: number; taxRefunded: number }> {
+  const row = (await db('orderRefunds')
+    .where({ storeId, orderId })
+    .whereNot({ status: 'failed' })
+    .first(
+      db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`),
+      db.raw('coalesce(sum(shipping), 0) as shipping_refunded'),
+      // An edit's refund gave back tax the order's lines no longer carry (their tax was lowered with the total): not counted again.
+      db.raw(`coalesce(sum(tax_amount) filter (where source <> 'edit'), 0) as tax_refunded`)
+    )) as { pending: string; shippingRefunded: string; taxRefunded: string };
+  return { pending: Number(row.pending), shippingRefunded: Number(row.shippingRefunded), taxRefunded: Number(row.taxRefunded) };
+}
+
 /**
- * What is not free to refund of the order: what refunds hold (in flight, of shipping, of tax; not
- * failed ones), what its total holds that was never collected (a balance link open or voided), and
- * what disputes hold (a lost one's amount; an open one refuses refunds).
+ * What is not free to refund of the order: what refunds hold (refundSums), what its total holds
+ * that was never collected (a balance link open or voided), and whether an open dispute refuses
+ * refunds (what a lost one took back is the order's `amountChargedBack`).
  */
 export async function committedRefunds(db: Sql, storeId: string, orderId: string): Promise<CommittedRefunds> {
-  const [row, uncollected, disputes] = await readTogether(db, [
-    () =>
-      db('orderRefunds')
-        .where({ storeId, orderId })
-        .whereNot({ status: 'failed' })
-        .first(
-          db.raw(`coalesce(sum(amount) filter (where status = 'pending'), 0) as pending`),
-          db.raw('coalesce(sum(shipping), 0) as shipping_refunded'),
-          // An edit's refund gave back tax the order's lines no longer carry (their tax was lowered with the total): not counted again.
-          db.raw(`coalesce(sum(tax_amount) filter (where source <> 'edit'), 0) as tax_refunded`)
-        ) as PromiseLike<{ pending: string; shippingRefunded: string; taxRefunded: string }>,
-    () => uncollectedOf(db, storeId, orderId),
-    () => disputeHoldOf(db, storeId, orderId)
-  ]);
-  return {
-    pending: Number(row.pending),
-    shippingRefunded: Number(row.shippingRefunded),
-    taxRefunded: Number(row.taxRefunded),
-    uncollected,
-    disputedLost: disputes.lost,
-    refundsRefused: disputes.refundsRefused
-  };
+  const [sums, uncollected, refundsRefused] = await readTogether(db, [() => refundSums(db, storeId, orderId), () => uncollectedOf(db, storeId, orderId), () => refundsRefusedOf(db, storeId, orderId)]);
+  return { ...sums, uncollected, refundsRefused };
 }
 
 /** What is left to refund of the order now (refundableOf): what a cancel gives back. */
-export async function refundableNow(db: Sql, order: Pick<OrderRow, 'storeId' | 'id' | 'total' | 'amountRefunded'>): Promise<number> {
+export async function refundableNow(db: Sql, order: Pick<OrderRow, 'storeId' | 'id' | 'total' | 'amountRefunded' | 'amountChargedBack'>): Promise<number> {
   return refundableOf(order, await committedRefunds(db, order.storeId, order.id));
 }
 

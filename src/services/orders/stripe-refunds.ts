@@ -4,7 +4,7 @@ import type { OrderRow, RefundRow } from './dto.js';
 import { orderItemsOf } from './cancel.js';
 import { moveOrderPayment } from './payment-moves.js';
 import { amountRefundTax } from './refund-amounts.js';
-import { committedRefunds } from './refunds.js';
+import { refundSums } from './refunds.js';
 import { recordOrderEvent, WEBHOOK } from './timeline.js';
 import { withTransaction } from '../../platform/with-transaction.js';
 
@@ -41,7 +41,7 @@ export async function recordStripeRefund(ctx: AppContext, storeId: string, order
     const order = (await trx('orders').where({ storeId, id: orderId }).forUpdate().first()) as OrderRow | undefined;
     if (!order) return { changed: false, outcome: 'the order is gone' };
     // Its tax, as an admin refund of that amount would give back (for the tax report and the provider).
-    const tax = amountRefundTax(order, await orderItemsOf(trx, storeId, orderId), (await committedRefunds(trx, storeId, orderId)).taxRefunded ?? 0, reported.amount);
+    const tax = amountRefundTax(order, await orderItemsOf(trx, storeId, orderId), (await refundSums(trx, storeId, orderId)).taxRefunded, reported.amount);
     const inserted = (await trx('orderRefunds')
       .insert({
         storeId,
